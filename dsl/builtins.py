@@ -1,0 +1,489 @@
+"""The functions rulesets may call.  Nothing else is callable from user text.
+
+Each builtin is pure (no randomness, no mutation of its arguments) so both
+evaluators, and any cached legal-move computation, may call it freely.  The
+table records arity and a result type for the type checker.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .geometry import DIRECTION_SETS, DIRECTIONS, Grid
+from .runtime import RuleRuntimeError, clone, equal, type_name
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    fn: Callable[..., Any]
+    min_args: int
+    max_args: int
+    needs_ctx: bool
+    returns: str  # int, bool, string, list, map, any, number
+    doc: str
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(min_args: int, max_args: int | None = None, *, ctx: bool = False, returns: str = "any"):
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        name = fn.__name__.rstrip("_")
+        BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args,
+                                 ctx, returns, (fn.__doc__ or "").strip())
+        return fn
+    return wrap
+
+
+def _need(cond: bool, message: str) -> None:
+    if not cond:
+        raise RuleRuntimeError(message)
+
+
+def _list(value: Any, fname: str) -> list:
+    if type(value) is not list:
+        raise RuleRuntimeError(f"{fname}() needs a list, not {type_name(value)}")
+    return value
+
+
+def _int(value: Any, fname: str) -> int:
+    if type(value) is not int:
+        raise RuleRuntimeError(f"{fname}() needs an int, not {type_name(value)}")
+    return value
+
+
+def _numbers(values: list, fname: str) -> list:
+    for v in values:
+        _need(type(v) in (int, float), f"{fname}() needs numbers, found {type_name(v)}")
+    return values
+
+
+# ------------------------------------------------------------------ general
+@builtin(1, returns="int")
+def len_(x):
+    """Number of items in a list or map, or characters in a string."""
+    _need(type(x) in (list, dict, str), f"len() needs a list, map or string, not {type_name(x)}")
+    return len(x)
+
+
+@builtin(1, 2, returns="list")
+def range_(a, b=None):
+    """range(n) is [0..n-1]; range(a, b) is [a..b-1]."""
+    lo, hi = (0, _int(a, "range")) if b is None else (_int(a, "range"), _int(b, "range"))
+    _need(hi - lo <= 100_000, "range() too long (over 100000 items)")
+    return list(range(lo, hi))
+
+
+@builtin(1, returns="number")
+def sum_(xs):
+    """Sum of a list of numbers."""
+    return sum(_numbers(_list(xs, "sum"), "sum"))
+
+
+@builtin(1, 2)
+def min_(a, b=None):
+    """Smallest item of a list (min(list)), or of two values."""
+    values = _list(a, "min") if b is None else [a, b]
+    _need(len(values) > 0, "min() of an empty list")
+    return min(_numbers(values, "min"))
+
+
+@builtin(1, 2)
+def max_(a, b=None):
+    """Largest item of a list (max(list)), or of two values."""
+    values = _list(a, "max") if b is None else [a, b]
+    _need(len(values) > 0, "max() of an empty list")
+    return max(_numbers(values, "max"))
+
+
+@builtin(1, returns="number")
+def abs_(x):
+    """Absolute value."""
+    _need(type(x) in (int, float), f"abs() needs a number, not {type_name(x)}")
+    return abs(x)
+
+
+@builtin(1, returns="bool")
+def any_(xs):
+    """True if any item is true."""
+    return any(_list(xs, "any"))
+
+
+@builtin(1, returns="bool")
+def all_(xs):
+    """True if every item is true."""
+    return all(_list(xs, "all"))
+
+
+@builtin(1, returns="list")
+def sorted_(xs):
+    """The list sorted ascending (numbers or strings)."""
+    values = _list(xs, "sorted")
+    try:
+        return sorted(values)
+    except TypeError:
+        raise RuleRuntimeError("sorted() needs items of one comparable type") from None
+
+
+@builtin(1, returns="list")
+def reversed_(xs):
+    """The list in reverse order."""
+    return list(reversed(_list(xs, "reversed")))
+
+
+@builtin(2, returns="int")
+def count(xs, value):
+    """How many items of the list equal value."""
+    return sum(1 for x in _list(xs, "count") if equal(x, value))
+
+
+@builtin(2, returns="int")
+def index_of(xs, value):
+    """Position of the first item equal to value, or -1."""
+    for i, x in enumerate(_list(xs, "index_of")):
+        if equal(x, value):
+            return i
+    return -1
+
+
+@builtin(1, returns="list")
+def unique(xs):
+    """Items without repeats, first occurrence kept."""
+    out: list = []
+    for x in _list(xs, "unique"):
+        if not any(equal(x, y) for y in out):
+            out.append(x)
+    return out
+
+
+@builtin(1, returns="list")
+def flatten(xs):
+    """Concatenation of a list of lists."""
+    out: list = []
+    for x in _list(xs, "flatten"):
+        out.extend(_list(x, "flatten"))
+    return out
+
+
+@builtin(1, returns="string")
+def str_(x):
+    """Text form of a value."""
+    if x is None:
+        return "null"
+    if type(x) is bool:
+        return "true" if x else "false"
+    return str(x) if type(x) in (int, float, str) else type_name(x)
+
+
+@builtin(1, returns="int")
+def int_(x):
+    """Integer from a number (truncating) or from decimal text."""
+    if type(x) in (int, float):
+        return int(x)
+    if type(x) is str and x.strip().lstrip("-").isdigit():
+        return int(x)
+    raise RuleRuntimeError(f"int() cannot convert {x!r}")
+
+
+@builtin(1, returns="list")
+def keys(m):
+    """Keys of a map, sorted."""
+    _need(type(m) is dict, f"keys() needs a map, not {type_name(m)}")
+    return sorted(m)
+
+
+@builtin(1, returns="list")
+def values(m):
+    """Values of a map, by sorted key."""
+    _need(type(m) is dict, f"values() needs a map, not {type_name(m)}")
+    return [m[k] for k in sorted(m)]
+
+
+@builtin(3)
+def get(m, key, default):
+    """m[key] if present (map key or list index), otherwise default."""
+    if type(m) is dict:
+        return m.get(key, default)
+    if type(m) is list and type(key) is int and -len(m) <= key < len(m):
+        return m[key]
+    return default
+
+
+@builtin(2, returns="list")
+def zip_(a, b):
+    """Pairs [a[i], b[i]] up to the shorter list."""
+    return [[x, y] for x, y in zip(_list(a, "zip"), _list(b, "zip"))]
+
+
+@builtin(2, returns="list")
+def repeat(value, n):
+    """A list of n copies of value."""
+    n = _int(n, "repeat")
+    _need(0 <= n <= 100_000, "repeat() count out of range")
+    return [clone(value) for _ in range(n)]
+
+
+@builtin(1, returns="list")
+def enumerate_(xs):
+    """Pairs [index, item]."""
+    return [[i, x] for i, x in enumerate(_list(xs, "enumerate"))]
+
+
+# ---------------------------------------------------------- ranks, majorities
+@builtin(1, returns="list")
+def argmax(xs):
+    """Indices of the largest items (all of them when tied)."""
+    values = _numbers(_list(xs, "argmax"), "argmax")
+    if not values:
+        return []
+    best = max(values)
+    return [i for i, v in enumerate(values) if v == best]
+
+
+@builtin(1, returns="list")
+def argmin(xs):
+    """Indices of the smallest items (all of them when tied)."""
+    values = _numbers(_list(xs, "argmin"), "argmin")
+    if not values:
+        return []
+    low = min(values)
+    return [i for i, v in enumerate(values) if v == low]
+
+
+@builtin(1)
+def leader(xs):
+    """Index of the strictly largest item, or null when the top is shared (a majority)."""
+    top = argmax(xs)
+    return top[0] if len(top) == 1 else None
+
+
+@builtin(1, returns="list")
+def ranks(xs):
+    """Competition rank of each item, 0 for the largest; equal items share a rank."""
+    values = _numbers(_list(xs, "ranks"), "ranks")
+    return [sum(1 for w in values if w > v) for v in values]
+
+
+# ---------------------------------------------------------------- components
+@builtin(0, 1, ctx=True, returns="list")
+def components(ctx, kind=None):
+    """Ids of all components, or of one kind, in declaration order."""
+    model = ctx.model
+    if kind is None:
+        return list(model.component_ids)
+    ids = model.components_by_kind.get(kind)
+    _need(ids is not None, f"no component kind {kind!r}")
+    return list(ids)
+
+
+@builtin(1, ctx=True, returns="string")
+def kind(ctx, item):
+    """The kind of a component id."""
+    props = ctx.model.component_props.get(item) if type(item) is str else None
+    _need(props is not None, f"{item!r} is not a component")
+    return props["kind"]
+
+
+@builtin(1, ctx=True, returns="bool")
+def is_component(ctx, item):
+    """True if the value is a component id."""
+    return type(item) is str and item in ctx.model.component_props
+
+
+# ------------------------------------------------------------------- players
+@builtin(0, ctx=True, returns="list")
+def seats(ctx):
+    """All seats 0..players-1."""
+    return list(range(ctx.flow["players"]))
+
+
+@builtin(1, 2, ctx=True, returns="int")
+def next_seat(ctx, p, k=1):
+    """The seat k places after p, clockwise."""
+    return (_int(p, "next_seat") + _int(k, "next_seat")) % ctx.flow["players"]
+
+
+@builtin(1, ctx=True, returns="list")
+def others(ctx, p):
+    """All seats but p, clockwise from p."""
+    n = ctx.flow["players"]
+    return [(p + i) % n for i in range(1, n)]
+
+
+# ------------------------------------------------------------------- grids
+def _grid(ctx, name) -> Grid:
+    grid = ctx.model.boards.get(name) if type(name) is str else None
+    _need(grid is not None, f"no board {name!r}")
+    return grid
+
+
+def _dir(d) -> tuple[int, int]:
+    if type(d) is str and d in DIRECTIONS:
+        return DIRECTIONS[d]
+    if type(d) is list and len(d) == 2 and all(type(v) is int for v in d):
+        return (d[0], d[1])
+    raise RuleRuntimeError(f"{d!r} is not a direction (use N, NE, E, SE, S, SW, W, NW or [dx, dy])")
+
+
+def _cell(grid: Grid, c) -> int:
+    _need(grid.contains(c), f"{c!r} is not a cell of board {grid.name!r}")
+    return c
+
+
+@builtin(1, ctx=True, returns="list")
+def cells(ctx, board):
+    """All cells of a board, row by row."""
+    return list(range(_grid(ctx, board).size))
+
+
+@builtin(3, ctx=True)
+def cell(ctx, board, x, y):
+    """The cell at column x, row y (row 0 at the top), or null off the board."""
+    return _grid(ctx, board).cell(_int(x, "cell"), _int(y, "cell"))
+
+
+@builtin(2, ctx=True, returns="list")
+def xy(ctx, board, c):
+    """[x, y] of a cell."""
+    grid = _grid(ctx, board)
+    return list(grid.xy(_cell(grid, c)))
+
+
+@builtin(3, 4, ctx=True)
+def step(ctx, board, c, d, n=1):
+    """The cell n steps from c in direction d, or null off the board."""
+    grid = _grid(ctx, board)
+    return grid.step(_cell(grid, c), _dir(d), _int(n, "step"))
+
+
+@builtin(3, ctx=True, returns="list")
+def ray(ctx, board, c, d):
+    """Cells from c (excluded) in direction d up to the edge."""
+    grid = _grid(ctx, board)
+    return grid.ray(_cell(grid, c), _dir(d))
+
+
+@builtin(3, ctx=True, returns="list")
+def neighbors(ctx, board, c, dirset):
+    """Cells one step from c in a direction set (orthogonal, diagonal, king, knight)."""
+    grid = _grid(ctx, board)
+    _need(dirset in DIRECTION_SETS, f"no direction set {dirset!r} (use {', '.join(DIRECTION_SETS)})")
+    return list(grid.neighbors(_cell(grid, c), dirset))
+
+
+@builtin(1, returns="list")
+def dirs(dirset):
+    """Direction vectors [dx, dy] of a set: orthogonal, diagonal, king, knight."""
+    _need(dirset in DIRECTION_SETS, f"no direction set {dirset!r} (use {', '.join(DIRECTION_SETS)})")
+    return [list(d) for d in DIRECTION_SETS[dirset]]
+
+
+@builtin(1, returns="list")
+def dir_vec(name):
+    """[dx, dy] of a named direction (N, NE, …)."""
+    return list(_dir(name))
+
+
+@builtin(1, ctx=True, returns="list")
+def perimeter(ctx, board):
+    """Border cells clockwise from the top-left corner (a track)."""
+    return _grid(ctx, board).perimeter()
+
+
+@builtin(3, ctx=True, returns="list")
+def line_of(ctx, board, c, d):
+    """The full line through c along direction d (both ways), in order."""
+    grid = _grid(ctx, board)
+    vec = _dir(d)
+    back = grid.ray(_cell(grid, c), (-vec[0], -vec[1]))
+    return list(reversed(back)) + [c] + grid.ray(c, vec)
+
+
+# ------------------------------------------------------------------- graphs
+def _graph(ctx, name) -> dict:
+    graph = ctx.model.graphs.get(name) if type(name) is str else None
+    _need(graph is not None, f"no graph {name!r}")
+    return graph
+
+
+def _key(node) -> str:
+    return node if type(node) is str else str(node)
+
+
+@builtin(2, ctx=True, returns="list")
+def adjacent(ctx, graph, node):
+    """Neighbours of a node in a declared graph (sorted)."""
+    return list(_graph(ctx, graph)["adj"].get(_key(node), ()))
+
+
+@builtin(1, ctx=True, returns="list")
+def nodes(ctx, graph):
+    """All nodes of a declared graph."""
+    return list(_graph(ctx, graph)["nodes"])
+
+
+def _bfs(adj: Callable[[Any], list], start, limit: int | None) -> dict:
+    dist = {_key(start): 0}
+    order = deque([start])
+    while order:
+        node = order.popleft()
+        d = dist[_key(node)]
+        if limit is not None and d >= limit:
+            continue
+        for nxt in adj(node):
+            k = _key(nxt)
+            if k not in dist:
+                dist[k] = d + 1
+                order.append(nxt)
+    return dist
+
+
+def _values(graph: dict, dist: dict, start) -> list:
+    lookup = graph["value"]
+    return [lookup[k] for k in dist if k != _key(start)]
+
+
+@builtin(2, 3, ctx=True, returns="list")
+def reachable(ctx, graph, start, max_steps=None):
+    """Nodes reachable from start (start excluded), within max_steps edges if given."""
+    g = _graph(ctx, graph)
+    dist = _bfs(lambda n: g["adj"].get(_key(n), ()), start, max_steps)
+    return _values(g, dist, start)
+
+
+@builtin(3, ctx=True)
+def distance(ctx, graph, a, b):
+    """Fewest edges from a to b in a declared graph, or null if unconnected."""
+    g = _graph(ctx, graph)
+    return _bfs(lambda n: g["adj"].get(_key(n), ()), a, None).get(_key(b))
+
+
+def _edge_adjacency(edges) -> dict:
+    adj: dict[str, list] = {}
+    for e in _list(edges, "edges"):
+        _need(type(e) is list and len(e) == 2, "an edge must be a pair [a, b]")
+        adj.setdefault(_key(e[0]), []).append(e[1])
+        adj.setdefault(_key(e[1]), []).append(e[0])
+    return adj
+
+
+@builtin(2, 3, returns="list")
+def reachable_via(edges, start, max_steps=None):
+    """Nodes reachable from start over a list of [a, b] edges kept in the state."""
+    adj = _edge_adjacency(edges)
+    values = {}
+    for e in edges:
+        values[_key(e[0])] = e[0]
+        values[_key(e[1])] = e[1]
+    dist = _bfs(lambda n: adj.get(_key(n), ()), start, max_steps)
+    return [values[k] for k in dist if k != _key(start)]
+
+
+@builtin(3)
+def distance_via(edges, a, b):
+    """Fewest edges from a to b over a list of [a, b] edges, or null."""
+    adj = _edge_adjacency(edges)
+    return _bfs(lambda n: adj.get(_key(n), ()), a, None).get(_key(b))

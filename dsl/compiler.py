@@ -1,0 +1,570 @@
+"""Compile AST nodes into Python closures, once, at load time.
+
+Play then never re-parses text or re-walks the tree: a condition is a chain
+of closures reading dict slots.  Problems found while compiling (unknown
+names, unknown functions, wrong arity, unassignable targets) are collected
+as `CompileProblem`s rather than raised, so the author sees all of them; the
+offending node compiles to a closure that raises if it is ever run.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import ast as A
+from . import runtime as R
+from .builtins import BUILTINS
+from .scope import Scope
+
+Fn = Callable[[R.Ctx], Any]
+Exec = Callable[[R.Ctx], None]
+Setter = Callable[[R.Ctx, Any], None]
+
+
+@dataclass(frozen=True)
+class CompileProblem:
+    code: str
+    message: str
+    pos: A.Pos
+    hint: str = ""
+
+
+def suggest(name: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=3)
+    return f"did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
+class Compiler:
+    """Compiles expressions and effect blocks against a `Scope`.
+
+    `tables` holds the compiled bodies of user functions and procedures; calls
+    look them up at run time so that (bounded) recursion works.
+    """
+
+    def __init__(self) -> None:
+        self.problems: list[CompileProblem] = []
+        self.function_bodies: dict[str, Fn] = {}
+        self.procedure_bodies: dict[str, Exec] = {}
+
+    def problem(self, code: str, message: str, pos: A.Pos, hint: str = "") -> Fn:
+        self.problems.append(CompileProblem(code, message, pos, hint))
+
+        def broken(ctx: R.Ctx) -> Any:
+            raise R.RuleRuntimeError(message, pos, hint)
+
+        return broken
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, node: A.Expr, scope: Scope) -> Fn:
+        method = getattr(self, "_e_" + type(node).__name__)
+        return method(node, scope)
+
+    def _e_Literal(self, node: A.Literal, scope: Scope) -> Fn:
+        value = node.value
+        return lambda ctx: value
+
+    def _e_Name(self, node: A.Name, scope: Scope) -> Fn:
+        found = scope.resolve(node.name)
+        if found is None:
+            return self.problem("RP210", f"unknown name `{node.name}`", node.pos,
+                                suggest(node.name, scope.known_names()))
+        kind, key = found
+        if kind == "local":
+            return lambda ctx: ctx.env[key]
+        if kind == "var":
+            return lambda ctx: ctx.vars[key]
+        if kind == "flow":
+            return lambda ctx: ctx.flow[key]
+        value = key  # constants are never changed: no statement can target them
+        return lambda ctx: value
+
+    def _e_ListLit(self, node: A.ListLit, scope: Scope) -> Fn:
+        items = [self.expr(i, scope) for i in node.items]
+        return lambda ctx: [f(ctx) for f in items]
+
+    def _e_Comprehension(self, node: A.Comprehension, scope: Scope) -> Fn:
+        source = self.expr(node.source, scope)
+        inner = scope.with_locals(*node.names)
+        elem = self.expr(node.elem, inner)
+        cond = self.expr(node.cond, inner) if node.cond is not None else None
+        names = node.names
+        pos = node.pos
+
+        def run(ctx: R.Ctx) -> list:
+            items = R.iterate(source(ctx), pos)
+            ctx.budget.spend(len(items), pos)
+            env = ctx.env
+            saved = {n: env[n] for n in names if n in env}
+            out = []
+            try:
+                for item in items:
+                    if len(names) == 1:
+                        env[names[0]] = item
+                    else:
+                        for n, v in zip(names, R.unpack(item, len(names), pos)):
+                            env[n] = v
+                    if cond is None or cond(ctx):
+                        out.append(elem(ctx))
+            finally:
+                for n in names:
+                    env.pop(n, None)
+                env.update(saved)
+            return out
+
+        return run
+
+    def _e_Attr(self, node: A.Attr, scope: Scope) -> Fn:
+        obj = self.expr(node.obj, scope)
+        name, pos = node.name, node.pos
+        return lambda ctx: R.field(obj(ctx), name, ctx.model.component_props, pos)
+
+    def _e_Index(self, node: A.Index, scope: Scope) -> Fn:
+        obj, idx, pos = self.expr(node.obj, scope), self.expr(node.index, scope), node.pos
+
+        def run(ctx: R.Ctx) -> Any:
+            o, k = obj(ctx), idx(ctx)
+            if type(o) is list and type(k) is int and 0 <= k < len(o):
+                return o[k]
+            return R.index(o, k, pos)
+
+        return run
+
+    def _e_Slice(self, node: A.Slice, scope: Scope) -> Fn:
+        obj = self.expr(node.obj, scope)
+        lo = self.expr(node.lo, scope) if node.lo is not None else (lambda ctx: None)
+        hi = self.expr(node.hi, scope) if node.hi is not None else (lambda ctx: None)
+        pos = node.pos
+        return lambda ctx: R.slice_of(obj(ctx), lo(ctx), hi(ctx), pos)
+
+    def _e_Unary(self, node: A.Unary, scope: Scope) -> Fn:
+        operand, pos = self.expr(node.operand, scope), node.pos
+        if node.op == "not":
+            return lambda ctx: not operand(ctx)
+        return lambda ctx: R.negate(operand(ctx), pos)
+
+    def _e_Binary(self, node: A.Binary, scope: Scope) -> Fn:
+        left, right, op, pos = self.expr(node.left, scope), self.expr(node.right, scope), node.op, node.pos
+        if op in ("==", "!=") and isinstance(node.right, A.Literal) and (
+                node.right.value is None or type(node.right.value) is str):
+            # Fast path: null and text compare equal only to themselves.
+            lit, negate = node.right.value, op == "!="
+            if lit is None:
+                return (lambda ctx: left(ctx) is not None) if negate else (lambda ctx: left(ctx) is None)
+            return (lambda ctx: left(ctx) != lit) if negate else (lambda ctx: left(ctx) == lit)
+        if op == "==":
+            return lambda ctx: R.equal(left(ctx), right(ctx))
+        if op == "!=":
+            return lambda ctx: not R.equal(left(ctx), right(ctx))
+        if op == "in":
+            return lambda ctx: R.contains(right(ctx), left(ctx), pos)
+        if op == "not in":
+            return lambda ctx: not R.contains(right(ctx), left(ctx), pos)
+        if op in ("<", "<=", ">", ">="):
+            return lambda ctx: R.compare(op, left(ctx), right(ctx), pos)
+        if op == "+":
+            def add(ctx: R.Ctx) -> Any:
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a + b
+                return R.arith("+", a, b, pos)
+            return add
+        if op == "-":
+            def sub(ctx: R.Ctx) -> Any:
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a - b
+                return R.arith("-", a, b, pos)
+            return sub
+        return lambda ctx: R.arith(op, left(ctx), right(ctx), pos)
+
+    def _e_BoolOp(self, node: A.BoolOp, scope: Scope) -> Fn:
+        parts = [self.expr(o, scope) for o in node.operands]
+        if node.op == "and":
+            return lambda ctx: all(p(ctx) for p in parts)
+        return lambda ctx: any(p(ctx) for p in parts)
+
+    def _e_Cond(self, node: A.Cond, scope: Scope) -> Fn:
+        test, then, other = (self.expr(n, scope) for n in (node.test, node.then, node.other))
+        return lambda ctx: then(ctx) if test(ctx) else other(ctx)
+
+    def _quantifier(self, node: A.Call, scope: Scope) -> Fn:
+        """`any(x for …)` / `all(x for …)` stop at the first deciding item, like Python."""
+        comp: A.Comprehension = node.args[0]  # type: ignore[assignment]
+        source = self.expr(comp.source, scope)
+        inner = scope.with_locals(*comp.names)
+        elem = self.expr(comp.elem, inner)
+        cond = self.expr(comp.cond, inner) if comp.cond is not None else None
+        names, pos, want = comp.names, comp.pos, node.func == "any"
+        single = names[0] if len(names) == 1 else None
+
+        def run(ctx: R.Ctx) -> bool:
+            items = R.iterate(source(ctx), pos)
+            ctx.budget.spend(len(items), pos)
+            env = ctx.env
+            saved = {n: env[n] for n in names if n in env}
+            try:
+                for item in items:
+                    if single is not None:
+                        env[single] = item
+                    else:
+                        for n, v in zip(names, R.unpack(item, len(names), pos)):
+                            env[n] = v
+                    if (cond is None or cond(ctx)) and bool(elem(ctx)) is want:
+                        return want
+                return not want
+            finally:
+                for n in names:
+                    env.pop(n, None)
+                env.update(saved)
+
+        return run
+
+    def _e_Call(self, node: A.Call, scope: Scope) -> Fn:
+        name, pos = node.func, node.pos
+        if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension) \
+                and name not in scope.functions:
+            return self._quantifier(node, scope)
+        args = [self.expr(a, scope) for a in node.args]
+        user = scope.functions.get(name)
+        if user is not None:
+            if len(args) != len(user.params):
+                return self.problem("RP212", f"`{name}` takes {len(user.params)} argument(s), "
+                                    f"got {len(args)}", pos)
+            return self._user_call(name, user.params, args, pos)
+        spec = BUILTINS.get(name)
+        if spec is None:
+            return self.problem("RP211", f"unknown function `{name}`", pos,
+                                suggest(name, sorted(BUILTINS) + sorted(scope.functions)))
+        if not spec.min_args <= len(args) <= spec.max_args:
+            want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args}-{spec.max_args}"
+            return self.problem("RP212", f"`{name}` takes {want} argument(s), got {len(args)}", pos)
+        fn = spec.fn
+
+        def wrap_error(err: R.RuleRuntimeError) -> R.RuleRuntimeError:
+            if err.pos is None:
+                err = R.RuleRuntimeError(f"{name}(): {err.message}", pos, err.hint)
+            return err
+
+        if spec.needs_ctx:
+            def call_ctx(ctx: R.Ctx) -> Any:
+                try:
+                    return fn(ctx, *[a(ctx) for a in args])
+                except R.RuleRuntimeError as err:
+                    raise wrap_error(err) from None
+            return call_ctx
+
+        def call(ctx: R.Ctx) -> Any:
+            try:
+                return fn(*[a(ctx) for a in args])
+            except R.RuleRuntimeError as err:
+                raise wrap_error(err) from None
+        return call
+
+    def _user_call(self, name: str, params: tuple[str, ...], args: list[Fn], pos: A.Pos) -> Fn:
+        bodies = self.function_bodies
+
+        def run(ctx: R.Ctx) -> Any:
+            values = [a(ctx) for a in args]
+            budget = ctx.budget
+            budget.depth += 1
+            if budget.depth > budget.max_depth:
+                budget.depth = 0
+                raise R.LimitError(f"call depth over {budget.max_depth} in `{name}`", pos,
+                                   hint="a function calls itself without end")
+            saved = ctx.env
+            ctx.env = dict(zip(params, values))
+            try:
+                return bodies[name](ctx)
+            finally:
+                ctx.env = saved
+                budget.depth -= 1
+
+        return run
+
+    # ---------------------------------------------------------------- effects
+    def block(self, node: A.Block, scope: Scope) -> Exec:
+        runs: list[Exec] = []
+        for stmt in node.stmts:
+            run, scope = self.stmt(stmt, scope)
+            runs.append(run)
+        if not runs:
+            return lambda ctx: None
+        if len(runs) == 1:
+            return runs[0]
+
+        def run_all(ctx: R.Ctx) -> None:
+            for r in runs:
+                r(ctx)
+
+        return run_all
+
+    def stmt(self, node: A.Stmt, scope: Scope) -> tuple[Exec, Scope]:
+        """Compile one statement; returns the scope seen by the statements after it."""
+        if isinstance(node, A.Let):
+            value = self.expr(node.value, scope)
+            name = node.name
+
+            def let(ctx: R.Ctx) -> None:
+                ctx.env[name] = R.clone(value(ctx))
+
+            return let, scope.with_let(name)
+        method = getattr(self, "_s_" + type(node).__name__)
+        return method(node, scope), scope
+
+    def _s_Block(self, node: A.Block, scope: Scope) -> Exec:
+        return self.block(node, scope)
+
+    def _s_Cited(self, node: A.Cited, scope: Scope) -> Exec:
+        body = self.block(node.body, scope) if isinstance(node.body, A.Block) else self.stmt(node.body, scope)[0]
+        if node.rule in scope.disabled_rules:
+            return lambda ctx: None
+        rule = node.rule
+
+        def cited(ctx: R.Ctx) -> None:
+            ctx.fired.append(rule)
+            body(ctx)
+
+        return cited
+
+    def _s_Assign(self, node: A.Assign, scope: Scope) -> Exec:
+        setter = self.setter(node.target, scope)
+        value = self.expr(node.value, scope)
+        if node.op == "=":
+            return lambda ctx: setter(ctx, R.clone(value(ctx)))
+        getter = self.target_getter(node.target, scope)
+        op, pos = node.op[0], node.pos
+        return lambda ctx: setter(ctx, R.arith(op, getter(ctx), value(ctx), pos))
+
+    def _s_If(self, node: A.If, scope: Scope) -> Exec:
+        branches = [(self.expr(t, scope), self.block(b, scope)) for t, b in node.branches]
+        orelse = self.block(node.orelse, scope) if node.orelse is not None else None
+
+        def run(ctx: R.Ctx) -> None:
+            for test, body in branches:
+                if test(ctx):
+                    body(ctx)
+                    return
+            if orelse is not None:
+                orelse(ctx)
+
+        return run
+
+    def _s_For(self, node: A.For, scope: Scope) -> Exec:
+        source = self.expr(node.source, scope)
+        body = self.block(node.body, scope.with_locals(*node.names))
+        names, pos = node.names, node.pos
+
+        def run(ctx: R.Ctx) -> None:
+            items = list(R.iterate(source(ctx), pos))
+            ctx.budget.spend(len(items), pos)
+            env = ctx.env
+            for item in items:
+                if len(names) == 1:
+                    env[names[0]] = item
+                else:
+                    for n, v in zip(names, R.unpack(item, len(names), pos)):
+                        env[n] = v
+                body(ctx)
+
+        return run
+
+    def _s_Repeat(self, node: A.Repeat, scope: Scope) -> Exec:
+        count, body, pos = self.expr(node.count, scope), self.block(node.body, scope), node.pos
+
+        def run(ctx: R.Ctx) -> None:
+            n = count(ctx)
+            if type(n) is not int or n < 0:
+                raise R.RuleRuntimeError(f"repeat needs a non-negative int, not {n!r}", pos)
+            ctx.budget.spend(n, pos)
+            for _ in range(n):
+                body(ctx)
+
+        return run
+
+    def _s_ListOp(self, node: A.ListOp, scope: Scope) -> Exec:
+        op, pos = node.op, node.pos
+        value = self.expr(node.value, scope) if node.value is not None else None
+        src = self.list_getter(node.source, scope) if node.source is not None else None
+        dst = self.list_getter(node.dest, scope) if node.dest is not None else None
+        if op == "append":
+            return lambda ctx: dst(ctx).append(R.clone(value(ctx)))
+        if op == "prepend":
+            return lambda ctx: dst(ctx).insert(0, R.clone(value(ctx)))
+        if op == "shuffle":
+            def shuffle(ctx: R.Ctx) -> None:
+                if ctx.rng is None:
+                    raise R.RuleRuntimeError("shuffle needs the game's random generator", pos)
+                ctx.rng.shuffle(src(ctx))
+            return shuffle
+
+        def take(ctx: R.Ctx, lst: list, item: Any) -> Any:
+            for i, x in enumerate(lst):
+                if R.equal(x, item):
+                    return lst.pop(i)
+            raise R.RuleRuntimeError(f"{item!r} is not in {node.source.name}", pos,
+                                     hint="check membership with `in` before moving or removing")
+
+        if op == "remove":
+            return lambda ctx: take(ctx, src(ctx), value(ctx)) and None
+        if op == "move":
+            def move(ctx: R.Ctx) -> None:
+                item = take(ctx, src(ctx), value(ctx))
+                dst(ctx).append(item)
+            return move
+
+        def draw(ctx: R.Ctx) -> None:  # draw N from the top (front) of a list
+            n = value(ctx)
+            lst = src(ctx)
+            if type(n) is not int or n < 0:
+                raise R.RuleRuntimeError(f"draw needs a non-negative int, not {n!r}", pos)
+            if n > len(lst):
+                raise R.RuleRuntimeError(f"cannot draw {n} from {node.source.name}: only {len(lst)} left", pos)
+            taken = lst[:n]
+            del lst[:n]
+            dst(ctx).extend(taken)
+
+        return draw
+
+    def _s_Control(self, node: A.Control, scope: Scope) -> Exec:
+        op, arg = node.op, node.arg
+        if op == "pass":
+            return lambda ctx: None
+        if op == "stage":
+            stage = None if arg == "none" else arg
+
+            def set_stage(ctx: R.Ctx) -> None:
+                ctx.signals.stage = stage
+                ctx.signals.stage_set = True
+            return set_stage
+        if op == "goto":
+            def goto(ctx: R.Ctx) -> None:
+                ctx.signals.goto = arg
+                ctx.signals.end_phase = True
+            return goto
+
+        def signal(ctx: R.Ctx) -> None:
+            setattr(ctx.signals, op, True)
+
+        return signal
+
+    def _s_CallProc(self, node: A.CallProc, scope: Scope) -> Exec:
+        proc = scope.procedures.get(node.name)
+        pos = node.pos
+        if proc is None:
+            fail = self.problem("RP211", f"unknown procedure `{node.name}`", pos,
+                                suggest(node.name, sorted(scope.procedures)))
+            return fail
+        if len(node.args) != len(proc.params):
+            return self.problem("RP212", f"procedure `{node.name}` takes {len(proc.params)} argument(s), "
+                                f"got {len(node.args)}", pos)
+        args = [self.expr(a, scope) for a in node.args]
+        bodies, name, params = self.procedure_bodies, node.name, proc.params
+
+        def run(ctx: R.Ctx) -> None:
+            values = [a(ctx) for a in args]
+            budget = ctx.budget
+            budget.depth += 1
+            if budget.depth > budget.max_depth:
+                budget.depth = 0
+                raise R.LimitError(f"call depth over {budget.max_depth} in procedure `{name}`", pos,
+                                   hint="a procedure calls itself without end")
+            saved = ctx.env
+            ctx.env = dict(zip(params, values))
+            try:
+                bodies[name](ctx)
+            finally:
+                ctx.env = saved
+                budget.depth -= 1
+
+        return run
+
+    def _s_Log(self, node: A.Log, scope: Scope) -> Exec:
+        value = self.expr(node.value, scope)
+        return lambda ctx: ctx.log.append(value(ctx))
+
+    def _s_Fail(self, node: A.Fail, scope: Scope) -> Exec:
+        message, pos = self.expr(node.message, scope), node.pos
+
+        def fail(ctx: R.Ctx) -> None:
+            raise R.RuleFailure(str(message(ctx)), pos)
+
+        return fail
+
+    # ---------------------------------------------------------------- targets
+    def _base(self, target: A.Target, scope: Scope, writing: bool) -> tuple[str, str] | None:
+        found = scope.resolve(target.name)
+        if found is None:
+            self.problem("RP210", f"unknown name `{target.name}`", target.pos,
+                         suggest(target.name, scope.known_names()))
+            return None
+        kind, key = found
+        if kind == "var" or (kind == "local" and key in scope.lets):
+            return kind, key
+        if kind == "local" and writing:
+            self.problem("RP213", f"`{target.name}` is a parameter or loop variable and cannot be changed",
+                         target.pos, hint=f"copy it first: let my_{target.name} = {target.name}")
+            return None
+        if writing or kind == "flow":
+            self.problem("RP213", f"`{target.name}` cannot be changed by effects ({kind})", target.pos,
+                         hint="declare it under `state:` to make it a variable")
+            return None
+        return kind, key
+
+    def _steps(self, target: A.Target, scope: Scope) -> list[tuple[bool, Any]]:
+        return [(False, s) if isinstance(s, str) else (True, self.expr(s, scope)) for s in target.steps]
+
+    def target_getter(self, target: A.Target, scope: Scope) -> Fn:
+        expr: A.Expr = A.Name(target.pos, target.name)
+        for s in target.steps:
+            expr = A.Attr(target.pos, expr, s) if isinstance(s, str) else A.Index(target.pos, expr, s)
+        return self.expr(expr, scope)
+
+    def list_getter(self, target: A.Target, scope: Scope) -> Fn:
+        get, pos, name = self.target_getter(target, scope), target.pos, target.name
+        if self._base(target, scope, writing=True) is None:
+            return get
+
+        def run(ctx: R.Ctx) -> list:
+            value = get(ctx)
+            if type(value) is not list:
+                raise R.RuleRuntimeError(f"`{name}` is a {R.type_name(value)}, not a list", pos)
+            return value
+
+        return run
+
+    def setter(self, target: A.Target, scope: Scope) -> Setter:
+        base = self._base(target, scope, writing=True)
+        pos = target.pos
+        if base is None:
+            return lambda ctx, value: None
+        kind, key = base
+        steps = self._steps(target, scope)
+
+        def container_of(ctx: R.Ctx) -> Any:
+            return ctx.env if kind == "local" else ctx.vars
+
+        if not steps:
+            return lambda ctx, value: container_of(ctx).__setitem__(key, value)
+
+        def run(ctx: R.Ctx, value: Any) -> None:
+            obj = container_of(ctx)[key]
+            for is_expr, step in steps[:-1]:
+                k = step(ctx) if is_expr else step
+                obj = R.index(obj, k, pos) if is_expr else R.field(obj, k, {}, pos)
+            is_expr, step = steps[-1]
+            k = step(ctx) if is_expr else step
+            t = type(obj)
+            if t is list:
+                if type(k) is not int or not -len(obj) <= k < len(obj):
+                    raise R.RuleRuntimeError(f"cannot assign at index {k!r} of a list of length {len(obj)}", pos)
+                obj[k] = value
+            elif t is dict:
+                if type(k) is not str:
+                    raise R.RuleRuntimeError(f"a map key must be a string, not {R.type_name(k)}", pos)
+                obj[k] = value
+            else:
+                raise R.RuleRuntimeError(f"cannot assign into a {R.type_name(obj)}", pos)
+
+        return run

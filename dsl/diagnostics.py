@@ -1,0 +1,86 @@
+"""Compiler-style diagnostics: code, location, message, caret line, hint.
+
+Every problem the loader or a validator finds becomes a `Diagnostic`; they are
+collected (never raised one at a time) so an author sees all of them at once.
+`RulesetError` carries the whole list out of `load_game`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    file: str = "<input>"
+    line: int = 0
+    col: int = 0
+    severity: str = ERROR
+    hint: str = ""
+    path: str = ""  # YAML path such as actions.place.require[0]
+    source_line: str = field(default="", compare=False)
+
+    def format(self) -> str:
+        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
+        out = [f"{where}: {self.severity} {self.code}: {self.message}"]
+        if self.source_line:
+            out.append("    " + self.source_line.rstrip("\n"))
+            out.append("    " + " " * max(self.col - 1, 0) + "^")
+        if self.path:
+            out.append(f"  at: {self.path}")
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data.pop("source_line")
+        return data
+
+
+class RulesetError(Exception):
+    """Raised when a ruleset cannot be loaded; holds every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        errors = [d for d in diagnostics if d.severity == ERROR]
+        first = errors[0].format() if errors else "invalid ruleset"
+        more = f"\n(+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(first + more)
+
+    def format(self) -> str:
+        return "\n".join(d.format() for d in self.diagnostics)
+
+    def to_json(self) -> str:
+        return json.dumps([d.to_dict() for d in self.diagnostics], indent=2)
+
+
+class SourceLines:
+    """Caches file lines so diagnostics can show the offending source line."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, list[str]] = {}
+
+    def add(self, file: str, text: str) -> None:
+        self._cache[file] = text.splitlines()
+
+    def line(self, file: str, line: int) -> str:
+        lines = self._cache.get(file)
+        if lines is None:
+            try:
+                lines = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines = []
+            self._cache[file] = lines
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    return (d.file, d.line, d.col, d.code)

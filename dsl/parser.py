@@ -1,0 +1,382 @@
+"""Parse expression and effect text into the typed AST (`dsl.ast`).
+
+The Lark LALR parser is built once per process.  Positions are mapped from
+the text back to the ruleset file through an `Origin`, so every node and every
+syntax error points at the author's file, line and column.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast as A
+
+MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
+MAX_TEXT = 20_000  # characters in one expression or effect block
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a piece of DSL text sits in its file.
+
+    `line`/`col` locate the text's first character; later lines of a block
+    scalar start at column `indent + 1`.
+    """
+
+    file: str = "<text>"
+    line: int = 1
+    col: int = 1
+    indent: int = 0
+
+    def pos(self, line: int, col: int) -> A.Pos:
+        if line <= 1:
+            return A.Pos(self.file, self.line, self.col + col - 1)
+        return A.Pos(self.file, self.line + line - 1, self.indent + col)
+
+
+class DslSyntaxError(Exception):
+    """A syntax error in DSL text, located in the ruleset file."""
+
+    def __init__(self, message: str, pos: A.Pos, hint: str = "", code: str = "RP200"):
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+        self.hint = hint
+        self.code = code
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar,
+        parser="lalr",
+        start=["expr_start", "effects_start"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+KEYWORDS = {
+    "if", "then", "else", "elif", "for", "in", "not", "and", "or", "let", "repeat",
+    "append", "prepend", "remove", "move", "draw", "shuffle", "to", "from", "end_turn",
+    "end_phase", "end_game", "stage", "goto", "call", "log", "fail", "pass", "true",
+    "false", "null",
+}
+
+
+def _unescape(token: str) -> str:
+    body = token[1:-1]
+    if token[0] == "'":
+        body = body.replace('\\"', '"').replace("\\'", "'").replace('"', '\\"')
+    return json.loads('"' + body + '"')
+
+
+@v_args(meta=True)
+class _Build(Transformer):
+    """Turns Lark's tree into `dsl.ast` nodes with file positions."""
+
+    def __init__(self, origin: Origin):
+        super().__init__()
+        self.origin = origin
+
+    def _p(self, meta) -> A.Pos:
+        if getattr(meta, "empty", True):
+            return self.origin.pos(1, 1)
+        return self.origin.pos(meta.line, meta.column)
+
+    def _tp(self, tok: Token) -> A.Pos:
+        return self.origin.pos(tok.line or 1, tok.column or 1)
+
+    # -- start rules
+    def expr_start(self, meta, c):
+        return c[0]
+
+    def effects_start(self, meta, c):
+        return c[0]
+
+    # -- atoms
+    def number(self, meta, c):
+        text = str(c[0])
+        return A.Literal(self._p(meta), float(text) if "." in text else int(text))
+
+    def string(self, meta, c):
+        try:
+            return A.Literal(self._p(meta), _unescape(str(c[0])))
+        except ValueError:
+            raise DslSyntaxError("invalid escape in string", self._tp(c[0])) from None
+
+    def true(self, meta, c):
+        return A.Literal(self._p(meta), True)
+
+    def false(self, meta, c):
+        return A.Literal(self._p(meta), False)
+
+    def null(self, meta, c):
+        return A.Literal(self._p(meta), None)
+
+    def name(self, meta, c):
+        return A.Name(self._p(meta), str(c[0]))
+
+    def call(self, meta, c):
+        args = tuple(a for a in c[1:] if a is not None)
+        return A.Call(self._p(meta), str(c[0]), args)
+
+    def call_gen(self, meta, c):
+        return A.Call(self._p(meta), str(c[0]), (c[1],))
+
+    def list_lit(self, meta, c):
+        return A.ListLit(self._p(meta), tuple(x for x in c if x is not None))
+
+    def list_comp(self, meta, c):
+        return c[0]
+
+    def comp_body(self, meta, c):
+        elem, first, second, source, cond = c
+        names = (str(first),) if second is None else (str(first), str(second))
+        return A.Comprehension(self._p(meta), elem, names, source, cond)
+
+    # -- operators
+    def attr(self, meta, c):
+        return A.Attr(self._p(meta), c[0], str(c[1]))
+
+    def index(self, meta, c):
+        return A.Index(self._p(meta), c[0], c[1])
+
+    def slice(self, meta, c):
+        return A.Slice(self._p(meta), c[0], c[1], c[2])
+
+    def neg(self, meta, c):
+        if isinstance(c[0], A.Literal) and type(c[0].value) in (int, float):
+            return A.Literal(self._p(meta), -c[0].value)
+        return A.Unary(self._p(meta), "-", c[0])
+
+    def not_(self, meta, c):
+        return A.Unary(self._p(meta), "not", c[0])
+
+    def _boolop(self, op: str, meta, c) -> A.BoolOp:
+        left, right = c
+        parts = left.operands if isinstance(left, A.BoolOp) and left.op == op else (left,)
+        return A.BoolOp(self._p(meta), op, parts + (right,))
+
+    def or_(self, meta, c):
+        return self._boolop("or", meta, c)
+
+    def and_(self, meta, c):
+        return self._boolop("and", meta, c)
+
+    def comp_op(self, meta, c):
+        return " ".join(str(t) for t in c)
+
+    def compare(self, meta, c):
+        return A.Binary(self._p(meta), c[1], c[0], c[2])
+
+    def arith(self, meta, c):
+        return A.Binary(c[0].pos, str(c[1]), c[0], c[2])
+
+    def cond(self, meta, c):
+        return A.Cond(self._p(meta), c[0], c[1], c[2])
+
+    # -- effects
+    def block(self, meta, c):
+        return A.Block(self._p(meta), tuple(s for s in c if s is not None))
+
+    def empty_stmt(self, meta, c):
+        return None
+
+    def cited_block(self, meta, c):
+        return A.Cited(self._p(meta), str(c[0])[1:], c[1])
+
+    def cited_stmt(self, meta, c):
+        return A.Cited(self._p(meta), str(c[0])[1:], c[1])
+
+    def target(self, meta, c):
+        return A.Target(self._p(meta), str(c[0]), tuple(c[1:]))
+
+    def index_access(self, meta, c):
+        return c[0]
+
+    def field_access(self, meta, c):
+        return str(c[0])
+
+    def assign(self, meta, c):
+        return A.Assign(self._p(meta), c[0], "=", c[1])
+
+    def aug_assign(self, meta, c):
+        return A.Assign(self._p(meta), c[0], str(c[1]), c[2])
+
+    def let_stmt(self, meta, c):
+        return A.Let(self._p(meta), str(c[0]), c[1])
+
+    def elif_clause(self, meta, c):
+        return (c[0], c[1])
+
+    def else_clause(self, meta, c):
+        return c[0]
+
+    def if_stmt(self, meta, c):
+        branches = [(c[0], c[1])]
+        orelse = None
+        for extra in c[2:]:
+            if isinstance(extra, tuple):
+                branches.append(extra)
+            elif isinstance(extra, A.Block):
+                orelse = extra
+        return A.If(self._p(meta), tuple(branches), orelse)
+
+    def for_stmt(self, meta, c):
+        first, second, source, body = c
+        names = (str(first),) if second is None else (str(first), str(second))
+        return A.For(self._p(meta), names, source, body)
+
+    def repeat_stmt(self, meta, c):
+        return A.Repeat(self._p(meta), c[0], c[1])
+
+    def append_stmt(self, meta, c):
+        return A.ListOp(self._p(meta), "append", c[0], None, c[1])
+
+    def prepend_stmt(self, meta, c):
+        return A.ListOp(self._p(meta), "prepend", c[0], None, c[1])
+
+    def remove_stmt(self, meta, c):
+        return A.ListOp(self._p(meta), "remove", c[0], c[1], None)
+
+    def move_stmt(self, meta, c):
+        return A.ListOp(self._p(meta), "move", c[0], c[1], c[2])
+
+    def draw_stmt(self, meta, c):
+        return A.ListOp(self._p(meta), "draw", c[0], c[1], c[2])
+
+    def shuffle_stmt(self, meta, c):
+        return A.ListOp(self._p(meta), "shuffle", None, c[0], None)
+
+    def end_turn_stmt(self, meta, c):
+        return A.Control(self._p(meta), "end_turn")
+
+    def end_phase_stmt(self, meta, c):
+        return A.Control(self._p(meta), "end_phase")
+
+    def end_game_stmt(self, meta, c):
+        return A.Control(self._p(meta), "end_game")
+
+    def stage_stmt(self, meta, c):
+        return A.Control(self._p(meta), "stage", str(c[0]))
+
+    def goto_stmt(self, meta, c):
+        return A.Control(self._p(meta), "goto", str(c[0]))
+
+    def pass_stmt(self, meta, c):
+        return A.Control(self._p(meta), "pass")
+
+    def call_stmt(self, meta, c):
+        return A.CallProc(self._p(meta), str(c[0]), tuple(a for a in c[1:] if a is not None))
+
+    def log_stmt(self, meta, c):
+        return A.Log(self._p(meta), c[0])
+
+    def fail_stmt(self, meta, c):
+        return A.Fail(self._p(meta), c[0])
+
+
+def _check_nesting(text: str, origin: Origin) -> None:
+    depth = 0
+    line, col = 1, 0
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif ch in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise DslSyntaxError(
+                    f"brackets nested more than {MAX_NESTING} deep",
+                    origin.pos(line, col),
+                    hint="split the expression with `let` or a named procedure",
+                    code="RP203",
+                )
+        elif ch in ")]}":
+            depth -= 1
+
+
+_TOKEN_NAMES = {
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'",
+    "RBRACE": "'}'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "DOT": "'.'",
+    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "$END": "end of text",
+    "SEMICOLON": "';'", "RULEREF": "a rule reference (@ID)",
+}
+
+
+def _describe_expected(expected: set[str]) -> str:
+    names = sorted({_TOKEN_NAMES.get(e, e.lower().strip("_")) for e in expected})
+    if len(names) > 8:
+        names = names[:8] + ["…"]
+    return ", ".join(names)
+
+
+def _parse(text: str, origin: Origin, start: str):
+    if len(text) > MAX_TEXT:
+        raise DslSyntaxError(
+            f"text is {len(text)} characters long (limit {MAX_TEXT})",
+            origin.pos(1, 1),
+            hint="split it into named procedures",
+            code="RP203",
+        )
+    _check_nesting(text, origin)
+    try:
+        tree = _parser().parse(text, start=start)
+    except UnexpectedCharacters as err:
+        raise DslSyntaxError(
+            f"unexpected character {text[err.pos_in_stream]!r}",
+            origin.pos(err.line, err.column),
+            hint="expressions use names, numbers, \"strings\", operators and calls",
+        ) from None
+    except UnexpectedEOF as err:
+        lines = text.splitlines() or [""]
+        raise DslSyntaxError(
+            "unexpected end of text",
+            origin.pos(len(lines), len(lines[-1]) + 1),
+            hint=f"expected {_describe_expected(set(err.expected))}",
+        ) from None
+    except UnexpectedToken as err:
+        tok = err.token
+        found = "end of text" if tok.type == "$END" else repr(str(tok))
+        hint = f"expected {_describe_expected(set(err.expected))}"
+        if str(tok) in KEYWORDS:
+            hint += f"; `{tok}` is a reserved word"
+        line = tok.line if tok.line is not None else 1
+        col = tok.column if tok.column is not None else 1
+        if tok.type == "$END":
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+        raise DslSyntaxError(f"unexpected {found}", origin.pos(line, col), hint=hint) from None
+    except UnexpectedInput as err:  # pragma: no cover - other Lark errors
+        raise DslSyntaxError(str(err), origin.pos(1, 1)) from None
+    try:
+        return _Build(origin).transform(tree)
+    except Exception as err:  # Lark wraps transformer errors in VisitError
+        inner = getattr(err, "orig_exc", err)
+        if isinstance(inner, DslSyntaxError):
+            raise inner from None
+        raise
+
+
+def parse_expr(text: str, origin: Origin = Origin()) -> A.Expr:
+    """Parse a single expression."""
+    if not text.strip():
+        raise DslSyntaxError("empty expression", origin.pos(1, 1), hint="write a value or a condition")
+    return _parse(text, origin, "expr_start")
+
+
+def parse_effects(text: str, origin: Origin = Origin()) -> A.Block:
+    """Parse a block of effect statements."""
+    return _parse(text, origin, "effects_start")
+
+
+def is_tree(value) -> bool:
+    return isinstance(value, Tree)

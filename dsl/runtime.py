@@ -1,0 +1,273 @@
+"""Semantics shared by the compiled and the reference evaluator.
+
+Both evaluators call these helpers for every operator, so the two can only
+disagree about *how* they walk the tree, never about what an operator means.
+Values are plain JSON data (None, bool, int, float, str, list, dict); nothing
+here ever touches a Python attribute, so user text cannot reach the host.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .ast import Pos
+
+
+class RuleRuntimeError(Exception):
+    """A fault while evaluating ruleset code (bad index, type mismatch, …)."""
+
+    code = "RP500"
+
+    def __init__(self, message: str, pos: Pos | None = None, hint: str = ""):
+        self.message = message
+        self.pos = pos
+        self.hint = hint
+        where = f"{pos}: " if pos and pos.line else ""
+        super().__init__(f"{where}{message}")
+
+
+class LimitError(RuleRuntimeError):
+    """A configured resource limit was exceeded (loop iterations, depth, steps)."""
+
+    code = "RP501"
+
+
+class RuleFailure(RuleRuntimeError):
+    """Raised by the `fail` statement: the ruleset itself reports an impossible situation."""
+
+    code = "RP502"
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    return "value"
+
+
+def clone(value: Any) -> Any:
+    """Deep copy of JSON data; scalars are shared (they are immutable)."""
+    t = type(value)
+    if t is list:
+        return [clone(v) if type(v) in (list, dict) else v for v in value]
+    if t is dict:
+        return {k: (clone(v) if type(v) in (list, dict) else v) for k, v in value.items()}
+    return value
+
+
+def _num(value: Any) -> bool:
+    t = type(value)
+    return t is int or t is float
+
+
+def arith(op: str, a: Any, b: Any, pos: Pos | None = None) -> Any:
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if b == 0 and op in ("/", "//", "%"):
+            raise RuleRuntimeError(f"division by zero in `{op}`", pos)
+        if op == "/":
+            q = a / b
+            return int(q) if q == int(q) and ta is int and tb is int and a % b == 0 else q
+        if op == "//":
+            return a // b
+        if op == "%":
+            return a % b
+    if op == "+" and ta is tb and ta in (list, str):
+        return a + b
+    if op == "*" and ta is list and tb is int:
+        if b < 0 or len(a) * b > 100_000:
+            raise RuleRuntimeError(f"list repetition by {b} is out of range", pos)
+        return [clone(v) for _ in range(b) for v in a]
+    raise RuleRuntimeError(f"cannot apply `{op}` to {type_name(a)} and {type_name(b)}", pos)
+
+
+def compare(op: str, a: Any, b: Any, pos: Pos | None = None) -> bool:
+    if op == "==":
+        return equal(a, b)
+    if op == "!=":
+        return not equal(a, b)
+    if op == "in":
+        return contains(b, a, pos)
+    if op == "not in":
+        return not contains(b, a, pos)
+    if not ((_num(a) and _num(b)) or (type(a) is type(b) and type(a) in (str, list))):
+        raise RuleRuntimeError(f"cannot compare {type_name(a)} with {type_name(b)} using `{op}`", pos)
+    if op == "<":
+        return a < b
+    if op == "<=":
+        return a <= b
+    if op == ">":
+        return a > b
+    if op == ">=":
+        return a >= b
+    raise RuleRuntimeError(f"unknown operator {op}", pos)  # pragma: no cover
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Equality where `true` is never `1` (JSON keeps them apart, so must we)."""
+    if type(a) is bool or type(b) is bool:
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def contains(container: Any, item: Any, pos: Pos | None = None) -> bool:
+    t = type(container)
+    if t is list:
+        ti = type(item)
+        if ti is str or item is None:
+            return item in container  # text and null equal only themselves
+        if ti is int:
+            return item in container and any(type(x) is not bool and x == item for x in container)
+        return any(equal(item, x) for x in container)
+    if t is dict:
+        return item in container if type(item) is str else False
+    if t is str and type(item) is str:
+        return item in container
+    raise RuleRuntimeError(f"`in` needs a list, map or string, not {type_name(container)}", pos)
+
+
+def truthy(value: Any) -> bool:
+    return bool(value)
+
+
+def negate(value: Any, pos: Pos | None = None) -> Any:
+    if _num(value) and type(value) is not bool:
+        return -value
+    raise RuleRuntimeError(f"cannot negate {type_name(value)}", pos)
+
+
+def index(obj: Any, key: Any, pos: Pos | None = None) -> Any:
+    t = type(obj)
+    if t is list or t is str:
+        if type(key) is not int:
+            raise RuleRuntimeError(f"a {type_name(obj)} index must be an int, not {type_name(key)}", pos)
+        if not -len(obj) <= key < len(obj):
+            raise RuleRuntimeError(f"index {key} is out of range for a {type_name(obj)} of length {len(obj)}", pos)
+        return obj[key]
+    if t is dict:
+        if type(key) is not str:
+            raise RuleRuntimeError(f"a map key must be a string, not {type_name(key)}", pos)
+        if key not in obj:
+            raise RuleRuntimeError(f"no key {key!r} in map (keys: {', '.join(sorted(obj)[:8])})", pos)
+        return obj[key]
+    raise RuleRuntimeError(f"cannot index {type_name(obj)}", pos)
+
+
+def slice_of(obj: Any, lo: Any, hi: Any, pos: Pos | None = None) -> Any:
+    if type(obj) not in (list, str):
+        raise RuleRuntimeError(f"cannot slice {type_name(obj)}", pos)
+    for bound in (lo, hi):
+        if bound is not None and type(bound) is not int:
+            raise RuleRuntimeError(f"slice bounds must be ints, not {type_name(bound)}", pos)
+    return obj[lo:hi]
+
+
+def field(obj: Any, name: str, components: dict[str, dict], pos: Pos | None = None) -> Any:
+    """`obj.name`: a map's field, or a component's property (components are ids)."""
+    t = type(obj)
+    if t is dict:
+        if name not in obj:
+            raise RuleRuntimeError(f"no field {name!r} (fields: {', '.join(sorted(obj)[:8])})", pos)
+        return obj[name]
+    if t is str:
+        props = components.get(obj)
+        if props is None:
+            raise RuleRuntimeError(f"{obj!r} is not a component, so it has no property {name!r}", pos)
+        if name not in props:
+            raise RuleRuntimeError(f"component {obj!r} has no property {name!r}", pos)
+        return props[name]
+    raise RuleRuntimeError(f"{type_name(obj)} has no field {name!r}", pos)
+
+
+def iterate(value: Any, pos: Pos | None = None) -> list:
+    t = type(value)
+    if t is list:
+        return value
+    if t is dict:
+        return list(value)
+    if t is str:
+        return list(value)
+    raise RuleRuntimeError(f"cannot iterate over {type_name(value)}", pos)
+
+
+def unpack(item: Any, count: int, pos: Pos | None = None) -> list:
+    if type(item) is not list or len(item) != count:
+        raise RuleRuntimeError(f"cannot unpack {type_name(item)} into {count} names", pos)
+    return item
+
+
+class Budget:
+    """Counts loop iterations and call depth for one move so runaway rules stop."""
+
+    __slots__ = ("iterations", "depth", "max_depth")
+
+    def __init__(self, iterations: int, max_depth: int):
+        self.iterations = iterations
+        self.depth = 0
+        self.max_depth = max_depth
+
+    def spend(self, n: int, pos: Pos | None) -> None:
+        self.iterations -= n
+        if self.iterations < 0:
+            raise LimitError(
+                "effect iteration limit exceeded in one move",
+                pos,
+                hint="a loop runs too long; raise limits.iterations_per_move if the game really needs it",
+            )
+
+
+class Signals:
+    """Flow-control requests made by effects during one move."""
+
+    __slots__ = ("end_turn", "end_phase", "end_game", "stage", "stage_set", "goto")
+
+    def __init__(self) -> None:
+        self.end_turn = False
+        self.end_phase = False
+        self.end_game = False
+        self.stage: str | None = None
+        self.stage_set = False
+        self.goto: str | None = None
+
+
+class Ctx:
+    """Everything an expression or effect can see while it runs.
+
+    `vars` and `flow` are the state's own dictionaries (mutated in place by
+    effects on a fresh copy); `env` holds locals (action parameters, `let`,
+    loop variables).  `rng` is the state's seeded generator.
+    """
+
+    __slots__ = ("vars", "flow", "env", "model", "rng", "fired", "budget", "signals", "log")
+
+    def __init__(self, vars: dict, flow: dict, model: Any, rng: Any = None,
+                 env: dict | None = None, budget: Budget | None = None):
+        self.vars = vars
+        self.flow = flow
+        self.env = env if env is not None else {}
+        self.model = model
+        self.rng = rng
+        self.fired: list[str] = []
+        self.budget = budget or Budget(100_000, 64)
+        self.signals = Signals()
+        self.log: list[Any] = []
+
+
+Fn = Callable[[Ctx], Any]

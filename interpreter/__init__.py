@@ -1,0 +1,23 @@
+"""ruleplay: a rules-as-data game engine.
+
+    from ruleplay import load_game, CHANCE
+    game = load_game("connect-four", players=2)
+    state = game.new_state(seed=7)
+"""
+
+from .errors import (
+    DeadlockError, GameOverError, IllegalMoveError, MoveParseError, ReplayError, RuleplayError,
+    RulesetError, StateFormatError, StepLimitError,
+)
+from .game import ENGINE_VERSION, Game, GameInfo, load_game
+from .legal import CHANCE, TERMINAL
+from .moves import Move, parse_move
+from .state import State
+
+__version__ = ENGINE_VERSION
+
+__all__ = [
+    "load_game", "Game", "GameInfo", "State", "Move", "parse_move", "CHANCE", "TERMINAL",
+    "RuleplayError", "RulesetError", "IllegalMoveError", "MoveParseError", "GameOverError",
+    "StateFormatError", "ReplayError", "StepLimitError", "DeadlockError", "__version__",
+]

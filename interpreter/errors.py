@@ -1,0 +1,75 @@
+"""Typed errors of the public API.
+
+Each carries a stable `code` (also used by scenario files to assert why a
+move was refused) and a message that names the move or position at fault.
+"""
+
+from __future__ import annotations
+
+from ruleplay.dsl.diagnostics import Diagnostic, RulesetError
+from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
+
+__all__ = [
+    "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "StateFormatError",
+    "ReplayError", "StepLimitError", "DeadlockError", "RulesetError", "RuleRuntimeError",
+    "LimitError", "RuleFailure", "Diagnostic",
+]
+
+
+class RuleplayError(Exception):
+    """Base of the errors raised by the engine on bad moves, states and logs."""
+
+    code = "RP600"
+
+    def __init__(self, message: str, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+
+
+class MoveParseError(RuleplayError, ValueError):
+    """Text that is not a move of this game."""
+
+    code = "RP610"
+
+
+class IllegalMoveError(RuleplayError, ValueError):
+    """A well-formed move that the rules refuse now; `rule` is the rule id that refused it."""
+
+    code = "RP601"
+
+    def __init__(self, move: object, reason: str, code: str | None = None, rule: str | None = None):
+        self.move = move
+        self.reason = reason
+        self.rule = rule
+        cite = f" [{rule}]" if rule else ""
+        super().__init__(f"illegal move {move}: {reason}{cite}", code)
+
+
+class GameOverError(IllegalMoveError):
+    code = "RP606"
+
+
+class StateFormatError(RuleplayError, ValueError):
+    """A saved state that is truncated, tampered with, or from another ruleset."""
+
+    code = "RP620"
+
+
+class ReplayError(RuleplayError):
+    """A game log that does not replay (changed ruleset, bad move, different result)."""
+
+    code = "RP630"
+
+
+class StepLimitError(LimitError):
+    """A game ran past `limits.max_steps` moves: the rules can loop."""
+
+    code = "RP504"
+
+
+class DeadlockError(RuleRuntimeError):
+    """The player to move has no legal move and the phase says `when_stuck: error`."""
+
+    code = "RP505"

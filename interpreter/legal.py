@@ -1,0 +1,143 @@
+"""Legal moves: generated from the rules, and explained when refused.
+
+For each action available in the current phase (or stage), the parameters
+are enumerated in declaration order — from the static `of:` set, or the
+state-dependent `from:` list reordered to match `of:` — each filtered by its
+`where:`, and every `require:` checked.  The order is fixed by the ruleset,
+never by set or hash order, so it is the same in every process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruleplay.dsl import runtime as R
+
+from .errors import GameOverError, IllegalMoveError
+from .model import Action, GameModel
+from .moves import Move, _freeze, _thaw, arg_key
+
+CHANCE = -1
+TERMINAL = -4
+
+
+def available_actions(model: GameModel, flow: dict) -> tuple[list[str], bool]:
+    """Names of the actions open now, and whether the chance player takes them."""
+    phase = model.phases[flow["phase"]]
+    stage = flow.get("stage")
+    if stage is not None:
+        st = phase.stages[stage]
+        return st.actions, st.chance
+    return phase.actions, phase.order == "chance"
+
+
+def _universe_index(model: GameModel) -> dict:
+    cache = getattr(model, "_universe_index", None)
+    if cache is None:
+        cache = {}
+        for a in model.actions.values():
+            for p in a.params:
+                cache[(a.name, p.name)] = {arg_key(v): i for i, v in enumerate(p.universe)}
+        model._universe_index = cache  # type: ignore[attr-defined]
+    return cache
+
+
+def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list:
+    param = action.params[i]
+    if param.source is None:
+        return param.universe
+    values = param.source(ctx)
+    if type(values) is not list:
+        raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
+                                 f"gave {R.type_name(values)}, not a list")
+    index = _universe_index(model)[(action.name, param.name)]
+    seen: dict[int, Any] = {}
+    for v in values:
+        k = index.get(arg_key(v))
+        if k is None:
+            raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} gave "
+                                     f"{v!r}, which is not among its `of:` values",
+                                     hint="every value a parameter can take must be listed in `of:`")
+        seen.setdefault(k, v)
+    return [seen[k] for k in sorted(seen)]
+
+
+def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
+    if flow["done"]:
+        return []
+    names, _ = available_actions(model, flow)
+    ctx = R.Ctx(vars_, flow, model, budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
+    out: list[Move] = []
+    for name in names:
+        action = model.actions[name]
+        if action.disabled:
+            continue
+        params, requires = action.params, action.requires
+        env = ctx.env
+        if not params:
+            if all(r.check(ctx) for r in requires):
+                out.append(Move(name, ()))
+            continue
+        last = len(params) - 1
+        chosen: list = [None] * len(params)
+
+        def rec(i: int) -> None:
+            p = params[i]
+            where = p.where
+            for v in _candidates(model, action, i, ctx):
+                env[p.name] = v
+                if where is not None and not where(ctx):
+                    continue
+                chosen[i] = v
+                if i < last:
+                    rec(i + 1)
+                    continue
+                for r in requires:
+                    if not r.check(ctx):
+                        break
+                else:
+                    out.append(Move(name, tuple(_freeze(c) for c in chosen)))
+            env.pop(p.name, None)
+
+        rec(0)
+    return out
+
+
+def bind(action: Action, move: Move) -> dict:
+    return {p.name: _thaw(v) for p, v in zip(action.params, move.args)}
+
+
+def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bool | None = None) -> None:
+    """Raise IllegalMoveError saying why `move` is illegal now; return if it is legal."""
+    if flow["done"]:
+        raise GameOverError(move, "the game is over")
+    names, chance = available_actions(model, flow)
+    action = model.actions.get(move.action)
+    if action is None:
+        raise IllegalMoveError(move, f"there is no action {move.action!r} "
+                               f"(actions: {', '.join(model.actions)})", "RP602")
+    if move.action not in names or action.disabled:
+        where = f"phase {flow['phase']!r}" + (f", stage {flow['stage']!r}" if flow.get("stage") else "")
+        raise IllegalMoveError(move, f"action {move.action!r} is not available in {where} "
+                               f"(available: {', '.join(names) or 'none'})", "RP603", action.rule)
+    if as_chance is not None and as_chance != chance:
+        who = "the chance player" if chance else f"player {flow['player']}"
+        raise IllegalMoveError(move, f"it is {who}'s turn to move", "RP607")
+    if len(move.args) != len(action.params):
+        raise IllegalMoveError(move, f"action {move.action!r} takes {len(action.params)} argument(s) "
+                               f"({', '.join(p.name for p in action.params)}), got {len(move.args)}", "RP602")
+    ctx = R.Ctx(vars_, flow, model, budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
+    index = _universe_index(model)
+    for i, (p, v) in enumerate(zip(action.params, move.args)):
+        value = _thaw(v)
+        if arg_key(value) not in index[(action.name, p.name)]:
+            raise IllegalMoveError(move, f"{value!r} is not a possible value of {p.name!r}", "RP604")
+        if p.source is not None and arg_key(value) not in {arg_key(c) for c in _candidates(model, action, i, ctx)}:
+            raise IllegalMoveError(move, f"{value!r} is not among the choices for {p.name!r} now", "RP604",
+                                   action.rule)
+        ctx.env[p.name] = value
+        if p.where is not None and not p.where(ctx):
+            raise IllegalMoveError(move, f"{value!r} is not allowed for {p.name!r} now", "RP604", action.rule)
+    for r in action.requires:
+        if not r.check(ctx):
+            raise IllegalMoveError(move, r.message, "RP605", r.rule)

@@ -1,0 +1,624 @@
+"""Build the frozen game model from ruleset data: names resolved, code compiled.
+
+Loading happens once: every expression and effect is parsed and compiled
+here, static parameter domains are evaluated, graphs are built with networkx
+and flattened into lookup tables.  Play only calls the resulting closures.
+Every problem becomes a located diagnostic; nothing is raised one by one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import networkx as nx
+
+from ruleplay.dsl import ast as A
+from ruleplay.dsl import runtime as R
+from ruleplay.dsl.compiler import CompileProblem, Compiler
+from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
+from ruleplay.dsl.geometry import Grid
+from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
+from ruleplay.dsl.scope import Callable_, Scope
+from ruleplay.dsl.variants import SourceMap
+from ruleplay.dsl.yamlload import format_path
+
+Fn = Callable[[R.Ctx], Any]
+Exec = Callable[[R.Ctx], None]
+
+DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "max_depth": 64,
+                  "max_components": 100_000}
+
+
+def _noop(ctx: R.Ctx) -> None:
+    return None
+
+
+@dataclass
+class VarDecl:
+    name: str
+    per_player: bool
+    visibility: str
+    init: Fn
+    visible_if: Fn | None
+    back: Fn | None
+    type: str
+
+
+@dataclass
+class Param:
+    name: str
+    universe: list
+    source: Fn | None  # `from:` candidates computed from the state
+    where: Fn | None
+    path: tuple
+
+
+@dataclass
+class Requirement:
+    check: Fn
+    rule: str | None
+    message: str
+    path: tuple
+
+
+@dataclass
+class Action:
+    name: str
+    rule: str | None
+    chance: bool
+    weight: Fn | None
+    params: list[Param]
+    requires: list[Requirement]
+    effects: Exec
+    disabled: bool
+    path: tuple
+    first_index: int = 0  # position of this action's first move in the global numbering
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for p in self.params:
+            n *= len(p.universe)
+        return n
+
+
+@dataclass
+class Stage:
+    name: str
+    actions: list[str]
+    chance: bool
+
+
+@dataclass
+class Phase:
+    name: str
+    order: str
+    first: Fn | None
+    actions: list[str]
+    turn: str
+    stages: dict[str, Stage]
+    end_if: Fn | None
+    on_begin: Exec
+    on_end: Exec
+    next: str | None
+    when_stuck: str
+    rule: str | None
+    path: tuple
+
+
+@dataclass
+class EndCondition:
+    when: Fn
+    at: str
+    rule: str | None
+    disabled: bool
+    path: tuple
+
+
+@dataclass
+class Invariant:
+    check: Fn
+    message: str
+    rule: str | None
+    path: tuple
+
+
+@dataclass
+class RenderItem:
+    show: Fn
+    kind: str
+    board: str | None
+    label: str
+    cell: Fn | None
+    width: int
+
+
+@dataclass
+class GameModel:
+    name: str
+    title: str
+    description: str
+    players: int
+    min_players: int
+    max_players: int
+    variant: str | None
+    variants: list[str]
+    data: dict
+    source: SourceMap
+    constants: dict[str, Any]
+    component_ids: list[str]
+    components_by_kind: dict[str, list[str]]
+    component_props: dict[str, dict]
+    boards: dict[str, Grid]
+    graphs: dict[str, dict]
+    nx_graphs: dict[str, Any]
+    vars: dict[str, VarDecl]
+    setup: Exec
+    start_player: Fn | None
+    rotate_start: bool
+    skip_if: Fn | None
+    on_round_begin: Exec
+    on_round_end: Exec
+    phases: dict[str, Phase]
+    phase_order: list[str]
+    actions: dict[str, Action]
+    end: list[EndCondition]
+    score: Fn | None
+    tiebreak: list[Fn]
+    returns: Fn | None
+    invariants: list[Invariant]
+    render: list[RenderItem]
+    assumptions: list[dict]
+    spec: str | None
+    cited_rules: dict[str, list[tuple]]
+    limits: dict[str, int]
+    ruleset_hash: str
+    uses_chance: bool
+    hidden_info: bool
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    num_actions: int = 0
+
+
+class ModelBuilder:
+    """Compiles ruleset data into a `GameModel`, collecting diagnostics."""
+
+    def __init__(self, data: dict, smap: SourceMap, players: int | None, variant: str | None,
+                 disabled_rules: frozenset[str] = frozenset()):
+        self.data = data
+        self.smap = smap
+        self.variant = variant
+        self.diags: list[Diagnostic] = []
+        self.compiler = Compiler()
+        self.disabled = disabled_rules
+        self.cited: dict[str, list[tuple]] = {}
+        self.requested_players = players
+        self.lines = SourceLines()
+        for doc in smap.documents():
+            self.lines.add(doc.file, doc.text)
+
+    # --------------------------------------------------------------- helpers
+    def diag(self, code: str, message: str, path: tuple, hint: str = "", severity: str = "error",
+             key: bool = False) -> None:
+        file, line, col, source = self.smap.where(path, key=key)
+        self.diags.append(Diagnostic(code, message, file, line, col, severity, hint, format_path(path), source))
+
+    def _problem(self, p: CompileProblem) -> None:
+        self.diags.append(Diagnostic(p.code, p.message, p.pos.file, p.pos.line, p.pos.col, hint=p.hint,
+                                     source_line=self.lines.line(p.pos.file, p.pos.line)))
+
+    def _flush_problems(self) -> None:
+        for p in self.compiler.problems:
+            self._problem(p)
+        self.compiler.problems.clear()
+
+    def cite(self, rule: str | None, path: tuple) -> None:
+        if rule:
+            self.cited.setdefault(rule, []).append(path)
+
+    def _cites_in(self, node: Any, path: tuple) -> None:
+        for n in A.walk(node):
+            if isinstance(n, A.Cited):
+                self.cite(n.rule, path)
+
+    def get(self, path: tuple, default: Any = None) -> Any:
+        node: Any = self.data
+        for step in path:
+            if isinstance(node, dict) and step in node:
+                node = node[step]
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                node = node[step]
+            else:
+                return default
+        return node
+
+    def parse(self, path: tuple, effects: bool) -> A.Node | None:
+        text = self.get(path)
+        if text is None:
+            return None
+        if not isinstance(text, str):
+            text = json.dumps(text) if not effects else str(text)
+        origin = self.smap.origin(path)
+        try:
+            node = parse_effects(text, origin) if effects else parse_expr(text, origin)
+        except DslSyntaxError as err:
+            pos = err.pos
+            self.diags.append(Diagnostic(err.code, err.message, pos.file, pos.line, pos.col, hint=err.hint,
+                                         path=format_path(path), source_line=self.lines.line(pos.file, pos.line)))
+            return None
+        self._cites_in(node, path)
+        return node
+
+    def expr(self, path: tuple, scope: Scope, default: Fn | None = None) -> Fn | None:
+        node = self.parse(path, effects=False)
+        if node is None:
+            return default
+        fn = self.compiler.expr(node, scope)
+        self._flush_problems()
+        return fn
+
+    def effects(self, path: tuple, scope: Scope) -> Exec:
+        node = self.parse(path, effects=True)
+        if node is None:
+            return _noop
+        fn = self.compiler.block(node, scope)
+        self._flush_problems()
+        return fn
+
+    # ----------------------------------------------------------------- build
+    def build(self) -> GameModel | None:
+        d = self.data
+        name = d.get("game", "game")
+        prange = d.get("players", 2)
+        if isinstance(prange, dict):
+            lo, hi = prange.get("min", 2), prange.get("max", 2)
+            default = prange.get("default", lo)
+        else:
+            lo = hi = default = prange
+        if lo > hi:
+            self.diag("RP301", f"players: min {lo} is greater than max {hi}", ("players",))
+        players = self.requested_players if self.requested_players is not None else default
+        if not lo <= players <= hi:
+            self.diag("RP302", f"{name} is for {lo}-{hi} players, not {players}", ("players",),
+                      hint=f"use --players between {lo} and {hi}")
+            return None
+
+        limits = dict(DEFAULT_LIMITS)
+        limits.update(d.get("limits") or {})
+        constants = dict(d.get("constants") or {})
+        comp_ids, by_kind, props = self.components(limits)
+        boards = {n: Grid(n, b["width"], b["height"]) for n, b in (d.get("boards") or {}).items()}
+        graphs, nx_graphs = self.graphs(boards)
+
+        state_names = frozenset((d.get("state") or {}).keys())
+        clash = state_names & frozenset(constants)
+        for n in sorted(clash):
+            self.diag("RP214", f"`{n}` is both a constant and a state variable", ("state", n), key=True)
+        functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
+        procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
+        scope = Scope(state_names, constants, frozenset(), functions, procedures, self.disabled)
+
+        for n, f in (d.get("functions") or {}).items():
+            self.cite(f.get("rule"), ("functions", n))
+            body = self.expr(("functions", n, "value"), scope.only_locals(*functions[n].params))
+            self.compiler.function_bodies[n] = body or (lambda ctx: None)
+        for n, f in (d.get("procedures") or {}).items():
+            self.cite(f.get("rule"), ("procedures", n))
+            body = self.effects(("procedures", n, "effects"), scope.only_locals(*procedures[n].params))
+            self.compiler.procedure_bodies[n] = _noop if f.get("rule") in self.disabled else body
+
+        vars_ = self.variables(scope)
+        setup = self.effects(("setup",), scope)
+        actions = self.actions(scope, players, props, comp_ids, by_kind, boards, graphs, constants)
+        flow = d.get("flow") or {}
+        phases = self.phases(scope, actions)
+        end = []
+        for i, e in enumerate(d.get("end") or []):
+            self.cite(e.get("rule"), ("end", i))
+            fn = self.expr(("end", i, "when"), scope)
+            if fn is not None:
+                end.append(EndCondition(fn, e.get("at", "now"), e.get("rule"),
+                                        e.get("rule") in self.disabled, ("end", i)))
+        scoring = d.get("scoring") or {}
+        self.cite(scoring.get("rule"), ("scoring",))
+        pscope = scope.with_locals("p")
+        score = self.expr(("scoring", "score"), pscope)
+        tiebreak = [f for i in range(len(scoring.get("tiebreak") or []))
+                    if (f := self.expr(("scoring", "tiebreak", i), pscope)) is not None]
+        returns = self.expr(("scoring", "returns"), pscope)
+        invariants = []
+        for i, inv in enumerate(d.get("invariants") or []):
+            fn = self.expr(("invariants", i, "check"), scope)
+            if fn is not None:
+                invariants.append(Invariant(fn, inv.get("message", inv["check"]), inv.get("rule"), ("invariants", i)))
+        render = self.render(scope)
+        for i, a in enumerate(d.get("assumptions") or []):
+            res = a.get("resolves")
+            for r in ([res] if isinstance(res, str) else res or []):
+                self.cite(r, ("assumptions", i))
+
+        if any(e.severity == "error" for e in self.diags):
+            return None
+
+        hidden = any(v.visibility != "public" or v.visible_if is not None for v in vars_.values())
+        uses_chance = any(a.chance for a in actions.values()) or any(
+            isinstance(n, A.ListOp) and n.op == "shuffle"
+            for text_path in self._effect_paths() for n in A.walk(self.parse(text_path, True)))
+        texts = "\n".join(doc.text for doc in self.smap.documents())
+        model = GameModel(
+            name=name, title=d.get("title", name), description=d.get("description", ""),
+            players=players, min_players=lo, max_players=hi, variant=self.variant,
+            variants=sorted((d.get("variants") or {}).keys()), data=d, source=self.smap,
+            constants=constants, component_ids=comp_ids, components_by_kind=by_kind,
+            component_props=props, boards=boards, graphs=graphs, nx_graphs=nx_graphs, vars=vars_,
+            setup=setup, start_player=self.expr(("flow", "start_player"), scope),
+            rotate_start=bool(flow.get("rotate_start", False)),
+            skip_if=self.expr(("flow", "skip_if"), scope.with_locals("p")),
+            on_round_begin=self.effects(("flow", "on_round_begin"), scope),
+            on_round_end=self.effects(("flow", "on_round_end"), scope),
+            phases=phases, phase_order=[p["name"] for p in flow.get("phases") or []],
+            actions=actions, end=end, score=score, tiebreak=tiebreak, returns=returns,
+            invariants=invariants, render=render, assumptions=list(d.get("assumptions") or []),
+            spec=d.get("spec"), cited_rules=self.cited, limits=limits,
+            ruleset_hash=hashlib.sha256(
+                (texts + json.dumps([self.variant, players], sort_keys=True)).encode()).hexdigest()[:16],
+            uses_chance=uses_chance, hidden_info=hidden,
+        )
+        index = 0
+        for a in actions.values():
+            a.first_index = index
+            index += a.size
+        model.num_actions = index
+        return model
+
+    def _effect_paths(self) -> list[tuple]:
+        d = self.data
+        paths: list[tuple] = [("setup",)]
+        paths += [("actions", n, "effects") for n in d.get("actions") or {}]
+        paths += [("procedures", n, "effects") for n in d.get("procedures") or {}]
+        for i, p in enumerate((d.get("flow") or {}).get("phases") or []):
+            paths += [("flow", "phases", i, "on_begin"), ("flow", "phases", i, "on_end")]
+        paths += [("flow", "on_round_begin"), ("flow", "on_round_end")]
+        return paths
+
+    # ------------------------------------------------------------ components
+    def components(self, limits: dict) -> tuple[list[str], dict[str, list[str]], dict[str, dict]]:
+        ids: list[str] = []
+        by_kind: dict[str, list[str]] = {}
+        props: dict[str, dict] = {}
+        for kind, spec in (self.data.get("components") or {}).items():
+            declared = spec.get("properties") or {}
+            for i, item in enumerate(spec.get("items") or []):
+                path = ("components", kind, "items", i)
+                base = {k: v for k, v in item.items() if k not in ("id", "copies")}
+                for key in base:
+                    if declared and key not in declared:
+                        self.diag("RP215", f"property {key!r} is not declared for component kind {kind!r}",
+                                  path + (key,), hint=f"declared: {', '.join(declared) or 'none'}", key=True)
+                for key in declared:
+                    if key not in base:
+                        self.diag("RP215", f"component {item['id']!r} lacks property {key!r}", path)
+                copies = item.get("copies", 1)
+                names = [item["id"]] if copies == 1 else [f"{item['id']}#{k + 1}" for k in range(copies)]
+                for cid in names:
+                    if cid in props:
+                        self.diag("RP216", f"component id {cid!r} is used twice", path + ("id",))
+                        continue
+                    props[cid] = {**base, "kind": kind, "id": cid}
+                    ids.append(cid)
+                    by_kind.setdefault(kind, []).append(cid)
+                if len(ids) > limits["max_components"]:
+                    self.diag("RP503", f"more than {limits['max_components']} components", path,
+                              hint="raise limits.max_components if the game really needs it")
+                    return ids, by_kind, props
+        return ids, by_kind, props
+
+    # ---------------------------------------------------------------- graphs
+    def graphs(self, boards: dict[str, Grid]) -> tuple[dict[str, dict], dict[str, Any]]:
+        out: dict[str, dict] = {}
+        nxs: dict[str, Any] = {}
+        for name, spec in (self.data.get("graphs") or {}).items():
+            path = ("graphs", name)
+            directed = bool(spec.get("directed", False))
+            g: Any = nx.DiGraph() if directed else nx.Graph()
+            if "board" in spec:
+                grid = boards.get(spec["board"])
+                if grid is None:
+                    self.diag("RP210", f"graph {name!r} names unknown board {spec['board']!r}", path + ("board",))
+                    continue
+                g.add_nodes_from(range(grid.size))
+                if spec.get("perimeter"):
+                    ring = grid.perimeter()
+                    g.add_edges_from(zip(ring, ring[1:] + ring[:1]))
+                    g = g.subgraph(ring).copy()
+                else:
+                    g.add_edges_from(grid.edges(spec.get("steps", "king")))
+            elif "adjacency" in spec:
+                adjacency = spec["adjacency"]
+                g.add_nodes_from(adjacency)
+                for a, targets in adjacency.items():
+                    for b in targets:
+                        if str(b) not in adjacency:
+                            self.diag("RP304", f"graph {name!r}: {a!r} lists unknown node {b!r}",
+                                      path + ("adjacency", a))
+                        elif not directed and a not in [str(t) for t in adjacency[str(b)]]:
+                            self.diag("RP303", f"graph {name!r} is undirected but {a!r} -> {b!r} has no "
+                                      f"way back", path + ("adjacency", a),
+                                      hint=f"add {a!r} to the list of {b!r}, or set directed: true")
+                        g.add_edge(a, str(b))
+            else:
+                nodes = spec.get("nodes")
+                if nodes is not None:
+                    g.add_nodes_from(self._hashable(n) for n in nodes)
+                for i, (a, b) in enumerate(spec.get("edges") or []):
+                    a, b = self._hashable(a), self._hashable(b)
+                    if nodes is not None and (a not in g or b not in g):
+                        self.diag("RP304", f"graph {name!r}: edge {[a, b]} uses a node not in `nodes`",
+                                  path + ("edges", i))
+                    g.add_edge(a, b)
+            nxs[name] = g
+            out[name] = flatten_graph(g)
+        return out, nxs
+
+    @staticmethod
+    def _hashable(v: Any) -> Any:
+        return tuple(v) if isinstance(v, list) else v
+
+    # ------------------------------------------------------------- variables
+    def variables(self, scope: Scope) -> dict[str, VarDecl]:
+        out = {}
+        for name, spec in (self.data.get("state") or {}).items():
+            path = ("state", name)
+            per = bool(spec.get("per_player", False))
+            vis = spec.get("visibility", "public")
+            if vis == "owner" and not per:
+                self.diag("RP305", f"`{name}`: visibility owner needs per_player: true", path + ("visibility",),
+                          hint="owner visibility shows each player their own entry")
+            init_scope = scope.with_locals("p") if per else scope
+            init = self.expr(path + ("init",), init_scope, default=lambda ctx: None)
+            item_scope = scope.with_locals("item", "index", "viewer", "owner")
+            out[name] = VarDecl(name, per, vis, init, self.expr(path + ("visible_if",), item_scope),
+                                self.expr(path + ("back",), item_scope), spec.get("type", "any"))
+        return out
+
+    # --------------------------------------------------------------- actions
+    def actions(self, scope: Scope, players: int, props: dict, comp_ids: list, by_kind: dict,
+                boards: dict, graphs: dict, constants: dict) -> dict[str, Action]:
+        static = _StaticModel(comp_ids, by_kind, props, boards, graphs)
+        out = {}
+        for name, spec in (self.data.get("actions") or {}).items():
+            path = ("actions", name)
+            self.cite(spec.get("rule"), path)
+            params: list[Param] = []
+            local: list[str] = []
+            for pname, pspec in (spec.get("params") or {}).items():
+                ppath = path + ("params", pname)
+                of_path = ppath if isinstance(pspec, str) else ppath + ("of",)
+                of_fn = self.expr(of_path, scope.only_locals())
+                universe: list = []
+                if of_fn is not None:
+                    ctx = R.Ctx({}, {"players": players}, static)
+                    try:
+                        universe = of_fn(ctx)
+                    except KeyError:
+                        self.diag("RP220", f"the values of parameter {pname!r} must not depend on the state",
+                                  of_path, hint="put the full set of values in `of:` and narrow it with `from:`"
+                                  " or `where:`")
+                    except R.RuleRuntimeError as err:
+                        self.diag("RP220", f"cannot compute the values of parameter {pname!r}: {err.message}",
+                                  of_path)
+                    if not isinstance(universe, list):
+                        self.diag("RP221", f"`of:` of parameter {pname!r} must be a list", of_path)
+                        universe = []
+                    elif not universe and not self.diags:
+                        self.diag("RP221", f"parameter {pname!r} has no possible values", of_path,
+                                  severity="warning")
+                    elif len(universe) != len({json.dumps(v, sort_keys=True) for v in universe}):
+                        self.diag("RP221", f"`of:` of parameter {pname!r} lists a value twice", of_path)
+                pscope = scope.with_locals(*local)
+                source = where = None
+                if isinstance(pspec, dict):
+                    source = self.expr(ppath + ("from",), pscope)
+                    where = self.expr(ppath + ("where",), pscope.with_locals(pname))
+                local.append(pname)
+                params.append(Param(pname, universe, source, where, ppath))
+            ascope = scope.with_locals(*local)
+            requires = []
+            for i, r in enumerate(spec.get("require") or []):
+                rpath = path + ("require", i)
+                if isinstance(r, str):
+                    fn = self.expr(rpath, ascope)
+                    rule, message = None, r
+                else:
+                    fn = self.expr(rpath + ("check",), ascope)
+                    rule, message = r.get("rule"), r.get("message") or r.get("check")
+                    self.cite(rule, rpath)
+                if fn is not None:
+                    if rule in self.disabled:
+                        fn = lambda ctx: True  # noqa: E731 - mutation testing: the rule is switched off
+                    requires.append(Requirement(fn, rule, message, rpath))
+            weight = self.expr(path + ("weight",), ascope)
+            effects = self.effects(path + ("effects",), ascope)
+            out[name] = Action(name, spec.get("rule"), bool(spec.get("chance", False)), weight, params,
+                               requires, effects, spec.get("rule") in self.disabled, path)
+        return out
+
+    # ---------------------------------------------------------------- phases
+    def phases(self, scope: Scope, actions: dict[str, Action]) -> dict[str, Phase]:
+        flow = self.data.get("flow") or {}
+        out: dict[str, Phase] = {}
+        for i, spec in enumerate(flow.get("phases") or []):
+            path = ("flow", "phases", i)
+            name = spec["name"]
+            if name in out:
+                self.diag("RP216", f"phase {name!r} is declared twice", path + ("name",))
+            self.cite(spec.get("rule"), path)
+            for j, a in enumerate(spec.get("actions") or []):
+                if a not in actions:
+                    self.diag("RP210", f"phase {name!r} lists unknown action {a!r}", path + ("actions", j))
+            stages = {}
+            for sname, sspec in (spec.get("stages") or {}).items():
+                for j, a in enumerate(sspec.get("actions") or []):
+                    if a not in actions:
+                        self.diag("RP210", f"stage {sname!r} lists unknown action {a!r}",
+                                  path + ("stages", sname, "actions", j))
+                stages[sname] = Stage(sname, list(sspec.get("actions") or []), bool(sspec.get("chance", False)))
+            order = spec.get("order", "alternate")
+            out[name] = Phase(
+                name=name, order=order, first=self.expr(path + ("first",), scope),
+                actions=list(spec.get("actions") or []), turn=spec.get("turn", "single"), stages=stages,
+                end_if=self.expr(path + ("end_if",), scope), on_begin=self.effects(path + ("on_begin",), scope),
+                on_end=self.effects(path + ("on_end",), scope), next=spec.get("next"),
+                when_stuck=spec.get("when_stuck", "error"), rule=spec.get("rule"), path=path)
+        for p in out.values():
+            if p.next is not None and p.next not in out:
+                self.diag("RP210", f"phase {p.name!r}: next phase {p.next!r} does not exist", p.path + ("next",))
+        return out
+
+    # ---------------------------------------------------------------- render
+    def render(self, scope: Scope) -> list[RenderItem]:
+        out = []
+        for i, spec in enumerate(self.data.get("render") or []):
+            path = ("render", i)
+            show = self.expr(path + ("show",), scope)
+            cell = self.expr(path + ("cell",), scope.with_locals("item", "index"))
+            kind = spec.get("as", "grid" if spec.get("board") else "value")
+            if kind == "grid" and spec.get("board") not in (self.data.get("boards") or {}):
+                self.diag("RP210", f"render item {i}: `as: grid` needs an existing `board:`", path,
+                          hint="name a board declared under `boards:`")
+            if show is not None:
+                out.append(RenderItem(show, kind, spec.get("board"), spec.get("label", spec["show"]), cell,
+                                      spec.get("width", 3)))
+        return out
+
+
+class _StaticModel:
+    """The part of the model visible while static parameter domains are computed."""
+
+    def __init__(self, ids: list, by_kind: dict, props: dict, boards: dict, graphs: dict):
+        self.component_ids = ids
+        self.components_by_kind = by_kind
+        self.component_props = props
+        self.boards = boards
+        self.graphs = graphs
+
+
+def node_key(node: Any) -> str:
+    if isinstance(node, tuple):
+        return str(list(node))
+    return node if isinstance(node, str) else str(node)
+
+
+def flatten_graph(g: Any) -> dict:
+    """A networkx graph as plain lookup tables: no networkx call during play."""
+    def value(n: Any) -> Any:
+        return list(n) if isinstance(n, tuple) else n
+
+    ordered = sorted(g.nodes, key=lambda n: (str(type(n)), n if not isinstance(n, tuple) else tuple(map(str, n))))
+    adj = {}
+    for n in ordered:
+        succ = g.successors(n) if g.is_directed() else g.neighbors(n)
+        adj[node_key(n)] = [value(m) for m in sorted(succ, key=lambda m: (str(type(m)), str(m)))]
+    return {"nodes": [value(n) for n in ordered], "adj": adj, "value": {node_key(n): value(n) for n in ordered}}

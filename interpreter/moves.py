@@ -1,0 +1,101 @@
+"""Moves: small frozen values with a text form that parses back.
+
+`place(4)`, `bet`, `deal("J", "K")` — the action name, then its arguments.
+Names that look like identifiers print bare; other strings are quoted.  The
+same text parses back to an equal `Move` with `parse_move`, and the JSON form
+is `{"action": ..., "args": [...]}`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruleplay.dsl import ast as A
+from ruleplay.dsl.parser import DslSyntaxError, parse_expr
+
+from .errors import MoveParseError
+
+_BARE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_RESERVED = {"true", "false", "null", "if", "then", "else", "not", "and", "or", "in", "for"}
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value if _BARE.match(value) and value not in _RESERVED else json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+@dataclass(frozen=True)
+class Move:
+    action: str
+    args: tuple = ()
+
+    def __str__(self) -> str:
+        if not self.args:
+            return self.action
+        return f"{self.action}({', '.join(format_value(a) for a in self.args)})"
+
+    def to_json(self) -> dict:
+        return {"action": self.action, "args": [_thaw(a) for a in self.args]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Move":
+        if not isinstance(data, dict) or not isinstance(data.get("action"), str) \
+                or not isinstance(data.get("args", []), list):
+            raise MoveParseError(f"not a move: {json.dumps(data)[:80]}")
+        return cls(data["action"], tuple(_freeze(a) for a in data.get("args", [])))
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        raise MoveParseError("move arguments cannot be maps")
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    return [_thaw(v) for v in value] if isinstance(value, tuple) else value
+
+
+def _literal(node: A.Expr, text: str) -> Any:
+    if isinstance(node, A.Literal):
+        return node.value
+    if isinstance(node, A.Name):
+        return node.name
+    if isinstance(node, A.ListLit):
+        return tuple(_literal(i, text) for i in node.items)
+    raise MoveParseError(f"cannot read move {text!r}: arguments must be plain values")
+
+
+def parse_move(text: str) -> Move:
+    """Parse `action` or `action(arg, …)`; raises MoveParseError."""
+    if not isinstance(text, str) or not text.strip():
+        raise MoveParseError("empty move text")
+    if len(text) > 2000:
+        raise MoveParseError("move text is too long")
+    try:
+        node = parse_expr(text.strip())
+    except DslSyntaxError as err:
+        raise MoveParseError(f"cannot read move {text!r}: {err.message} at column {err.pos.col}") from None
+    if isinstance(node, A.Name):
+        return Move(node.name)
+    if isinstance(node, A.Call):
+        return Move(node.func, tuple(_literal(a, text) for a in node.args))
+    raise MoveParseError(f"cannot read move {text!r}: write `action` or `action(arg, ...)`")
+
+
+def arg_key(value: Any) -> Any:
+    """A hashable key for a move argument or a parameter value."""
+    if isinstance(value, (list, tuple)):
+        return tuple(arg_key(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    if isinstance(value, bool):
+        return ("bool", value)
+    return value

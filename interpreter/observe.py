@@ -1,0 +1,69 @@
+"""Observations: the only way hidden information leaves the engine.
+
+A variable's `visibility` decides who sees it (public, owner — each seat
+sees its own entry of a per-player variable — or hidden), and `visible_if`
+decides item by item (face-down cards).  Masked values keep only what a
+player may know: a hidden list shows its length, a hidden item shows its
+`back` (e.g. a card's colour) or null.  The random generator's state is
+never observed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruleplay.dsl import runtime as R
+
+from .model import GameModel, VarDecl
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, list):
+        return {"hidden": len(value)}
+    return {"hidden": True}
+
+
+def _items(decl: VarDecl, value: Any, ctx: R.Ctx, viewer: int, owner: int | None) -> Any:
+    if decl.visible_if is None or not isinstance(value, list):
+        return R.clone(value)
+    env = ctx.env
+    out = []
+    for i, item in enumerate(value):
+        env.update(item=item, index=i, viewer=viewer, owner=owner)
+        if decl.visible_if(ctx):
+            out.append(R.clone(item))
+        else:
+            out.append(R.clone(decl.back(ctx)) if decl.back is not None else None)
+    return out
+
+
+def observe(model: GameModel, data: dict, player: int) -> dict:
+    flow = data["flow"]
+    if type(player) is not int or not 0 <= player < flow["players"]:
+        raise ValueError(f"observe(): {player!r} is not a seat of this game (0..{flow['players'] - 1})")
+    ctx = R.Ctx(data["vars"], flow, model)
+    seen: dict[str, Any] = {}
+    for name, decl in model.vars.items():
+        value = data["vars"][name]
+        if decl.per_player:
+            row = []
+            for seat, entry in enumerate(value):
+                if decl.visibility == "hidden" or (decl.visibility == "owner" and seat != player):
+                    row.append(_masked(entry))
+                else:
+                    row.append(_items(decl, entry, ctx, player, seat))
+            seen[name] = row
+        elif decl.visibility == "hidden":
+            seen[name] = _masked(value)
+        else:
+            seen[name] = _items(decl, value, ctx, player, None)
+    return {
+        "game": model.name,
+        "viewer": player,
+        "round": flow["round"],
+        "phase": flow["phase"],
+        "stage": flow["stage"],
+        "current": flow["player"],
+        "terminal": flow["done"],
+        "state": seen,
+    }

@@ -1,0 +1,52 @@
+"""A small seeded PRNG whose whole state is one integer stored in the game state.
+
+Python's `random.Random` has a 625-word state and its algorithms may change
+between versions; a game must replay bit for bit in any process, so the state
+carries its own SplitMix64 counter instead.
+"""
+
+from __future__ import annotations
+
+MASK = (1 << 64) - 1
+
+
+def seed_state(seed: int) -> int:
+    return (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & MASK
+
+
+class Rng:
+    """SplitMix64; `state` is the value saved in the game state."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: int):
+        self.state = state & MASK
+
+    def next64(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform int in [0, n) without modulo bias."""
+        if n <= 0:
+            raise ValueError("below() needs n > 0")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next64()
+            if x < limit:
+                return x % n
+
+    def random(self) -> float:
+        return (self.next64() >> 11) / float(1 << 53)
+
+    def shuffle(self, items: list) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def derive(self, index: int) -> int:
+        """A seed for sub-stream `index` (per-game seeds of a batch, agents)."""
+        return Rng(self.state ^ seed_state(index + 1)).next64()

@@ -1,0 +1,58 @@
+"""Final scores and utilities.
+
+`scores()` are the game's own numbers (points, domains, chips).  Utilities
+(`returns()`) are declared by the ruleset when it has a natural one (chips
+won in poker), otherwise they come from the ranking: players are ordered by
+score, then by each tie-breaker; the best gets +1, the worst -1, linear in
+between, and tied players share the average of the places they span.
+"""
+
+from __future__ import annotations
+
+from ruleplay.dsl import runtime as R
+
+from .model import GameModel
+
+
+def _per_player(model: GameModel, data: dict, fn) -> list:
+    ctx = R.Ctx(data["vars"], data["flow"], model)
+    out = []
+    for p in range(data["flow"]["players"]):
+        ctx.env = {"p": p}
+        value = fn(ctx)
+        if type(value) not in (int, float):
+            raise R.RuleRuntimeError(f"scoring gave {value!r} for player {p}, not a number")
+        out.append(value)
+    return out
+
+
+def scores(model: GameModel, data: dict) -> list:
+    if model.score is None:
+        return [0] * data["flow"]["players"]
+    return _per_player(model, data, model.score)
+
+
+def rank_keys(model: GameModel, data: dict) -> list[tuple]:
+    columns = [scores(model, data)] + [_per_player(model, data, t) for t in model.tiebreak]
+    return [tuple(col[p] for col in columns) for p in range(data["flow"]["players"])]
+
+
+def rank_returns(model: GameModel, data: dict) -> list[float]:
+    n = data["flow"]["players"]
+    if model.returns is not None:
+        return [float(v) for v in _per_player(model, data, model.returns)]
+    if n == 1:
+        return [0.0]
+    keys = rank_keys(model, data)
+    order = sorted(range(n), key=lambda p: keys[p], reverse=True)
+    out = [0.0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
+            j += 1
+        value = sum(1 - 2 * k / (n - 1) for k in range(i, j + 1)) / (j - i + 1)
+        for k in range(i, j + 1):
+            out[order[k]] = round(value, 12)
+        i = j + 1
+    return out

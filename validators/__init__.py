@@ -1,0 +1,27 @@
+"""Semantic checks run on a compiled model.
+
+Each check is a small generator of diagnostics registered in `CHECKS`, so
+adding one never touches the others (the jsonschema way).  The schema check
+(`validators.schema`) runs earlier, on the raw data, because the model
+cannot be built from structurally broken input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ruleplay.dsl.diagnostics import Diagnostic
+
+from .citations import check_citations
+from .reachability import check_reachability
+from .types import check_types
+
+Check = Callable[..., Iterator[Diagnostic]]
+
+CHECKS: list[Check] = [check_citations, check_reachability, check_types]
+
+
+def semantic_checks(model, ruleset_path: Path) -> Iterator[Diagnostic]:
+    for check in CHECKS:
+        yield from check(model, ruleset_path)

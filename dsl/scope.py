@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 FLOW_NAMES: dict[str, str] = {
-    "current": "player",
+    "current": "seat",
     "players": "players",
     "round": "round",
     "phase": "phase",

@@ -7,7 +7,8 @@ hook (`on_begin`, `on_end`, `on_round_end`, …) shares the same statements,
 and a guard stops a ruleset whose phases cycle without anyone moving.
 
 Flow values live in the state's `flow` dictionary:
-  phase, stage, player (CHANCE = -1, TERMINAL = -4), players, round, turn,
+  phase, stage, seat (whose turn it is), player (who decides now: the seat,
+  or CHANCE = -1 in a chance phase or stage, TERMINAL = -4), players, round, turn,
   start, queue (seats still to act in an `each` phase), end_round (the round
   after which the game ends, once an end condition asked for it), done,
   steps (moves made).
@@ -26,7 +27,7 @@ MAX_TRANSITIONS = 1000
 
 def initial_flow(model: GameModel) -> dict:
     return {
-        "phase": model.phase_order[0], "stage": None, "player": 0, "players": model.players,
+        "phase": model.phase_order[0], "stage": None, "seat": 0, "player": 0, "players": model.players,
         "round": 1, "turn": 0, "start": 0, "queue": [], "end_round": None, "done": False, "steps": 0,
         "ended_by": None,
     }
@@ -65,6 +66,10 @@ class FlowRunner:
             if self.active(cand):
                 return cand
         return None
+
+    def set_seat(self, seat: int) -> None:
+        self.flow["seat"] = seat
+        self.flow["player"] = seat
 
     def _hook(self, hook) -> None:
         hook(self.ctx)
@@ -156,12 +161,12 @@ class FlowRunner:
                     if name is None:
                         return
                     continue
-                f["player"] = f["queue"][0]
+                self.set_seat(f["queue"][0])
                 return
             seat = first if self.active(first) else self.next_active(first)
             if seat is None:
                 raise DeadlockError(f"phase {name!r}: no player can act (all are skipped)")
-            f["player"] = seat
+            self.set_seat(seat)
             f["queue"] = []
             return
 
@@ -202,6 +207,7 @@ class FlowRunner:
         model, f = self.model, self.flow
         phase = model.phases[f["phase"]]
         f["stage"] = None
+        f["player"] = f["seat"]
         f["turn"] += 1
         over = force_phase_end
         if phase.order == "each" and f["queue"]:
@@ -216,15 +222,15 @@ class FlowRunner:
                 # Seats eliminated meanwhile lose their place in the queue.
                 f["queue"] = [s for s in f["queue"] if self.active(s)]
                 if f["queue"]:
-                    f["player"] = f["queue"][0]
+                    self.set_seat(f["queue"][0])
                     return
             elif phase.order == "chance":
                 f["player"] = CHANCE
                 return
             else:
-                nxt = self.next_active(f["player"])
+                nxt = self.next_active(f["seat"])
                 if nxt is not None:
-                    f["player"] = nxt
+                    self.set_seat(nxt)
                     return
                 raise DeadlockError(f"phase {phase.name!r}: no player can act (all are skipped)")
         nxt_name = self.leave_phase(phase)
@@ -242,6 +248,8 @@ class FlowRunner:
             if sig.stage is not None and sig.stage not in phase.stages:
                 raise R.RuleRuntimeError(f"stage {sig.stage!r} is not declared in phase {phase.name!r}")
             f["stage"] = sig.stage
+            chance_stage = sig.stage is not None and phase.stages[sig.stage].chance
+            f["player"] = CHANCE if chance_stage else f["seat"]
         continuing = f["stage"] is not None and sig.stage_set
         if phase.turn == "multi":
             turn_over = sig.end_turn or sig.end_phase

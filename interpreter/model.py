@@ -180,6 +180,20 @@ class GameModel:
     hidden_info: bool
     diagnostics: list[Diagnostic] = field(default_factory=list)
     num_actions: int = 0
+    scope: Scope = field(default_factory=Scope)
+    function_bodies: dict[str, Fn] = field(default_factory=dict)
+    procedure_bodies: dict[str, Exec] = field(default_factory=dict)
+
+    def compiler(self) -> Compiler:
+        """A compiler for code written outside the ruleset (scenario checks) that calls its functions.
+
+        Compile with `self.scope`; user function and procedure calls then find the
+        bodies compiled at load time, so extra code sees exactly the game's names.
+        """
+        compiler = Compiler()
+        compiler.function_bodies = self.function_bodies
+        compiler.procedure_bodies = self.procedure_bodies
+        return compiler
 
 
 class ModelBuilder:
@@ -364,7 +378,8 @@ class ModelBuilder:
             spec=d.get("spec"), cited_rules=self.cited, limits=limits,
             ruleset_hash=hashlib.sha256(
                 (texts + json.dumps([self.variant, players], sort_keys=True)).encode()).hexdigest()[:16],
-            uses_chance=uses_chance, hidden_info=hidden,
+            uses_chance=uses_chance, hidden_info=hidden, scope=scope,
+            function_bodies=self.compiler.function_bodies, procedure_bodies=self.compiler.procedure_bodies,
         )
         index = 0
         for a in actions.values():

@@ -1,0 +1,180 @@
+"""States as values: JSON round trips, copies, hashing, errors on bad moves and bad saves."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ruleplay import (GameOverError, IllegalMoveError, Move, MoveParseError, StateFormatError, load_game,
+                      parse_move)
+
+HIDDEN = """
+ruleplay: 1
+game: hidden
+players: 2
+components:
+  card:
+    properties: {rank: int}
+    items:
+      - {id: a, rank: 1}
+      - {id: b, rank: 2}
+      - {id: c, rank: 3}
+      - {id: d, rank: 4}
+state:
+  deck: {init: components("card"), visibility: hidden}
+  hand: {per_player: true, init: "[]", visibility: owner}
+  table:
+    init: "[]"
+    visible_if: "true"
+    back: "null"
+  shown: {per_player: true, init: "[]", visibility: owner}
+setup: |
+  shuffle deck
+  draw 1 from deck to hand[0]
+  draw 1 from deck to hand[1]
+flow:
+  phases:
+    - name: main
+      actions: [play, peek]
+actions:
+  play:
+    params:
+      card: {of: 'components("card")', from: "hand[current]"}
+    effects: |
+      move card from hand[current] to table
+  peek:
+    require: [len(deck) > 0]
+    effects: |
+      append deck[0] to shown[current]
+end:
+  - when: len(table) == 2
+scoring:
+  score: sum([c.rank for c in table if c in table])
+"""
+
+
+def test_round_trip_copy_and_hash():
+    game = load_game("tic-tac-toe")
+    s = game.new_state(seed=3).apply("place(4)").apply("place(0)")
+    data = json.loads(json.dumps(s.to_json()))
+    back = game.state_from_json(data)
+    assert back == s and hash(back) == hash(s)
+    assert back.legal_moves() == s.legal_moves()
+    assert [str(m) for m in back.history] == ["place(4)", "place(0)"]
+    twin = s.copy()
+    twin.data["vars"]["board"][8] = 1
+    assert s.data["vars"]["board"][8] is None and twin != s
+
+
+def test_apply_leaves_the_old_state_alone():
+    game = load_game("tic-tac-toe")
+    s = game.new_state()
+    s.apply("place(0)")
+    assert s.data["vars"]["board"] == [None] * 9 and s.current_player == 0
+
+
+def test_illegal_moves_are_typed_and_explained():
+    game = load_game("tic-tac-toe")
+    s = game.new_state().apply("place(0)")
+    with pytest.raises(IllegalMoveError) as err:
+        s.apply("place(0)")
+    assert err.value.rule == "TT-2.2" and err.value.code == "RP605"
+    assert "place(0)" in str(err.value) and "already marked" in str(err.value)
+    with pytest.raises(IllegalMoveError, match="not a possible value"):
+        s.apply("place(9)")
+    with pytest.raises(IllegalMoveError, match="no action 'jump'"):
+        s.apply("jump(1)")
+    with pytest.raises(IllegalMoveError, match="takes 1 argument"):
+        s.apply("place(1, 2)")
+    with pytest.raises(IllegalMoveError, match="not player 0's turn"):
+        s.apply("place(1)", player=0)
+    with pytest.raises(MoveParseError):
+        s.apply("place(")
+    with pytest.raises(MoveParseError):
+        game.parse_move("jump(3)")
+
+
+def test_move_after_the_end():
+    game = load_game("tic-tac-toe")
+    s = game.new_state()
+    for m in ["place(0)", "place(3)", "place(1)", "place(4)", "place(2)"]:
+        s = s.apply(m)
+    assert s.is_terminal() and s.returns() == [1.0, -1.0] and s.scores() == [1, 0]
+    with pytest.raises(GameOverError):
+        s.apply("place(8)")
+
+
+def test_move_text_and_json_forms_parse_back():
+    for text in ["pass", "place(4)", 'say("two words", -3, true, null)', "go([1, 2], x)"]:
+        move = parse_move(text)
+        assert parse_move(str(move)) == move
+        assert Move.from_json(json.loads(json.dumps(move.to_json()))) == move
+
+
+def test_action_numbering_is_a_bijection():
+    game = load_game("tic-tac-toe")
+    assert game.num_distinct_actions == 9
+    for i in range(9):
+        assert game.move_to_index(game.index_to_move(i)) == i
+    s = game.new_state().apply("place(4)")
+    assert s.legal_actions() == [0, 1, 2, 3, 5, 6, 7, 8]
+
+
+@pytest.mark.parametrize("mangle, message", [
+    (lambda d: d.pop("data"), "exactly the keys"),
+    (lambda d: d.update(ruleset_hash="0" * 16), "ruleset changed"),
+    (lambda d: d["data"]["flow"].update(phase="nowhere"), "unknown phase"),
+    (lambda d: d["data"]["flow"].update(player=7), "not a seat"),
+    (lambda d: d["data"]["vars"].pop("board"), "do not match"),
+    (lambda d: d["data"].update(rng=-1), "64-bit"),
+    (lambda d: d.update(history=["place("]), "bad move"),
+])
+def test_tampered_states_are_refused(mangle, message):
+    game = load_game("tic-tac-toe")
+    data = game.new_state().apply("place(1)").to_json()
+    mangle(data)
+    with pytest.raises(StateFormatError, match=message):
+        game.state_from_json(data)
+    with pytest.raises(StateFormatError, match="not valid JSON"):
+        game.state_from_json('{"format": 1,')
+
+
+def test_observation_hides_what_a_player_cannot_see(make_game):
+    game = make_game(HIDDEN)
+    s = game.new_state(seed=1)
+    mine, theirs = s.data["vars"]["hand"]
+    obs = s.observe(0)
+    assert obs["state"]["hand"] == [mine, {"hidden": 1}]
+    assert obs["state"]["deck"] == {"hidden": 2}
+    assert "rng" not in json.dumps(obs)
+    # Two states that differ only in what player 0 cannot see look identical to player 0.
+    other = s.copy()
+    other.data["vars"]["hand"][1], other.data["vars"]["deck"][0] = (
+        [other.data["vars"]["deck"][0]], other.data["vars"]["hand"][1][0])
+    assert json.dumps(other.observe(0), sort_keys=True) == json.dumps(obs, sort_keys=True)
+    assert json.dumps(other.observe(1), sort_keys=True) != json.dumps(s.observe(1), sort_keys=True)
+
+
+def test_private_knowledge_stays_with_its_owner(make_game):
+    game = make_game(HIDDEN)
+    s = game.new_state(seed=2).apply("peek")
+    seen = s.data["vars"]["shown"][0]
+    assert s.observe(0)["state"]["shown"][0] == seen
+    assert s.observe(1)["state"]["shown"][0] == {"hidden": 1}
+
+
+def test_face_down_items_show_their_back(make_game):
+    game = make_game(HIDDEN.replace('visible_if: "true"', "visible_if: viewer == 0"))
+    s = game.new_state(seed=1)
+    card = s.data["vars"]["hand"][0][0]
+    s = s.apply(f"play({card})")
+    assert s.observe(0)["state"]["table"] == [card]
+    assert s.observe(1)["state"]["table"] == [None]
+
+
+def test_same_seed_same_game_in_any_order():
+    game = load_game("tic-tac-toe")
+    a = game.new_state(seed=11)
+    b = game.new_state(seed=11)
+    assert a.dumps() == b.dumps()

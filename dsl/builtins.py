@@ -7,6 +7,8 @@ table records arity and a result type for the type checker.
 
 from __future__ import annotations
 
+import math
+import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -178,12 +180,15 @@ def str_(x):
     return str(x) if type(x) in (int, float, str) else type_name(x)
 
 
+_DECIMAL = re.compile(r"\s*-?[0-9]+\s*")
+
+
 @builtin(1, returns="int")
 def int_(x):
     """Integer from a number (truncating) or from decimal text."""
-    if type(x) in (int, float):
+    if type(x) is int or (type(x) is float and math.isfinite(x)):
         return int(x)
-    if type(x) is str and x.strip().lstrip("-").isdigit():
+    if type(x) is str and _DECIMAL.fullmatch(x):
         return int(x)
     raise RuleRuntimeError(f"int() cannot convert {x!r}")
 
@@ -206,7 +211,7 @@ def values(m):
 def get(m, key, default):
     """m[key] if present (map key or list index), otherwise default."""
     if type(m) is dict:
-        return m.get(key, default)
+        return m.get(key, default) if type(key) is str else default
     if type(m) is list and type(key) is int and -len(m) <= key < len(m):
         return m[key]
     return default
@@ -274,7 +279,7 @@ def components(ctx, kind=None):
     model = ctx.model
     if kind is None:
         return list(model.component_ids)
-    ids = model.components_by_kind.get(kind)
+    ids = model.components_by_kind.get(kind) if type(kind) is str else None
     _need(ids is not None, f"no component kind {kind!r}")
     return list(ids)
 
@@ -310,6 +315,7 @@ def next_seat(ctx, p, k=1):
 def others(ctx, p):
     """All seats but p, clockwise from p."""
     n = ctx.flow["players"]
+    p = _int(p, "others")
     return [(p + i) % n for i in range(1, n)]
 
 
@@ -326,6 +332,12 @@ def _dir(d) -> tuple[int, int]:
     if type(d) is list and len(d) == 2 and all(type(v) is int for v in d):
         return (d[0], d[1])
     raise RuleRuntimeError(f"{d!r} is not a direction (use N, NE, E, SE, S, SW, W, NW or [dx, dy])")
+
+
+def _dirset(name) -> str:
+    _need(type(name) is str and name in DIRECTION_SETS,
+          f"no direction set {name!r} (use {', '.join(DIRECTION_SETS)})")
+    return name
 
 
 def _cell(grid: Grid, c) -> int:
@@ -370,15 +382,13 @@ def ray(ctx, board, c, d):
 def neighbors(ctx, board, c, dirset):
     """Cells one step from c in a direction set (orthogonal, diagonal, king, knight)."""
     grid = _grid(ctx, board)
-    _need(dirset in DIRECTION_SETS, f"no direction set {dirset!r} (use {', '.join(DIRECTION_SETS)})")
-    return list(grid.neighbors(_cell(grid, c), dirset))
+    return list(grid.neighbors(_cell(grid, c), _dirset(dirset)))
 
 
 @builtin(1, returns="list")
 def dirs(dirset):
     """Direction vectors [dx, dy] of a set: orthogonal, diagonal, king, knight."""
-    _need(dirset in DIRECTION_SETS, f"no direction set {dirset!r} (use {', '.join(DIRECTION_SETS)})")
-    return [list(d) for d in DIRECTION_SETS[dirset]]
+    return [list(d) for d in DIRECTION_SETS[_dirset(dirset)]]
 
 
 @builtin(1, returns="list")
@@ -426,6 +436,8 @@ def nodes(ctx, graph):
 
 
 def _bfs(adj: Callable[[Any], list], start, limit: int | None) -> dict:
+    if limit is not None:
+        _need(type(limit) is int, f"max_steps must be an int, not {type_name(limit)}")
     dist = {_key(start): 0}
     order = deque([start])
     while order:

@@ -360,13 +360,20 @@ class Compiler:
             items = list(R.iterate(source(ctx), pos))
             ctx.budget.spend(len(items), pos)
             env = ctx.env
-            for item in items:
-                if len(names) == 1:
-                    env[names[0]] = item
-                else:
-                    for n, v in zip(names, R.unpack(item, len(names), pos)):
-                        env[n] = v
-                body(ctx)
+            # The loop variable shadows a parameter or `let` of the same name only inside the loop.
+            saved = {n: env[n] for n in names if n in env}
+            try:
+                for item in items:
+                    if len(names) == 1:
+                        env[names[0]] = item
+                    else:
+                        for n, v in zip(names, R.unpack(item, len(names), pos)):
+                            env[n] = v
+                    body(ctx)
+            finally:
+                for n in names:
+                    env.pop(n, None)
+                env.update(saved)
 
         return run
 

@@ -104,7 +104,11 @@ class _Build(Transformer):
     # -- atoms
     def number(self, meta, c):
         text = str(c[0])
-        return A.Literal(self._p(meta), float(text) if "." in text else int(text))
+        value = float(text) if "." in text else int(text) if len(text) <= 300 else None
+        if value is None or value in (float("inf"), float("-inf")):
+            raise DslSyntaxError("number is too large", self._p(meta), hint="numbers in rules are small",
+                                 code="RP203")
+        return A.Literal(self._p(meta), value)
 
     def string(self, meta, c):
         try:
@@ -190,11 +194,14 @@ class _Build(Transformer):
     def empty_stmt(self, meta, c):
         return None
 
-    def cited_block(self, meta, c):
-        return A.Cited(self._p(meta), str(c[0])[1:], c[1])
+    def _cited(self, meta, c):
+        node = c[-1]
+        for ref in reversed(c[:-1]):  # `@A @B stmt`: A wraps B wraps the statement
+            node = A.Cited(self._tp(ref), str(ref)[1:], node)
+        return node
 
-    def cited_stmt(self, meta, c):
-        return A.Cited(self._p(meta), str(c[0])[1:], c[1])
+    cited_block = _cited
+    cited_stmt = _cited
 
     def target(self, meta, c):
         return A.Target(self._p(meta), str(c[0]), tuple(c[1:]))

@@ -82,6 +82,9 @@ class ReferenceEvaluator:
             branch = node.then if self._eval(node.test, ctx, env) else node.other
             return self._eval(branch, ctx, env)
         if isinstance(node, A.Call):
+            if node.func in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension) \
+                    and node.func not in self.function_defs:
+                return self._quantifier(node.func == "any", node.args[0], ctx, env)
             args = [self._eval(a, ctx, env) for a in node.args]
             if node.func in self.function_defs:
                 params, body = self.function_defs[node.func]
@@ -94,3 +97,19 @@ class ReferenceEvaluator:
                     raise R.RuleRuntimeError(f"{node.func}(): {err.message}", node.pos, err.hint) from None
                 raise
         raise R.RuleRuntimeError(f"cannot evaluate {type(node).__name__}", node.pos)
+
+    def _quantifier(self, want: bool, comp: A.Comprehension, ctx: R.Ctx, env: dict) -> bool:
+        """`any(x for …)` / `all(x for …)` stop at the first deciding item (the language's meaning)."""
+        items = R.iterate(self._eval(comp.source, ctx, env), comp.pos)
+        ctx.budget.spend(len(items), comp.pos)
+        for item in items:
+            inner = dict(env)
+            if len(comp.names) == 1:
+                inner[comp.names[0]] = item
+            else:
+                inner.update(zip(comp.names, R.unpack(item, len(comp.names), comp.pos)))
+            if comp.cond is not None and not self._eval(comp.cond, ctx, inner):
+                continue
+            if bool(self._eval(comp.elem, ctx, inner)) is want:
+                return want
+        return not want

@@ -83,8 +83,12 @@ def arith(op: str, a: Any, b: Any, pos: Pos | None = None) -> Any:
         if b == 0 and op in ("/", "//", "%"):
             raise RuleRuntimeError(f"division by zero in `{op}`", pos)
         if op == "/":
-            q = a / b
-            return int(q) if q == int(q) and ta is int and tb is int and a % b == 0 else q
+            if ta is int and tb is int and a % b == 0:
+                return a // b  # exact: a float quotient would lose digits of large ints
+            try:
+                return a / b
+            except OverflowError:
+                raise RuleRuntimeError(f"`/` result is too large ({type_name(a)} / {type_name(b)})", pos) from None
         if op == "//":
             return a // b
         if op == "%":
@@ -109,21 +113,29 @@ def compare(op: str, a: Any, b: Any, pos: Pos | None = None) -> bool:
         return not contains(b, a, pos)
     if not ((_num(a) and _num(b)) or (type(a) is type(b) and type(a) in (str, list))):
         raise RuleRuntimeError(f"cannot compare {type_name(a)} with {type_name(b)} using `{op}`", pos)
-    if op == "<":
-        return a < b
-    if op == "<=":
-        return a <= b
-    if op == ">":
-        return a > b
-    if op == ">=":
-        return a >= b
+    try:  # lists compare item by item, and their items may not be comparable
+        if op == "<":
+            return a < b
+        if op == "<=":
+            return a <= b
+        if op == ">":
+            return a > b
+        if op == ">=":
+            return a >= b
+    except TypeError:
+        raise RuleRuntimeError(f"cannot compare lists whose items differ in type using `{op}`", pos) from None
     raise RuleRuntimeError(f"unknown operator {op}", pos)  # pragma: no cover
 
 
 def equal(a: Any, b: Any) -> bool:
     """Equality where `true` is never `1` (JSON keeps them apart, so must we)."""
-    if type(a) is bool or type(b) is bool:
-        return type(a) is type(b) and a == b
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    if ta is list:  # nested values too: `[true] == [1]` is false
+        return tb is list and len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    if ta is dict:
+        return tb is dict and a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
     return a == b
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ruleplay.dsl import runtime as R
 
 from .errors import GameOverError, IllegalMoveError
-from .model import Action, GameModel
+from .model import Action, GameModel, first_rule
 from .moves import Move, _freeze, _thaw, arg_key
 
 CHANCE = -1
@@ -119,7 +119,7 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
     if move.action not in names or action.disabled:
         where = f"phase {flow['phase']!r}" + (f", stage {flow['stage']!r}" if flow.get("stage") else "")
         raise IllegalMoveError(move, f"action {move.action!r} is not available in {where} "
-                               f"(available: {', '.join(names) or 'none'})", "RP603", action.rule)
+                               f"(available: {', '.join(names) or 'none'})", "RP603", first_rule(action.rules))
     if as_chance is not None and as_chance != chance:
         who = "the chance player" if chance else f"player {flow['player']}"
         raise IllegalMoveError(move, f"it is {who}'s turn to move", "RP607")
@@ -134,10 +134,10 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
             raise IllegalMoveError(move, f"{value!r} is not a possible value of {p.name!r}", "RP604")
         if p.source is not None and arg_key(value) not in {arg_key(c) for c in _candidates(model, action, i, ctx)}:
             raise IllegalMoveError(move, f"{value!r} is not among the choices for {p.name!r} now", "RP604",
-                                   action.rule)
+                                   first_rule(action.rules))
         ctx.env[p.name] = value
         if p.where is not None and not p.where(ctx):
-            raise IllegalMoveError(move, f"{value!r} is not allowed for {p.name!r} now", "RP604", action.rule)
+            raise IllegalMoveError(move, f"{value!r} is not allowed for {p.name!r} now", "RP604", first_rule(action.rules))
     for r in action.requires:
         if not r.check(ctx):
             raise IllegalMoveError(move, r.message, "RP605", r.rule)

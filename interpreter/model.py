@@ -36,6 +36,18 @@ def _noop(ctx: R.Ctx) -> None:
     return None
 
 
+def rule_list(value: str | list | None) -> list[str]:
+    """A `rule:` value (one id or a list of ids) as a list."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else [r for r in value if isinstance(r, str)]
+
+
+def first_rule(value: str | list | None) -> str | None:
+    rules = rule_list(value)
+    return rules[0] if rules else None
+
+
 @dataclass
 class VarDecl:
     name: str
@@ -67,7 +79,7 @@ class Requirement:
 @dataclass
 class Action:
     name: str
-    rule: str | None
+    rules: list[str]
     chance: bool
     weight: Fn | None
     params: list[Param]
@@ -174,6 +186,7 @@ class GameModel:
     assumptions: list[dict]
     spec: str | None
     cited_rules: dict[str, list[tuple]]
+    mutable_rules: set[str]
     limits: dict[str, int]
     ruleset_hash: str
     uses_chance: bool
@@ -208,6 +221,7 @@ class ModelBuilder:
         self.compiler = Compiler()
         self.disabled = disabled_rules
         self.cited: dict[str, list[tuple]] = {}
+        self.mutable: set[str] = set()
         self.requested_players = players
         self.lines = SourceLines()
         for doc in smap.documents():
@@ -228,14 +242,20 @@ class ModelBuilder:
             self._problem(p)
         self.compiler.problems.clear()
 
-    def cite(self, rule: str | None, path: tuple) -> None:
-        if rule:
+    def cite(self, rules: str | list | None, path: tuple, mutable: bool = False) -> None:
+        """Record citations; `mutable` ones sit where mutation testing can switch them off."""
+        for rule in rule_list(rules):
             self.cited.setdefault(rule, []).append(path)
+            if mutable:
+                self.mutable.add(rule)
+
+    def off(self, rules: str | list | None) -> bool:
+        return any(r in self.disabled for r in rule_list(rules))
 
     def _cites_in(self, node: Any, path: tuple) -> None:
         for n in A.walk(node):
             if isinstance(n, A.Cited):
-                self.cite(n.rule, path)
+                self.cite(n.rule, path, mutable=True)
 
     def get(self, path: tuple, default: Any = None) -> Any:
         node: Any = self.data
@@ -319,9 +339,9 @@ class ModelBuilder:
             body = self.expr(("functions", n, "value"), scope.only_locals(*functions[n].params))
             self.compiler.function_bodies[n] = body or (lambda ctx: None)
         for n, f in (d.get("procedures") or {}).items():
-            self.cite(f.get("rule"), ("procedures", n))
+            self.cite(f.get("rule"), ("procedures", n), mutable=True)
             body = self.effects(("procedures", n, "effects"), scope.only_locals(*procedures[n].params))
-            self.compiler.procedure_bodies[n] = _noop if f.get("rule") in self.disabled else body
+            self.compiler.procedure_bodies[n] = _noop if self.off(f.get("rule")) else body
 
         vars_ = self.variables(scope)
         setup = self.effects(("setup",), scope)
@@ -330,11 +350,11 @@ class ModelBuilder:
         phases = self.phases(scope, actions)
         end = []
         for i, e in enumerate(d.get("end") or []):
-            self.cite(e.get("rule"), ("end", i))
+            self.cite(e.get("rule"), ("end", i), mutable=True)
             fn = self.expr(("end", i, "when"), scope)
             if fn is not None:
-                end.append(EndCondition(fn, e.get("at", "now"), e.get("rule"),
-                                        e.get("rule") in self.disabled, ("end", i)))
+                end.append(EndCondition(fn, e.get("at", "now"), first_rule(e.get("rule")),
+                                        self.off(e.get("rule")), ("end", i)))
         scoring = d.get("scoring") or {}
         self.cite(scoring.get("rule"), ("scoring",))
         pscope = scope.with_locals("p")
@@ -346,7 +366,8 @@ class ModelBuilder:
         for i, inv in enumerate(d.get("invariants") or []):
             fn = self.expr(("invariants", i, "check"), scope)
             if fn is not None:
-                invariants.append(Invariant(fn, inv.get("message", inv["check"]), inv.get("rule"), ("invariants", i)))
+                invariants.append(Invariant(fn, inv.get("message", inv["check"]), first_rule(inv.get("rule")),
+                                            ("invariants", i)))
         render = self.render(scope)
         for i, a in enumerate(d.get("assumptions") or []):
             res = a.get("resolves")
@@ -375,7 +396,7 @@ class ModelBuilder:
             phases=phases, phase_order=[p["name"] for p in flow.get("phases") or []],
             actions=actions, end=end, score=score, tiebreak=tiebreak, returns=returns,
             invariants=invariants, render=render, assumptions=list(d.get("assumptions") or []),
-            spec=d.get("spec"), cited_rules=self.cited, limits=limits,
+            spec=d.get("spec"), cited_rules=self.cited, mutable_rules=self.mutable, limits=limits,
             ruleset_hash=hashlib.sha256(
                 (texts + json.dumps([self.variant, players], sort_keys=True)).encode()).hexdigest()[:16],
             uses_chance=uses_chance, hidden_info=hidden, scope=scope,
@@ -404,6 +425,7 @@ class ModelBuilder:
         by_kind: dict[str, list[str]] = {}
         props: dict[str, dict] = {}
         for kind, spec in (self.data.get("components") or {}).items():
+            self.cite(spec.get("rule"), ("components", kind))
             declared = spec.get("properties") or {}
             for i, item in enumerate(spec.get("items") or []):
                 path = ("components", kind, "items", i)
@@ -505,7 +527,7 @@ class ModelBuilder:
         out = {}
         for name, spec in (self.data.get("actions") or {}).items():
             path = ("actions", name)
-            self.cite(spec.get("rule"), path)
+            self.cite(spec.get("rule"), path, mutable=True)
             params: list[Param] = []
             local: list[str] = []
             for pname, pspec in (spec.get("params") or {}).items():
@@ -549,15 +571,15 @@ class ModelBuilder:
                 else:
                     fn = self.expr(rpath + ("check",), ascope)
                     rule, message = r.get("rule"), r.get("message") or r.get("check")
-                    self.cite(rule, rpath)
+                    self.cite(rule, rpath, mutable=True)
                 if fn is not None:
-                    if rule in self.disabled:
+                    if self.off(rule):
                         fn = lambda ctx: True  # noqa: E731 - mutation testing: the rule is switched off
-                    requires.append(Requirement(fn, rule, message, rpath))
+                    requires.append(Requirement(fn, first_rule(rule), message, rpath))
             weight = self.expr(path + ("weight",), ascope)
             effects = self.effects(path + ("effects",), ascope)
-            out[name] = Action(name, spec.get("rule"), bool(spec.get("chance", False)), weight, params,
-                               requires, effects, spec.get("rule") in self.disabled, path)
+            out[name] = Action(name, rule_list(spec.get("rule")), bool(spec.get("chance", False)), weight,
+                               params, requires, effects, self.off(spec.get("rule")), path)
         return out
 
     # ---------------------------------------------------------------- phases
@@ -586,7 +608,7 @@ class ModelBuilder:
                 actions=list(spec.get("actions") or []), turn=spec.get("turn", "single"), stages=stages,
                 end_if=self.expr(path + ("end_if",), scope), on_begin=self.effects(path + ("on_begin",), scope),
                 on_end=self.effects(path + ("on_end",), scope), next=spec.get("next"),
-                when_stuck=spec.get("when_stuck", "error"), rule=spec.get("rule"), path=path)
+                when_stuck=spec.get("when_stuck", "error"), rule=first_rule(spec.get("rule")), path=path)
         for p in out.values():
             if p.next is not None and p.next not in out:
                 self.diag("RP210", f"phase {p.name!r}: next phase {p.next!r} does not exist", p.path + ("next",))

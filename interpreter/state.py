@@ -131,8 +131,7 @@ class State:
         rng = Rng(new["rng"])
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
                     budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
-        if action.rule:
-            ctx.fired.append(action.rule)
+        ctx.fired.extend(action.rules)
         action.effects(ctx)
         ctx.env = {}
         runner = FlowRunner(model, ctx)

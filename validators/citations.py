@@ -24,7 +24,7 @@ def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
     if not model.spec:
         return None, "no spec"
     folder = ruleset_path.resolve().parent
-    target = (folder / model.spec)
+    target = (folder / model.spec).resolve()
     allowed = inside(folder, target) or inside(folder.parent / "seeds", target)
     if not allowed or Path(model.spec).is_absolute():
         return None, "outside"

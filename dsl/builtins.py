@@ -59,7 +59,8 @@ def _int(value: Any, fname: str) -> int:
 
 def _numbers(values: list, fname: str) -> list:
     for v in values:
-        _need(type(v) in (int, float), f"{fname}() needs numbers, found {type_name(v)}")
+        if not (type(v) in (int, float)):
+            raise RuleRuntimeError(f"{fname}() needs numbers, found {type_name(v)}")
     return values
 
 
@@ -67,7 +68,8 @@ def _numbers(values: list, fname: str) -> list:
 @builtin(1, returns="int")
 def len_(x):
     """Number of items in a list or map, or characters in a string."""
-    _need(type(x) in (list, dict, str), f"len() needs a list, map or string, not {type_name(x)}")
+    if not (type(x) in (list, dict, str)):
+        raise RuleRuntimeError(f"len() needs a list, map or string, not {type_name(x)}")
     return len(x)
 
 
@@ -104,7 +106,8 @@ def max_(a, b=None):
 @builtin(1, returns="number")
 def abs_(x):
     """Absolute value."""
-    _need(type(x) in (int, float), f"abs() needs a number, not {type_name(x)}")
+    if not (type(x) in (int, float)):
+        raise RuleRuntimeError(f"abs() needs a number, not {type_name(x)}")
     return abs(x)
 
 
@@ -196,14 +199,16 @@ def int_(x):
 @builtin(1, returns="list")
 def keys(m):
     """Keys of a map, sorted."""
-    _need(type(m) is dict, f"keys() needs a map, not {type_name(m)}")
+    if not (type(m) is dict):
+        raise RuleRuntimeError(f"keys() needs a map, not {type_name(m)}")
     return sorted(m)
 
 
 @builtin(1, returns="list")
 def values(m):
     """Values of a map, by sorted key."""
-    _need(type(m) is dict, f"values() needs a map, not {type_name(m)}")
+    if not (type(m) is dict):
+        raise RuleRuntimeError(f"values() needs a map, not {type_name(m)}")
     return [m[k] for k in sorted(m)]
 
 
@@ -280,7 +285,8 @@ def components(ctx, kind=None):
     if kind is None:
         return list(model.component_ids)
     ids = model.components_by_kind.get(kind) if type(kind) is str else None
-    _need(ids is not None, f"no component kind {kind!r}")
+    if not (ids is not None):
+        raise RuleRuntimeError(f"no component kind {kind!r}")
     return list(ids)
 
 
@@ -288,7 +294,8 @@ def components(ctx, kind=None):
 def kind(ctx, item):
     """The kind of a component id."""
     props = ctx.model.component_props.get(item) if type(item) is str else None
-    _need(props is not None, f"{item!r} is not a component")
+    if not (props is not None):
+        raise RuleRuntimeError(f"{item!r} is not a component")
     return props["kind"]
 
 
@@ -322,7 +329,8 @@ def others(ctx, p):
 # ------------------------------------------------------------------- grids
 def _grid(ctx, name) -> Grid:
     grid = ctx.model.boards.get(name) if type(name) is str else None
-    _need(grid is not None, f"no board {name!r}")
+    if not (grid is not None):
+        raise RuleRuntimeError(f"no board {name!r}")
     return grid
 
 
@@ -341,7 +349,8 @@ def _dirset(name) -> str:
 
 
 def _cell(grid: Grid, c) -> int:
-    _need(grid.contains(c), f"{c!r} is not a cell of board {grid.name!r}")
+    if not (grid.contains(c)):
+        raise RuleRuntimeError(f"{c!r} is not a cell of board {grid.name!r}")
     return c
 
 
@@ -415,7 +424,8 @@ def line_of(ctx, board, c, d):
 # ------------------------------------------------------------------- graphs
 def _graph(ctx, name) -> dict:
     graph = ctx.model.graphs.get(name) if type(name) is str else None
-    _need(graph is not None, f"no graph {name!r}")
+    if not (graph is not None):
+        raise RuleRuntimeError(f"no graph {name!r}")
     return graph
 
 
@@ -437,7 +447,8 @@ def nodes(ctx, graph):
 
 def _bfs(adj: Callable[[Any], list], start, limit: int | None) -> dict:
     if limit is not None:
-        _need(type(limit) is int, f"max_steps must be an int, not {type_name(limit)}")
+        if not (type(limit) is int):
+            raise RuleRuntimeError(f"max_steps must be an int, not {type_name(limit)}")
     dist = {_key(start): 0}
     order = deque([start])
     while order:

@@ -72,11 +72,15 @@ def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
         action = model.actions[name]
         if action.disabled:
             continue
-        params, requires = action.params, action.requires
+        params = action.params
+        by_level: list[list] = [[] for _ in range(len(params) + 1)]
+        for r in action.requires:
+            by_level[r.level + 1].append(r.check)
+        if not all(check(ctx) for check in by_level[0]):
+            continue
         env = ctx.env
         if not params:
-            if all(r.check(ctx) for r in requires):
-                out.append(Move(name, ()))
+            out.append(Move(name, ()))
             continue
         last = len(params) - 1
         chosen: list = [None] * len(params)
@@ -84,17 +88,21 @@ def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
         def rec(i: int) -> None:
             p = params[i]
             where = p.where
+            checks = by_level[i + 1]
             for v in _candidates(model, action, i, ctx):
                 env[p.name] = v
                 if where is not None and not where(ctx):
                     continue
+                failed = False
+                for check in checks:
+                    if not check(ctx):
+                        failed = True
+                        break
+                if failed:
+                    continue
                 chosen[i] = v
                 if i < last:
                     rec(i + 1)
-                    continue
-                for r in requires:
-                    if not r.check(ctx):
-                        break
                 else:
                     out.append(Move(name, tuple(_freeze(c) for c in chosen)))
             env.pop(p.name, None)

@@ -74,6 +74,7 @@ class Requirement:
     rule: str | None
     message: str
     path: tuple
+    level: int = -1  # index of the last parameter it reads: checked as soon as that one is bound
 
 
 @dataclass
@@ -575,12 +576,24 @@ class ModelBuilder:
                 if fn is not None:
                     if self.off(rule):
                         fn = lambda ctx: True  # noqa: E731 - mutation testing: the rule is switched off
-                    requires.append(Requirement(fn, first_rule(rule), message, rpath))
+                    check_path = rpath if isinstance(r, str) else rpath + ("check",)
+                    level = self.param_level(check_path, local)
+                    requires.append(Requirement(fn, first_rule(rule), message, rpath, level))
             weight = self.expr(path + ("weight",), ascope)
             effects = self.effects(path + ("effects",), ascope)
             out[name] = Action(name, rule_list(spec.get("rule")), bool(spec.get("chance", False)), weight,
                                params, requires, effects, self.off(spec.get("rule")), path)
         return out
+
+    def param_level(self, path: tuple, params: list[str]) -> int:
+        """The last parameter an expression reads, so legal-move search can test it early."""
+        text = self.get(path)
+        try:
+            node = parse_expr(text, self.smap.origin(path))
+        except DslSyntaxError:
+            return len(params) - 1
+        used = {n.name for n in A.walk(node) if isinstance(n, A.Name)}
+        return max((i for i, name in enumerate(params) if name in used), default=-1)
 
     # ---------------------------------------------------------------- phases
     def phases(self, scope: Scope, actions: dict[str, Action]) -> dict[str, Phase]:

@@ -89,8 +89,26 @@ class FlowRunner:
         self.flow["ended_by"] = reason
 
     # ----------------------------------------------------------- end checks
+    def run_triggers(self) -> None:
+        """Fire every trigger whose condition holds, until none does (bounded)."""
+        triggers = self.model.triggers
+        if not triggers:
+            return
+        for _ in range(MAX_TRANSITIONS):
+            fired = False
+            for t in triggers:
+                if t.when(self.ctx):
+                    self.ctx.fired.extend(t.rules)
+                    t.effects(self.ctx)
+                    fired = True
+            if not fired:
+                return
+        raise R.LimitError(f"triggers fired {MAX_TRANSITIONS} times in a row without settling",
+                           hint="a trigger's effects must make its own condition false")
+
     def check_end(self, at_round_end: bool = False) -> bool:
-        """Evaluate end conditions; returns True if the game is over now."""
+        """Run triggers, then evaluate end conditions; returns True if the game is over now."""
+        self.run_triggers()
         if self.ctx.signals.end_game:
             self.finish("end_game")
             return True

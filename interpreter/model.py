@@ -132,6 +132,14 @@ class EndCondition:
 
 
 @dataclass
+class Trigger:
+    when: Fn
+    effects: Exec
+    rules: list[str]
+    path: tuple
+
+
+@dataclass
 class Invariant:
     check: Fn
     message: str
@@ -183,6 +191,7 @@ class GameModel:
     tiebreak: list[Fn]
     returns: Fn | None
     invariants: list[Invariant]
+    triggers: list[Trigger]
     render: list[RenderItem]
     assumptions: list[dict]
     spec: str | None
@@ -369,6 +378,13 @@ class ModelBuilder:
             if fn is not None:
                 invariants.append(Invariant(fn, inv.get("message", inv["check"]), first_rule(inv.get("rule")),
                                             ("invariants", i)))
+        triggers = []
+        for i, t in enumerate(d.get("triggers") or []):
+            self.cite(t.get("rule"), ("triggers", i), mutable=True)
+            when = self.expr(("triggers", i, "when"), scope)
+            effects = self.effects(("triggers", i, "effects"), scope)
+            if when is not None and not self.off(t.get("rule")):
+                triggers.append(Trigger(when, effects, rule_list(t.get("rule")), ("triggers", i)))
         render = self.render(scope)
         for i, a in enumerate(d.get("assumptions") or []):
             res = a.get("resolves")
@@ -396,7 +412,7 @@ class ModelBuilder:
             on_round_end=self.effects(("flow", "on_round_end"), scope),
             phases=phases, phase_order=[p["name"] for p in flow.get("phases") or []],
             actions=actions, end=end, score=score, tiebreak=tiebreak, returns=returns,
-            invariants=invariants, render=render, assumptions=list(d.get("assumptions") or []),
+            invariants=invariants, triggers=triggers, render=render, assumptions=list(d.get("assumptions") or []),
             spec=d.get("spec"), cited_rules=self.cited, mutable_rules=self.mutable, limits=limits,
             ruleset_hash=hashlib.sha256(
                 (texts + json.dumps([self.variant, players], sort_keys=True)).encode()).hexdigest()[:16],
@@ -418,6 +434,7 @@ class ModelBuilder:
         for i, p in enumerate((d.get("flow") or {}).get("phases") or []):
             paths += [("flow", "phases", i, "on_begin"), ("flow", "phases", i, "on_end")]
         paths += [("flow", "on_round_begin"), ("flow", "on_round_end")]
+        paths += [("triggers", i, "effects") for i in range(len(d.get("triggers") or []))]
         return paths
 
     # ------------------------------------------------------------ components

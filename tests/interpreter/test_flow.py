@@ -208,3 +208,50 @@ def test_phase_cycle_without_moves_is_caught(make_game):
     from ruleplay.errors import LimitError
     with pytest.raises(LimitError, match="without a move"):
         game.new_state()
+
+
+TRIGGERS = """
+ruleplay: 1
+game: triggers
+players: 2
+state:
+  deck: {init: "range(6)"}
+  hand: {init: "[]"}
+  refills: {init: "0"}
+flow:
+  phases:
+    - name: main
+      actions: [discard]
+triggers:
+  - when: len(hand) == 0 and len(deck) > 0
+    effects: |
+      draw 2 from deck to hand
+      refills += 1
+actions:
+  discard:
+    params: {card: {of: "range(6)", from: hand}}
+    effects: remove card from hand
+end:
+  - when: len(hand) == 0 and len(deck) == 0
+scoring:
+  score: refills
+"""
+
+
+def test_triggers_fire_until_settled(make_game):
+    game = make_game(TRIGGERS)
+    s = game.new_state()
+    assert s.data["vars"]["hand"] == [0, 1] and s.data["vars"]["refills"] == 1
+    s = s.apply("discard(0)")
+    assert s.data["vars"]["refills"] == 1
+    s = s.apply("discard(1)")
+    assert s.data["vars"]["hand"] == [2, 3] and s.data["vars"]["refills"] == 2
+    end = play_all(s)
+    assert end.scores() == [3, 3]
+
+
+def test_a_trigger_that_never_settles_is_caught(make_game):
+    text = TRIGGERS.replace("      draw 2 from deck to hand\n", "")
+    from ruleplay.errors import LimitError
+    with pytest.raises(LimitError, match="triggers fired"):
+        make_game(text).new_state()

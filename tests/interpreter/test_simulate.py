@@ -1,0 +1,89 @@
+"""Simulations: results fixed by the seed alone, wins and draws tallied, rule errors reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ruleplay import StepLimitError, load_game
+from ruleplay.outcome import is_draw, winning_seats
+from ruleplay.loader import builtin_games
+from ruleplay.play import play_game
+from ruleplay.simulate import GameSpec, game_seed, simulate
+
+TTT = GameSpec("tic-tac-toe")
+
+
+def looping_ruleset(tmp_path: Path) -> Path:
+    """Tic-tac-toe with a step limit below any game's length: every game hits it."""
+    text = builtin_games()["tic-tac-toe"].read_text(encoding="utf-8")
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("spec:"))
+    path = tmp_path / "short.yaml"
+    path.write_text(text + "\nlimits:\n  max_steps: 3\n", encoding="utf-8")
+    return path
+
+
+def test_workers_do_not_change_any_game():
+    one = simulate(TTT, 12, seed=4, agents=["random"], workers=1)
+    two = simulate(TTT, 12, seed=4, agents=["random"], workers=2)
+    assert two.workers == 2
+    assert one.outcomes == two.outcomes
+    assert (one.wins, one.draws, one.mean_length) == (two.wins, two.draws, two.mean_length)
+
+
+def test_game_i_depends_on_the_seed_and_i_only():
+    short = simulate(TTT, 4, seed=9, agents=["random"])
+    long = simulate(TTT, 10, seed=9, agents=["random"])
+    assert long.outcomes[:4] == short.outcomes
+    other = simulate(TTT, 4, seed=10, agents=["random"])
+    assert [o.digest for o in other.outcomes] != [o.digest for o in short.outcomes]
+
+
+def test_each_outcome_is_the_game_play_game_plays_with_its_seed():
+    game = load_game("tic-tac-toe")
+    report = simulate(TTT, 5, seed=2, agents=["greedy", "random"])
+    for outcome in report.outcomes:
+        assert outcome.seed == game_seed(2, outcome.index)
+        result = play_game(game, ["greedy", "random"], outcome.seed)
+        assert (outcome.length, list(outcome.returns)) == (result.length, result.returns)
+
+
+def test_tally_counts_wins_draws_and_rates():
+    report = simulate(TTT, 30, seed=1, agents=["random"])
+    assert report.games == report.completed == 30 and not report.errors
+    wins = [sum(seat in winning_seats(o.returns) for o in report.outcomes) for seat in range(2)]
+    draws = sum(is_draw(o.returns) for o in report.outcomes)
+    assert report.wins == wins and report.draws == draws
+    assert sum(report.wins) + report.draws == 30  # two players: a game has one winner or is a draw
+    assert report.win_rate == [w / 30 for w in wins]
+    assert report.mean_length == sum(o.length for o in report.outcomes) / 30
+    assert report.playouts_per_s > 0
+    summary = report.to_dict()
+    assert {"games", "wins", "draws", "win_rate", "mean_length", "playouts_per_s", "errors"} <= set(summary)
+
+
+def test_rule_errors_are_reported_with_index_and_seed(tmp_path):
+    path = looping_ruleset(tmp_path)
+    report = simulate(GameSpec(str(path)), 3, seed=0, agents=["random"])
+    assert report.completed == 0
+    assert [(e.index, e.seed, e.code) for e in report.errors] == [(i, game_seed(0, i), "RP504") for i in range(3)]
+    assert "passed 3 moves without ending" in report.errors[0].message
+    assert report.win_rate == [0.0, 0.0] and report.mean_length == 0.0
+    with pytest.raises(StepLimitError):  # the reported seed reproduces the error
+        play_game(load_game(path), ["random"], report.errors[1].seed)
+
+
+def test_outcome_rules():
+    assert winning_seats([1.0, -1.0]) == [0]
+    assert winning_seats([0.5, 0.5, -1.0]) == [0, 1]
+    assert winning_seats([0.0, 0.0]) == [] and is_draw([0.0, 0.0])
+    assert is_draw([0.0])  # a one-player game is never "won"
+    assert not is_draw([1.0, 0.0, 1.0])
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        simulate(TTT, 2, agents=["random", "random", "random"])
+    with pytest.raises(ValueError):
+        simulate(TTT, 2, workers=0)

@@ -466,7 +466,7 @@ def replay(log_file: Path, as_json: bool) -> None:
 @reports_errors
 def scenario(files: tuple[Path, ...], mutate_game: str | None, players: int | None, variant: str | None,
              as_json: bool) -> None:
-    """Run scenario files; exit 1 if any fails."""
+    """Run scenario files; exit 1 if any fails or, with --mutate, if a rule survives."""
     from .scenario import mutate, run_scenarios
 
     if not files and mutate_game is None:
@@ -480,7 +480,7 @@ def scenario(files: tuple[Path, ...], mutate_game: str | None, players: int | No
                           for r in results],
             "passed": len(results) - len(failed), "failed": len(failed),
             "mutation": report and {"rules_tested": list(report.rules_tested), "survivors": list(report.survivors),
-                                    "killed": dict(report.killed)},
+                                    "killed": dict(report.killed), "unswitchable": list(report.unswitchable)},
         })
     else:
         for r in results:
@@ -494,5 +494,8 @@ def scenario(files: tuple[Path, ...], mutate_game: str | None, players: int | No
                        f"{len(report.killed)} caught, {len(report.survivors)} survived")
             for rule in report.survivors:
                 click.echo(f"    survivor: {rule} (disabling it fails no scenario)")
-    if failed:
+            if report.unswitchable:
+                click.echo(f"    not switchable (cited only by phases, functions or components): "
+                           f"{', '.join(report.unswitchable)}")
+    if failed or (report is not None and report.survivors):
         raise click.exceptions.Exit(1)

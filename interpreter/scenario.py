@@ -11,7 +11,7 @@ survivor) is a rule the scenarios never really test.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -48,6 +48,8 @@ class MutationReport:
     rules_tested: list[str]
     survivors: list[str]
     killed: dict[str, str]  # rule id -> what failed first ("load", or a scenario failure's first line)
+    # Cited only where nothing can be switched off (phases, functions, components): listed, not hidden.
+    unswitchable: list[str] = field(default_factory=list)
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:
@@ -120,6 +122,19 @@ def _rules_under_test(game: Game) -> list[str]:
     return sorted(game.model.mutable_rules, key=_natural)
 
 
+def _unswitchable(game: Game) -> list[str]:
+    """Rules cited by the ruleset (not only by assumptions) that mutation cannot switch off."""
+    model = game.model
+    out = []
+    for rule, paths in model.cited_rules.items():
+        if rule in model.mutable_rules:
+            continue
+        if all(path and path[0] == "assumptions" for path in paths):
+            continue
+        out.append(rule)
+    return sorted(out, key=_natural)
+
+
 def _factory(game: str, players: int | None, variant: str | None, disabled: frozenset[str]) -> GameFactory:
     """Loads `game` with `disabled` rules off, for scenarios that name this same ruleset."""
     target = find_ruleset(game).resolve()
@@ -140,16 +155,22 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
            variant: str | None = None) -> MutationReport:
     """Switch each cited rule off in turn and report which mutants no scenario catches.
 
+    A scenario is written for the variant it names (none: the base game), so only
+    the scenarios for `variant` are played: a base-game scenario may use what a
+    variant removes, and a variant's scenarios do not test the base game's rules.
     Raises RulesetError if the game does not load, ScenarioError if there are no
-    scenarios or they already fail on the unmodified game (every mutant would
-    then look killed).
+    scenarios for the variant or they already fail on the unmodified game (every
+    mutant would then look killed).
     """
     base = load_game(game, players, variant)
     folders = paths if paths is not None else [Path.cwd() / "tests" / "scenarios" / base.model.name]
     files = scenario_files(folders)
     if not files:
         raise ScenarioError([f"no scenario files in {', '.join(str(p) for p in folders)}"])
-    loaded = _load_all(files)
+    loaded = [item for item in _load_all(files) if not isinstance(item, Scenario) or item.variant == variant]
+    if not loaded:
+        which = f"variant {variant!r}" if variant is not None else "the base game (no `variant:`)"
+        raise ScenarioError([f"no scenario for {which} in {', '.join(str(p) for p in folders)}"])
     unmodified = _factory(game, players, variant, frozenset())
     baseline = [item if isinstance(item, ScenarioResult) else run_scenario(item, unmodified) for item in loaded]
     broken = [f for r in baseline for f in r.failures]
@@ -173,4 +194,4 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
                 break
         else:
             survivors.append(rule)
-    return MutationReport(base.model.name, rules, survivors, killed)
+    return MutationReport(base.model.name, rules, survivors, killed, _unswitchable(base))

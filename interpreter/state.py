@@ -139,7 +139,7 @@ class State:
         legal = runner.settle()
         new["rng"] = rng.state
         state = State(self.game, new, legal, self.history + (move,))
-        state.last_fired = ctx.fired
+        state.last_fired = list(dict.fromkeys(ctx.fired))  # each rule once, in firing order
         state.last_log = ctx.log
         if self.game.checking:
             self.game.check_invariants(state)

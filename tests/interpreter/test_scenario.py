@@ -376,6 +376,46 @@ def test_mutate_finds_survivors_of_a_weak_scenario_set(tmp_path: Path) -> None:
     assert report.killed["TT-2.1"].startswith(f"{tmp_path / 'weak.yaml'}:1:7: error RP643: cannot start the game")
 
 
+COUNT = """\
+ruleplay: 1
+game: count
+players: 2
+state:
+  total: {init: "0"}
+flow:
+  phases:
+    - name: play
+      actions: [add_one, add_two]
+actions:
+  add_one: {rule: R-1, effects: total += 1}
+  add_two: {rule: R-2, effects: total += 2}
+end:
+  - when: total >= 3
+variants:
+  ones:
+    patch:
+      - {op: remove, path: actions.add_two}
+      - {op: set, path: "flow.phases[0].actions", value: [add_one]}
+"""
+
+
+def test_mutate_plays_only_the_scenarios_written_for_the_variant(tmp_path: Path) -> None:
+    write(tmp_path, "count.yaml", COUNT)
+    write(tmp_path, "s/base.yaml", "game: ../count.yaml\nmoves: [add_two, add_one]\nexpect: total == 3\n")
+    write(tmp_path, "s/ones.yaml", "game: ../count.yaml\nvariant: ones\nmoves: [add_one, add_one]\n"
+                                   "expect: total == 2\n")
+    game, folder = str(tmp_path / "count.yaml"), tmp_path / "s"
+    # The base scenario uses an action the variant removes: it must not run against the variant.
+    ones = mutate(game, [folder], variant="ones")
+    assert (ones.rules_tested, ones.survivors) == (["R-1"], [])
+    assert ones.killed["R-1"].startswith(str(folder / "ones.yaml"))
+    base = mutate(game, [folder])
+    assert (base.rules_tested, base.survivors) == (["R-1", "R-2"], [])
+    assert all(how.startswith(str(folder / "base.yaml")) for how in base.killed.values())
+    with pytest.raises(ScenarioError, match="no scenario for variant 'ones'"):
+        mutate(game, [folder / "base.yaml"], variant="ones")
+
+
 def test_mutate_refuses_scenarios_that_fail_on_the_unmodified_game(tmp_path: Path) -> None:
     write(tmp_path, "wrong.yaml", "game: tic-tac-toe\nmoves: [place(0)]\nexpect: winner == 0\n")
     with pytest.raises(ScenarioError, match="must pass on the unmodified game") as caught:

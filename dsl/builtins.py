@@ -186,6 +186,14 @@ def str_(x):
 _DECIMAL = re.compile(r"\s*-?[0-9]+\s*")
 
 
+@builtin(1, 2, returns="string")
+def join(xs, sep=""):
+    """The text forms of a list's items joined by sep ("" unless given): build a label from parts."""
+    if type(sep) is not str:
+        raise RuleRuntimeError(f"join() needs a text separator, not {type_name(sep)}")
+    return sep.join(str_(x) for x in _list(xs, "join"))
+
+
 @builtin(1, returns="int")
 def int_(x):
     """Integer from a number (truncating) or from decimal text."""
@@ -419,6 +427,46 @@ def line_of(ctx, board, c, d):
     vec = _dir(d)
     back = grid.ray(_cell(grid, c), (-vec[0], -vec[1]))
     return list(reversed(back)) + [c] + grid.ray(c, vec)
+
+
+@builtin(3, ctx=True, returns="list")
+def offset(ctx, board, a, b):
+    """[dx, dy] from cell a to cell b: the vector a move went, which step() can repeat or reverse."""
+    grid = _grid(ctx, board)
+    (ax, ay), (bx, by) = grid.xy(_cell(grid, a)), grid.xy(_cell(grid, b))
+    return [bx - ax, by - ay]
+
+
+@builtin(4, ctx=True, returns="list")
+def area(ctx, board, corner, w, h):
+    """Cells of the w x h rectangle whose top-left cell is corner, row by row; [] if it does not fit."""
+    grid = _grid(ctx, board)
+    x, y = grid.xy(_cell(grid, corner))
+    w, h = _int(w, "area"), _int(h, "area")
+    _need(w > 0 and h > 0, "area() needs a positive width and height")
+    if x + w > grid.width or y + h > grid.height:
+        return []
+    return [(y + j) * grid.width + x + i for j in range(h) for i in range(w)]
+
+
+@builtin(6, ctx=True, returns="list")
+def flood(ctx, board, start, max_steps, dirset, blocked, stops):
+    """Cells reachable from start in at most max_steps steps of a direction set (start excluded, ascending):
+    cells in `blocked` are never entered, cells in `stops` are entered but not left (a piece halts there)."""
+    grid = _grid(ctx, board)
+    start, limit, dirset = _cell(grid, start), _int(max_steps, "flood"), _dirset(dirset)
+    walls, halts = set(_list(blocked, "flood")), set(_list(stops, "flood"))
+    dist = {start: 0}
+    order = deque([start])
+    while order:
+        here = order.popleft()
+        if dist[here] >= limit or (here in halts and here != start):
+            continue
+        for nxt in grid.neighbors(here, dirset):
+            if nxt not in dist and nxt not in walls:
+                dist[nxt] = dist[here] + 1
+                order.append(nxt)
+    return sorted(c for c in dist if c != start)
 
 
 # ------------------------------------------------------------------- graphs

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from . import ast as A
 from . import runtime as R
@@ -36,6 +36,31 @@ def suggest(name: str, candidates: list[str]) -> str:
     return f"did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
 
+def listing(names: Iterable[object], none: str = "none") -> str:
+    """Names for a hint: the first ten, so a hint stays one line however many there are."""
+    names = list(names)
+    shown = ", ".join(str(n) for n in names[:10])
+    return (shown + (f", … ({len(names)} in all)" if len(names) > 10 else "")) or none
+
+
+class Suggester:
+    """Did-you-mean hints for the first `limit` unknown names only.
+
+    Each hint compares a name with every known one, so a file full of unknown
+    names among many known ones would otherwise load in time quadratic in its
+    size; past the first hundred mistakes the author needs no more hints.
+    """
+
+    def __init__(self, limit: int = 100) -> None:
+        self.left = limit
+
+    def __call__(self, name: str, candidates: Callable[[], list[str]]) -> str:
+        if self.left <= 0:
+            return ""
+        self.left -= 1
+        return suggest(name, candidates())
+
+
 class Compiler:
     """Compiles expressions and effect blocks against a `Scope`.
 
@@ -47,6 +72,7 @@ class Compiler:
         self.problems: list[CompileProblem] = []
         self.function_bodies: dict[str, Fn] = {}
         self.procedure_bodies: dict[str, Exec] = {}
+        self.suggest = Suggester()
 
     def problem(self, code: str, message: str, pos: A.Pos, hint: str = "") -> Fn:
         self.problems.append(CompileProblem(code, message, pos, hint))
@@ -69,7 +95,7 @@ class Compiler:
         found = scope.resolve(node.name)
         if found is None:
             return self.problem("RP210", f"unknown name `{node.name}`", node.pos,
-                                suggest(node.name, scope.known_names()))
+                                self.suggest(node.name, scope.known_names))
         kind, key = found
         if kind == "local":
             return lambda ctx: ctx.env[key]
@@ -157,10 +183,13 @@ class Compiler:
             return lambda ctx: R.equal(left(ctx), right(ctx))
         if op == "!=":
             return lambda ctx: not R.equal(left(ctx), right(ctx))
-        if op == "in":
-            return lambda ctx: R.contains(right(ctx), left(ctx), pos)
-        if op == "not in":
-            return lambda ctx: not R.contains(right(ctx), left(ctx), pos)
+        if op in ("in", "not in"):
+            negate = op == "not in"
+
+            def member(ctx: R.Ctx) -> bool:
+                item = left(ctx)  # left operand first, as everywhere: it decides which error is reported
+                return R.contains(right(ctx), item, pos) is not negate
+            return member
         if op in ("<", "<=", ">", ">="):
             return lambda ctx: R.compare(op, left(ctx), right(ctx), pos)
         if op == "+":
@@ -231,15 +260,18 @@ class Compiler:
         if user is not None:
             if len(args) != len(user.params):
                 return self.problem("RP212", f"`{name}` takes {len(user.params)} argument(s), "
-                                    f"got {len(args)}", pos)
+                                    f"got {len(args)}", pos,
+                                    f"it is declared under `functions:` as {name}({', '.join(user.params)})")
             return self._user_call(name, user.params, args, pos)
         spec = BUILTINS.get(name)
         if spec is None:
             return self.problem("RP211", f"unknown function `{name}`", pos,
-                                suggest(name, sorted(BUILTINS) + sorted(scope.functions)))
+                                self.suggest(name, lambda: sorted(BUILTINS) + sorted(scope.functions))
+                                or "call a builtin function, or declare it under `functions:`")
         if not spec.min_args <= len(args) <= spec.max_args:
             want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args}-{spec.max_args}"
-            return self.problem("RP212", f"`{name}` takes {want} argument(s), got {len(args)}", pos)
+            return self.problem("RP212", f"`{name}` takes {want} argument(s), got {len(args)}", pos,
+                                f"{name}(): {spec.doc}")
         fn = spec.fn
 
         def wrap_error(err: R.RuleRuntimeError) -> R.RuleRuntimeError:
@@ -268,14 +300,13 @@ class Compiler:
         def run(ctx: R.Ctx) -> Any:
             values = [a(ctx) for a in args]
             budget = ctx.budget
-            budget.depth += 1
-            if budget.depth > budget.max_depth:
-                budget.depth = 0
-                raise R.LimitError(f"call depth over {budget.max_depth} in `{name}`", pos,
-                                   hint="a function calls itself without end")
             saved = ctx.env
-            ctx.env = dict(zip(params, values))
+            budget.depth += 1
             try:
+                if budget.depth > budget.max_depth:
+                    raise R.LimitError(f"call depth over {budget.max_depth} in `{name}`", pos,
+                                       hint="a function calls itself without end")
+                ctx.env = dict(zip(params, values))
                 return bodies[name](ctx)
             finally:
                 ctx.env = saved
@@ -461,25 +492,26 @@ class Compiler:
         pos = node.pos
         if proc is None:
             fail = self.problem("RP211", f"unknown procedure `{node.name}`", pos,
-                                suggest(node.name, sorted(scope.procedures)))
+                                self.suggest(node.name, lambda: sorted(scope.procedures))
+                                or "declare it under `procedures:`")
             return fail
         if len(node.args) != len(proc.params):
             return self.problem("RP212", f"procedure `{node.name}` takes {len(proc.params)} argument(s), "
-                                f"got {len(node.args)}", pos)
+                                f"got {len(node.args)}", pos,
+                                f"it is declared under `procedures:` as {node.name}({', '.join(proc.params)})")
         args = [self.expr(a, scope) for a in node.args]
         bodies, name, params = self.procedure_bodies, node.name, proc.params
 
         def run(ctx: R.Ctx) -> None:
             values = [a(ctx) for a in args]
             budget = ctx.budget
-            budget.depth += 1
-            if budget.depth > budget.max_depth:
-                budget.depth = 0
-                raise R.LimitError(f"call depth over {budget.max_depth} in procedure `{name}`", pos,
-                                   hint="a procedure calls itself without end")
             saved = ctx.env
-            ctx.env = dict(zip(params, values))
+            budget.depth += 1
             try:
+                if budget.depth > budget.max_depth:
+                    raise R.LimitError(f"call depth over {budget.max_depth} in procedure `{name}`", pos,
+                                       hint="a procedure calls itself without end")
+                ctx.env = dict(zip(params, values))
                 bodies[name](ctx)
             finally:
                 ctx.env = saved
@@ -504,7 +536,7 @@ class Compiler:
         found = scope.resolve(target.name)
         if found is None:
             self.problem("RP210", f"unknown name `{target.name}`", target.pos,
-                         suggest(target.name, scope.known_names()))
+                         self.suggest(target.name, scope.known_names))
             return None
         kind, key = found
         if kind == "var" or (kind == "local" and key in scope.lets):

@@ -31,8 +31,9 @@ class Diagnostic:
         where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
         out = [f"{where}: {self.severity} {self.code}: {self.message}"]
         if self.source_line:
-            out.append("    " + self.source_line.rstrip("\n"))
-            out.append("    " + " " * max(self.col - 1, 0) + "^")
+            shown, col = _clip(self.source_line.rstrip("\n"), self.col)
+            out.append("    " + shown)
+            out.append("    " + " " * max(col - 1, 0) + "^")
         if self.path:
             out.append(f"  at: {self.path}")
         if self.hint:
@@ -43,6 +44,19 @@ class Diagnostic:
         data = asdict(self)
         data.pop("source_line")
         return data
+
+
+MAX_SHOWN = 120  # characters of a source line shown above the caret
+
+
+def _clip(line: str, col: int) -> tuple[str, int]:
+    """A window of a long source line around `col`, and the caret's column in it."""
+    if len(line) <= MAX_SHOWN:
+        return line, col
+    start = max(0, min(col - 1 - MAX_SHOWN // 2, len(line) - MAX_SHOWN))
+    before = "…" if start else ""
+    after = "…" if start + MAX_SHOWN < len(line) else ""
+    return before + line[start:start + MAX_SHOWN] + after, col - start + len(before)
 
 
 class RulesetError(Exception):

@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import ast as A
 
 MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
+MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
 MAX_TEXT = 20_000  # characters in one expression or effect block
 
 
@@ -26,15 +27,26 @@ class Origin:
     """Where a piece of DSL text sits in its file.
 
     `line`/`col` locate the text's first character; later lines of a block
-    scalar start at column `indent + 1`.
+    scalar start at column `indent + 1`.  Text that YAML rewrote on reading
+    (folded lines, escapes in quotes) carries `points` instead: the file line
+    and column of each of its characters.
     """
 
     file: str = "<text>"
     line: int = 1
     col: int = 1
     indent: int = 0
+    points: tuple[tuple[tuple[int, int], ...], ...] = ()  # per line of text, per character
 
     def pos(self, line: int, col: int) -> A.Pos:
+        if self.points:
+            index = min(max(line, 1), len(self.points)) - 1
+            row = self.points[index]
+            if 0 < col <= len(row):
+                return A.Pos(self.file, *row[col - 1])
+            # Past the end of the line (or an empty last line): just after the last character seen.
+            last_line, last_col = next(r[-1] for r in reversed(self.points[: index + 1]) if r)
+            return A.Pos(self.file, last_line, last_col + max(col - len(row), 1))
         if line <= 1:
             return A.Pos(self.file, self.line, self.col + col - 1)
         return A.Pos(self.file, self.line + line - 1, self.indent + col)
@@ -114,7 +126,8 @@ class _Build(Transformer):
         try:
             return A.Literal(self._p(meta), _unescape(str(c[0])))
         except ValueError:
-            raise DslSyntaxError("invalid escape in string", self._tp(c[0])) from None
+            raise DslSyntaxError("invalid escape in string", self._tp(c[0]),
+                                 hint='strings know the escapes \\" \\\\ \\n \\t and \\uXXXX') from None
 
     def true(self, meta, c):
         return A.Literal(self._p(meta), True)
@@ -311,6 +324,26 @@ def _check_nesting(text: str, origin: Origin) -> None:
             depth -= 1
 
 
+def _check_depth(tree: Tree, origin: Origin) -> None:
+    """Refuse trees too deep to transform, compile or evaluate recursively.
+
+    Brackets are capped before parsing, but a chain like `1 + 1 + … + 1` or
+    `not not … x` nests without any bracket; found here, iteratively, it becomes
+    a located error instead of a RecursionError in a later pass.
+    """
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            meta = node.meta
+            where = origin.pos(meta.line, meta.column) if not getattr(meta, "empty", True) else origin.pos(1, 1)
+            raise DslSyntaxError(f"the expression is nested more than {MAX_TREE_DEPTH} levels deep "
+                                 "(long chains of operators count)", where,
+                                 hint="split it with `let` or a named function", code="RP203")
+        # Children pushed last-first, so the first too-deep node found is the first in the text.
+        stack.extend((child, depth + 1) for child in reversed(node.children) if isinstance(child, Tree))
+
+
 _TOKEN_NAMES = {
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'",
     "RBRACE": "'}'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "DOT": "'.'",
@@ -356,6 +389,8 @@ def _parse(text: str, origin: Origin, start: str):
         hint = f"expected {_describe_expected(set(err.expected))}"
         if str(tok) in KEYWORDS:
             hint += f"; `{tok}` is a reserved word"
+        elif str(tok) == "=" and start == "expr_start":
+            hint = "compare with `==`; `=` changes a variable and belongs in effects"
         line = tok.line if tok.line is not None else 1
         col = tok.column if tok.column is not None else 1
         if tok.type == "$END":
@@ -364,6 +399,7 @@ def _parse(text: str, origin: Origin, start: str):
         raise DslSyntaxError(f"unexpected {found}", origin.pos(line, col), hint=hint) from None
     except UnexpectedInput as err:  # pragma: no cover - other Lark errors
         raise DslSyntaxError(str(err), origin.pos(1, 1)) from None
+    _check_depth(tree, origin)
     try:
         return _Build(origin).transform(tree)
     except Exception as err:  # Lark wraps transformer errors in VisitError

@@ -63,9 +63,10 @@ class ReferenceEvaluator:
         if isinstance(node, A.Index):
             return R.index(self._eval(node.obj, ctx, env), self._eval(node.index, ctx, env), node.pos)
         if isinstance(node, A.Slice):
+            obj = self._eval(node.obj, ctx, env)
             lo = self._eval(node.lo, ctx, env) if node.lo is not None else None
             hi = self._eval(node.hi, ctx, env) if node.hi is not None else None
-            return R.slice_of(self._eval(node.obj, ctx, env), lo, hi, node.pos)
+            return R.slice_of(obj, lo, hi, node.pos)
         if isinstance(node, A.Unary):
             value = self._eval(node.operand, ctx, env)
             return (not value) if node.op == "not" else R.negate(value, node.pos)

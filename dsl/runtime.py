@@ -8,7 +8,8 @@ here ever touches a Python attribute, so user text cannot reach the host.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from .ast import Pos
 
@@ -36,6 +37,9 @@ class RuleFailure(RuleRuntimeError):
     """Raised by the `fail` statement: the ruleset itself reports an impossible situation."""
 
     code = "RP502"
+
+
+MAX_INT_BITS = 1024  # far beyond any game's numbers; keeps runaway products cheap and printable
 
 
 def type_name(value: Any) -> str:
@@ -79,7 +83,11 @@ def arith(op: str, a: Any, b: Any, pos: Pos | None = None) -> Any:
         if op == "-":
             return a - b
         if op == "*":
-            return a * b
+            product = a * b
+            if type(product) is int and product.bit_length() > MAX_INT_BITS:
+                raise RuleRuntimeError(f"a product has {product.bit_length()} bits; numbers are capped at "
+                                       f"{MAX_INT_BITS} bits", pos, hint="a loop multiplies without end?")
+            return product
         if b == 0 and op in ("/", "//", "%"):
             raise RuleRuntimeError(f"division by zero in `{op}`", pos)
         if op == "/":
@@ -204,7 +212,9 @@ def field(obj: Any, name: str, components: dict[str, dict], pos: Pos | None = No
             raise RuleRuntimeError(f"{obj!r} is not a component, so it has no property {name!r}", pos)
         if name not in props:
             raise RuleRuntimeError(f"component {obj!r} has no property {name!r}", pos)
-        return props[name]
+        value = props[name]
+        # Component data is shared by every state: hand out a copy of any list or map.
+        return clone(value) if type(value) in (list, dict) else value
     raise RuleRuntimeError(f"{type_name(obj)} has no field {name!r}", pos)
 
 
@@ -223,6 +233,21 @@ def unpack(item: Any, count: int, pos: Pos | None = None) -> list:
     if type(item) is not list or len(item) != count:
         raise RuleRuntimeError(f"cannot unpack {type_name(item)} into {count} names", pos)
     return item
+
+
+@contextmanager
+def recursion_guard() -> Iterator[None]:
+    """Turn Python's own recursion limit into a located-enough rule error.
+
+    Deeply nested calls of ruleset functions can reach Python's frame limit
+    before the ruleset's `limits.max_depth`; the user must see a rule error,
+    never a RecursionError traceback.
+    """
+    try:
+        yield
+    except RecursionError:
+        raise LimitError("the rules nest calls too deeply for the interpreter",
+                         hint="lower limits.max_depth, or make recursive functions stop sooner") from None
 
 
 class Budget:

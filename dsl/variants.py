@@ -84,7 +84,12 @@ def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document
     """Apply patch operations; a path that does not exist is an error (RP401)."""
     for i, op in enumerate(ops):
         where = patch_path + (i,)
-        kind, text = op.get("op"), op.get("path", "")
+        if not isinstance(op, dict) or op.get("op") not in PATCH_OPS:
+            # An `extends:` file's own patch is applied before any schema check, so check it here.
+            raise PatchProblem(_diag("RP401", f"a patch operation needs `op:` ({', '.join(PATCH_OPS)}) and `path:`",
+                                     SourceMap(patch_doc), where + (("op",) if isinstance(op, dict) else ()),
+                                     "write e.g. {op: replace, path: end[0].when, value: ...}"))
+        kind, text = op["op"], op.get("path", "")
         path = parse_path(text) if isinstance(text, str) else None
         if path is None:
             raise PatchProblem(_diag("RP401", f"malformed patch path {text!r}", SourceMap(patch_doc),
@@ -154,6 +159,14 @@ def inside(folder: Path, target: Path) -> bool:
         return False
 
 
+def is_file(path: Path) -> bool:
+    """Path.is_file, but False for names the OS refuses (too long, NUL bytes) instead of raising."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def read_document(path: Path, max_bytes: int) -> Document:
     try:
         raw = path.read_bytes()
@@ -173,7 +186,7 @@ def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: s
     if not inside(folder, target):
         raise PatchProblem(_diag("RP403", f"{what} {name!r} is outside the ruleset's folder", smap, path,
                                  "rulesets may only read files in their own folder"))
-    if not target.is_file():
+    if not is_file(target):
         raise PatchProblem(_diag("RP404", f"{what} {name!r} does not exist", smap, path,
                                  f"looked for {target}"))
     return target
@@ -214,7 +227,10 @@ def load_with_extends(path: Path, max_bytes: int, chain: tuple[str, ...] = ()) -
             inc_path = resolve_file(doc, smap, ("include", i), name, "include")
             inc = read_document(inc_path, max_bytes)
             if not isinstance(inc.data, dict):
-                raise PatchProblem(Diagnostic("RP006", "an included file must hold a mapping", inc.file, 1, 1))
+                line, col = inc.where(())
+                raise PatchProblem(Diagnostic("RP006", "an included file must hold a mapping", inc.file, line, col,
+                                              hint="write `key: value` entries; they are added to the ruleset",
+                                              source_line=inc.source_line(line)))
             for key, value in inc.data.items():
                 if key in data and key != "include":
                     continue

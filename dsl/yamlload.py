@@ -10,6 +10,7 @@ each problem as a `Diagnostic` instead of a traceback.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,12 +84,81 @@ def format_path(path: Path_) -> str:
     return out
 
 
+def value_at(data: Any, path: Path_) -> Any:
+    """The value at a YAML path in plain data, or None if the path does not exist."""
+    for step in path:
+        if isinstance(data, dict) and step in data:
+            data = data[step]
+        elif isinstance(data, list) and isinstance(step, int) and 0 <= step < len(data):
+            data = data[step]
+        else:
+            return None
+    return data
+
+
+class _Refused(Exception):
+    """A document the composer will not finish: too deep, or too large once aliases expand."""
+
+    def __init__(self, message: str, mark: Any, hint: str):
+        super().__init__(message)
+        self.message, self.mark, self.hint = message, mark, hint
+
+
+class _Composer(yaml.SafeLoader):
+    """PyYAML's safe composer with the size and depth limits enforced while composing.
+
+    Both limits must hold before the node tree exists: the composer recurses once
+    per nesting level (thousands of `[` end in a RecursionError), and an alias
+    stands for its whole anchored subtree, so nine lines of aliases can stand for
+    a billion values (billion laughs).  Each finished node records how many values
+    it expands to and how deep it reaches, so an alias is charged its full cost at
+    the place it is used.
+    """
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self._depth = 0
+        self._total = 0
+        self._cost: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) once expanded
+
+    def _charge(self, values: int, levels: int, mark: Any) -> None:
+        self._total += values
+        if self._total > MAX_NODES:
+            raise _Refused(f"the document expands to more than {MAX_NODES} values", mark,
+                           "aliases (*name) that repeat large anchors multiply the size; write the data out")
+        if self._depth + levels > MAX_DEPTH:
+            raise _Refused(f"the document is nested more than {MAX_DEPTH} levels deep", mark, "flatten the structure")
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            cost = self._cost.get(id(node))
+            if cost is None:
+                raise _Refused(f"the alias *{event.anchor} is used inside its own anchor", event.start_mark,
+                               "an anchored value cannot contain itself")
+            self._charge(cost[0], cost[1] - 1, event.start_mark)
+            return node
+        self._charge(1, 0, event.start_mark)
+        self._depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        children = node.value if isinstance(node, yaml.SequenceNode) else (
+            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else [])
+        costs = [self._cost[id(c)] for c in children]
+        self._cost[id(node)] = (1 + sum(c[0] for c in costs), 1 + max((c[1] for c in costs), default=0))
+        return node
+
+
 class _Builder:
     def __init__(self, file: str, text: str):
         self.file = file
+        self.text = text
         self.lines = text.splitlines()
         self.doc = Document(file, text, None)
-        self.count = 0
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def fail(self, code: str, message: str, mark: Any, hint: str = "", path: Path_ = ()) -> None:
         line = mark.line + 1 if mark is not None else 1
@@ -101,26 +171,52 @@ class _Builder:
 
     def _origin(self, node: yaml.ScalarNode) -> Origin:
         line, col = node.start_mark.line + 1, node.start_mark.column + 1
-        if node.style in ("|", ">"):
+        if node.style == "|":
             for i in range(line, len(self.lines)):
                 text = self.lines[i]
                 if text.strip():
                     indent = len(text) - len(text.lstrip(" "))
                     return Origin(self.file, i + 1, indent + 1, indent)
             return Origin(self.file, line + 1, 1, 0)
-        if node.style in ('"', "'"):
-            return Origin(self.file, line, col + 1, col)
-        return Origin(self.file, line, col, col - 1)
+        quoted = node.style in ('"', "'")
+        start, end = node.start_mark.index + quoted, node.end_mark.index - quoted
+        if node.style == ">" or self.text[start:end] != node.value:
+            return Origin(self.file, line, col + quoted, col - 1 + quoted, self._align(node.value, start, end))
+        return Origin(self.file, line, col + quoted, col - 1 + quoted)
 
-    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
-        self.count += 1
-        if self.count > MAX_NODES:
-            self.fail("RP005", f"the document expands to more than {MAX_NODES} values", node.start_mark,
-                      hint="aliases (*name) that repeat large anchors multiply the size; write the data out",
-                      path=path)
-        if depth > MAX_DEPTH:
-            self.fail("RP005", f"the document is nested more than {MAX_DEPTH} levels deep", node.start_mark,
-                      hint="flatten the structure", path=path)
+    def _align(self, value: str, start: int, end: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """The file position of each character of a scalar that YAML rewrote on reading.
+
+        Folded (`>`) and multi-line scalars join their lines with spaces and drop
+        the indentation; quoted ones turn escapes into single characters.  Walking
+        the source alongside the value, skipping what reading removed, finds where
+        each character came from, so a DSL error in such text still points at it.
+        """
+        if self.text[start:start + 1] == ">":  # skip the block header line
+            start = self.text.find("\n", start, end) + 1 or end
+        text, points, j = self.text, [], start
+        for ch in value:
+            k, dropped = j, 0  # dropped: characters of an escape sequence (a few at most)
+            while k < end and text[k] != ch and not (ch in " \n" and text[k] in " \n") and dropped <= 10:
+                dropped += text[k] not in " \n"
+                k += 1
+            if k >= end or dropped > 10:  # not found nearby: keep the previous place
+                k = min(j, end - 1)
+            points.append(self._point(max(k, start)))
+            j = k + 1
+        if not points:
+            return ()
+        rows, first = [], 0
+        for line in value.split("\n"):  # per line of the text, as the DSL parser counts them
+            rows.append(tuple(points[first:first + len(line) + 1]))
+            first += len(line) + 1
+        return tuple(rows)
+
+    def _point(self, index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.line_starts, index)
+        return line, index - self.line_starts[line - 1] + 1
+
+    def build(self, node: yaml.Node, path: Path_) -> Any:
         self.doc.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if not isinstance(node, yaml.ScalarNode):
             self.check_tag(node, path)
@@ -131,7 +227,8 @@ class _Builder:
                     self.fail("RP007", "YAML merge keys (<<) are not supported", key_node.start_mark,
                               hint="write the keys out, or use a variant patch", path=path)
                 if not isinstance(key_node, yaml.ScalarNode):
-                    self.fail("RP007", "a mapping key must be a plain scalar", key_node.start_mark, path=path)
+                    self.fail("RP007", "a mapping key must be a plain scalar", key_node.start_mark, path=path,
+                              hint="keys are names; put lists and mappings on the value side of `key: value`")
                 key = self.scalar(key_node, path)
                 if not isinstance(key, (str, int)) or isinstance(key, bool):
                     key = key_node.value
@@ -142,10 +239,10 @@ class _Builder:
                               key_node.start_mark, hint="remove one of the two entries", path=path + (key,))
                 self.doc.key_positions[path + (key,)] = (key_node.start_mark.line + 1,
                                                          key_node.start_mark.column + 1)
-                out[key] = self.build(value_node, path + (key,), depth + 1)
+                out[key] = self.build(value_node, path + (key,))
             return out
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
         value = self.scalar(node, path)
         if isinstance(value, str):
             self.doc.origins[path] = self._origin(node)
@@ -194,15 +291,37 @@ class _Builder:
         return text
 
 
+# Errors PyYAML finds only where an unclosed construct runs into something else; the
+# construct's own start (its context mark) is where the author must look.
+_OPENED_AT = {
+    "while scanning a quoted scalar": "a quote is not closed",
+    "while parsing a flow sequence": "a `[` is not closed, or items are missing commas",
+    "while parsing a flow mapping": "a `{` is not closed, or items are missing commas",
+    "while scanning a simple key": "a line has no `key: value` form; a continued string needs quotes or a | block",
+}
+
+
 def _yaml_error(file: str, text: str, err: yaml.YAMLError) -> Diagnostic:
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    line = mark.line + 1 if mark is not None else 1
-    col = mark.column + 1 if mark is not None else 1
+    lines = text.splitlines()
+    if isinstance(err, yaml.reader.ReaderError):  # a control character YAML does not accept
+        before = text[: err.position]
+        line, col = before.count("\n") + 1, err.position - (before.rfind("\n") + 1) + 1
+        return Diagnostic("RP001", f"the file contains the control character {chr(err.character)!r}", file,
+                          line, col, hint="remove it; rulesets are plain text",
+                          source_line=lines[line - 1] if 0 < line <= len(lines) else "")
+    problem_mark = getattr(err, "problem_mark", None)
+    context_mark = getattr(err, "context_mark", None)
     problem = getattr(err, "problem", None) or str(err)
     context = getattr(err, "context", None)
     message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
     hint = "check indentation and brackets around this point"
-    if "\t" in problem or "'\\t'" in problem:
+    mark = problem_mark or context_mark
+    if context in _OPENED_AT and context_mark is not None and problem_mark is not None \
+            and problem_mark.line > context_mark.line:
+        mark = context_mark
+        message = f"YAML syntax error: {problem} at line {problem_mark.line + 1} ({context} that starts here)"
+        hint = _OPENED_AT[context]
+    elif "\t" in problem or "'\\t'" in problem:
         hint = "YAML indentation must use spaces, not tabs"
     elif "could not find expected ':'" in problem:
         hint = "a mapping entry needs `key: value`; a continued string needs quotes or a | block"
@@ -210,7 +329,10 @@ def _yaml_error(file: str, text: str, err: yaml.YAMLError) -> Diagnostic:
         hint = "a bracket is not closed, or items are missing commas"
     elif "mapping values are not allowed" in problem:
         hint = "quote a value that contains `: `, or fix the indentation"
-    lines = text.splitlines()
+    elif "expected <block end>" in problem:
+        hint = "this line is indented differently from the lines before it"
+    line = mark.line + 1 if mark is not None else 1
+    col = mark.column + 1 if mark is not None else 1
     source = lines[line - 1] if 0 < line <= len(lines) else ""
     return Diagnostic("RP002", message, file, line, col, hint=hint, source_line=source)
 
@@ -219,11 +341,14 @@ def _decode(raw: bytes, file: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        before = raw[: err.start]
-        line = before.count(b"\n") + 1
-        col = err.start - (before.rfind(b"\n") + 1) + 1
+        start = raw.rfind(b"\n", 0, err.start) + 1
+        end = raw.find(b"\n", err.start)
+        line = raw.count(b"\n", 0, err.start) + 1
+        before = raw[start:err.start].decode("utf-8-sig" if start == 0 else "utf-8")  # valid: the error is first
+        source = raw[start:end if end >= 0 else len(raw)].decode("utf-8", errors="replace")
         raise YamlProblem(Diagnostic("RP001", f"the file is not valid UTF-8 (byte 0x{raw[err.start]:02x})",
-                                     file, line, col, hint="save the file as UTF-8")) from None
+                                     file, line, len(before) + 1, hint="save the file as UTF-8",
+                                     source_line=source.lstrip("\ufeff"))) from None
 
 
 def load_document(raw: bytes | str, file: str = "<input>", max_bytes: int = MAX_FILE_BYTES) -> Document:
@@ -234,31 +359,39 @@ def load_document(raw: bytes | str, file: str = "<input>", max_bytes: int = MAX_
                                      file, 1, 1, hint="rulesets are small; split data into variant files"))
     text = raw if isinstance(raw, str) else _decode(raw, file)
     if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise YamlProblem(Diagnostic("RP001", "the file contains a NUL byte", file, line, 1,
-                                     hint="this looks like a binary file, not YAML"))
+        at = text.index("\x00")
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        source = text[start:end if end >= 0 else len(text)].replace("\x00", "\u2400")  # shown as a NUL sign
+        raise YamlProblem(Diagnostic("RP001", "the file contains a NUL byte", file, text.count("\n", 0, at) + 1,
+                                     at - start + 1, hint="this looks like a binary file (or UTF-16), not YAML",
+                                     source_line=source))
     if not text.strip():
         raise YamlProblem(Diagnostic("RP006", "the file is empty", file, 1, 1,
                                      hint="a ruleset starts with `ruleplay: 1` and `game: NAME`"))
+    lines = text.splitlines()
+    nodes = []
     try:
-        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        composer = _Composer(text)  # the reader checks for unacceptable characters right here
+        while composer.check_node():
+            nodes.append(composer.get_node())
+        composer.dispose()
     except yaml.YAMLError as err:
         raise YamlProblem(_yaml_error(file, text, err)) from None
-    except RecursionError:
-        raise YamlProblem(Diagnostic("RP005", "the document is nested too deeply to read", file, 1, 1,
-                                     hint="flatten the structure")) from None
-    nodes = [n for n in nodes if n is not None]
+    except _Refused as err:
+        line, col = err.mark.line + 1, err.mark.column + 1
+        raise YamlProblem(Diagnostic("RP005", err.message, file, line, col, hint=err.hint,
+                                     source_line=lines[line - 1] if line <= len(lines) else "")) from None
     if not nodes:
         raise YamlProblem(Diagnostic("RP006", "the file holds no YAML document (only comments?)", file, 1, 1,
-                                     hint="a ruleset starts with `ruleplay: 1` and `game: NAME`"))
+                                     hint="a ruleset starts with `ruleplay: 1` and `game: NAME`",
+                                     source_line=lines[0]))
     if len(nodes) > 1:
         mark = nodes[1].start_mark
-        raise YamlProblem(Diagnostic("RP006", "the file holds more than one YAML document", file,
-                                     mark.line + 1, mark.column + 1, hint="remove the `---` separator"))
+        raise YamlProblem(Diagnostic("RP006", "the file holds more than one YAML document: a second one "
+                                     "starts here", file, mark.line + 1, mark.column + 1,
+                                     hint="remove the `---` separator and what follows, or merge the two",
+                                     source_line=lines[mark.line] if mark.line < len(lines) else ""))
     builder = _Builder(file, text)
-    try:
-        builder.doc.data = builder.build(nodes[0], (), 0)
-    except RecursionError:
-        raise YamlProblem(Diagnostic("RP005", "the document is nested too deeply to read", file, 1, 1,
-                                     hint="flatten the structure")) from None
+    builder.doc.data = builder.build(nodes[0], ())
     return builder.doc

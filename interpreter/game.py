@@ -91,10 +91,11 @@ class Game:
                 ctx.env = {}
                 vars_[name] = R.clone(decl.init(ctx))
         ctx.env = {}
-        model.setup(ctx)
-        runner = FlowRunner(model, ctx)
-        runner.start_game()
-        legal = runner.settle()
+        with R.recursion_guard():
+            model.setup(ctx)
+            runner = FlowRunner(model, ctx)
+            runner.start_game()
+            legal = runner.settle()
         state = State(self, {"vars": vars_, "flow": flow, "rng": rng.state}, legal)
         state.last_fired = ctx.fired
         if self.checking:

@@ -70,18 +70,19 @@ def load_model(name_or_path: str | os.PathLike, players: int | None = None, vari
         raise _fail([err.diagnostic]) from None
     if not isinstance(data, dict):
         kind = "a list" if isinstance(data, list) else f"a single value ({type(data).__name__})"
-        raise _fail([Diagnostic("RP006", f"the top level is {kind}, not a mapping", str(path), 1, 1,
+        file, line, col, source = smap.where(())
+        raise _fail([Diagnostic("RP006", f"the top level is {kind}, not a mapping", file, line, col,
                                 hint="a ruleset is a mapping that starts with `ruleplay: 1` and `game: NAME`",
-                                source_line=smap.base.source_line(1))])
+                                source_line=source)])
     diags = _schema_diagnostics(data, smap)
     if diags:
         raise _fail(diags)
     if variant is not None:
         known = sorted((data.get("variants") or {}).keys())
         if variant not in known:
-            raise _fail([Diagnostic("RP405", f"{data.get('game')} has no variant {variant!r}", str(path),
-                                    *smap.where(("variants",))[1:3],
-                                    hint=f"variants: {', '.join(known) or 'none'}")])
+            file, line, col, source = smap.where(("variants",), key=True)
+            raise _fail([Diagnostic("RP405", f"{data.get('game')} has no variant {variant!r}", file, line, col,
+                                    hint=f"variants: {', '.join(known) or 'none'}", source_line=source)])
         try:
             data = apply_variant(data, smap, variant)
         except PatchProblem as err:

@@ -17,9 +17,9 @@ import networkx as nx
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl import runtime as R
-from ruleplay.dsl.compiler import CompileProblem, Compiler
+from ruleplay.dsl.compiler import CompileProblem, Compiler, listing
 from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
-from ruleplay.dsl.geometry import Grid
+from ruleplay.dsl.geometry import DIRECTION_SETS, Grid
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Callable_, Scope
 from ruleplay.dsl.variants import SourceMap
@@ -28,8 +28,14 @@ from ruleplay.dsl.yamlload import format_path
 Fn = Callable[[R.Ctx], Any]
 Exec = Callable[[R.Ctx], None]
 
+MAX_BOARD_GRAPH_LINKS = 1_000_000  # a 256x256 king graph has 524288; building one takes about a second
+
 DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "max_depth": 64,
                   "max_components": 100_000}
+
+
+UNKNOWN_NAME_HINT = ("a name is a state variable, a constant, a parameter, a `let` or loop name, "
+                     "or a flow value such as `current`")
 
 
 def _noop(ctx: R.Ctx) -> None:
@@ -206,6 +212,7 @@ class GameModel:
     scope: Scope = field(default_factory=Scope)
     function_bodies: dict[str, Fn] = field(default_factory=dict)
     procedure_bodies: dict[str, Exec] = field(default_factory=dict)
+    state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
 
     def compiler(self) -> Compiler:
         """A compiler for code written outside the ruleset (scenario checks) that calls its functions.
@@ -244,7 +251,8 @@ class ModelBuilder:
         self.diags.append(Diagnostic(code, message, file, line, col, severity, hint, format_path(path), source))
 
     def _problem(self, p: CompileProblem) -> None:
-        self.diags.append(Diagnostic(p.code, p.message, p.pos.file, p.pos.line, p.pos.col, hint=p.hint,
+        hint = p.hint or (UNKNOWN_NAME_HINT if p.code == "RP210" else "")
+        self.diags.append(Diagnostic(p.code, p.message, p.pos.file, p.pos.line, p.pos.col, hint=hint,
                                      source_line=self.lines.line(p.pos.file, p.pos.line)))
 
     def _flush_problems(self) -> None:
@@ -322,13 +330,17 @@ class ModelBuilder:
         else:
             lo = hi = default = prange
         if lo > hi:
-            self.diag("RP301", f"players: min {lo} is greater than max {hi}", ("players",))
+            self.diag("RP301", f"players: min {lo} is greater than max {hi}", ("players",),
+                      hint="swap the two numbers")
         players = self.requested_players if self.requested_players is not None else default
         if not lo <= players <= hi:
             self.diag("RP302", f"{name} is for {lo}-{hi} players, not {players}", ("players",),
                       hint=f"use --players between {lo} and {hi}")
             return None
 
+        if not (d.get("flow") or {}).get("phases"):
+            self.diag("RP102", "`flow:` is missing: a game needs at least one phase to be played", (),
+                      hint="add flow: {phases: [{name: play, actions: [...]}]}")
         limits = dict(DEFAULT_LIMITS)
         limits.update(d.get("limits") or {})
         constants = dict(d.get("constants") or {})
@@ -339,7 +351,8 @@ class ModelBuilder:
         state_names = frozenset((d.get("state") or {}).keys())
         clash = state_names & frozenset(constants)
         for n in sorted(clash):
-            self.diag("RP214", f"`{n}` is both a constant and a state variable", ("state", n), key=True)
+            self.diag("RP214", f"`{n}` is both a constant and a state variable", ("state", n), key=True,
+                      hint="rename one of the two")
         functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
         procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
         scope = Scope(state_names, constants, frozenset(), functions, procedures, self.disabled)
@@ -374,6 +387,7 @@ class ModelBuilder:
         returns = self.expr(("scoring", "returns"), pscope)
         invariants = []
         for i, inv in enumerate(d.get("invariants") or []):
+            self.cite(inv.get("rule"), ("invariants", i))
             fn = self.expr(("invariants", i, "check"), scope)
             if fn is not None:
                 invariants.append(Invariant(fn, inv.get("message", inv["check"]), first_rule(inv.get("rule")),
@@ -419,6 +433,8 @@ class ModelBuilder:
             uses_chance=uses_chance, hidden_info=hidden, scope=scope,
             function_bodies=self.compiler.function_bodies, procedure_bodies=self.compiler.procedure_bodies,
         )
+        model.state_graphs = {n: fn for n, spec in (d.get("graphs") or {}).items() if "state" in spec
+                              and (fn := self.expr(("graphs", n, "state"), scope)) is not None}
         index = 0
         for a in actions.values():
             a.first_index = index
@@ -448,18 +464,26 @@ class ModelBuilder:
             for i, item in enumerate(spec.get("items") or []):
                 path = ("components", kind, "items", i)
                 base = {k: v for k, v in item.items() if k not in ("id", "copies")}
+                for key in ("kind",):
+                    if key in base or key in declared:
+                        self.diag("RP215", f"component property {key!r} is reserved (the engine sets it)",
+                                  path + (key,) if key in base else ("components", kind, "properties", key),
+                                  hint="rename the property; `x.kind` is the component's kind, `x.id` its id",
+                                  key=True)
                 for key in base:
                     if declared and key not in declared:
                         self.diag("RP215", f"property {key!r} is not declared for component kind {kind!r}",
                                   path + (key,), hint=f"declared: {', '.join(declared) or 'none'}", key=True)
                 for key in declared:
                     if key not in base:
-                        self.diag("RP215", f"component {item['id']!r} lacks property {key!r}", path)
+                        self.diag("RP215", f"component {item['id']!r} lacks property {key!r}", path,
+                                  hint="give every item of the kind each declared property")
                 copies = item.get("copies", 1)
                 names = [item["id"]] if copies == 1 else [f"{item['id']}#{k + 1}" for k in range(copies)]
                 for cid in names:
                     if cid in props:
-                        self.diag("RP216", f"component id {cid!r} is used twice", path + ("id",))
+                        self.diag("RP216", f"component id {cid!r} is used twice", path + ("id",),
+                                  hint="ids must be unique; `copies: N` makes numbered copies of one item")
                         continue
                     props[cid] = {**base, "kind": kind, "id": cid}
                     ids.append(cid)
@@ -474,14 +498,19 @@ class ModelBuilder:
     def graphs(self, boards: dict[str, Grid]) -> tuple[dict[str, dict], dict[str, Any]]:
         out: dict[str, dict] = {}
         nxs: dict[str, Any] = {}
+        if not self._board_graphs_fit(boards):
+            return out, nxs
         for name, spec in (self.data.get("graphs") or {}).items():
             path = ("graphs", name)
+            if "state" in spec:
+                continue  # built from a state when exported, see `state_graphs`
             directed = bool(spec.get("directed", False))
             g: Any = nx.DiGraph() if directed else nx.Graph()
             if "board" in spec:
                 grid = boards.get(spec["board"])
                 if grid is None:
-                    self.diag("RP210", f"graph {name!r} names unknown board {spec['board']!r}", path + ("board",))
+                    self.diag("RP210", f"graph {name!r} names unknown board {spec['board']!r}", path + ("board",),
+                              hint=f"boards: {listing(boards, 'none declared')}")
                     continue
                 g.add_nodes_from(range(grid.size))
                 if spec.get("perimeter"):
@@ -497,7 +526,7 @@ class ModelBuilder:
                     for b in targets:
                         if str(b) not in adjacency:
                             self.diag("RP304", f"graph {name!r}: {a!r} lists unknown node {b!r}",
-                                      path + ("adjacency", a))
+                                      path + ("adjacency", a), hint="every node listed needs its own entry")
                         elif not directed and a not in [str(t) for t in adjacency[str(b)]]:
                             self.diag("RP303", f"graph {name!r} is undirected but {a!r} -> {b!r} has no "
                                       f"way back", path + ("adjacency", a),
@@ -505,21 +534,49 @@ class ModelBuilder:
                         g.add_edge(a, str(b))
             else:
                 nodes = spec.get("nodes")
+                places = [(("nodes", i), n) for i, n in enumerate(nodes or [])]
+                places += [(("edges", i, j), n) for i, e in enumerate(spec.get("edges") or []) for j, n in enumerate(e)]
+                bad = [where for where, n in places if self._node(n) is None]
+                if bad:
+                    self.diag("RP304", f"graph {name!r}: a node must be a name, a number or a flat list of them",
+                              path + bad[0], hint="maps, null and nested lists cannot be graph nodes")
+                    continue
                 if nodes is not None:
-                    g.add_nodes_from(self._hashable(n) for n in nodes)
+                    g.add_nodes_from(self._node(n) for n in nodes)
                 for i, (a, b) in enumerate(spec.get("edges") or []):
-                    a, b = self._hashable(a), self._hashable(b)
+                    a, b = self._node(a), self._node(b)
                     if nodes is not None and (a not in g or b not in g):
                         self.diag("RP304", f"graph {name!r}: edge {[a, b]} uses a node not in `nodes`",
-                                  path + ("edges", i))
+                                  path + ("edges", i), hint="add the node to `nodes:`, or fix the edge")
                     g.add_edge(a, b)
             nxs[name] = g
             out[name] = flatten_graph(g)
         return out, nxs
 
+    def _board_graphs_fit(self, boards: dict[str, Grid]) -> bool:
+        """Refuse, before building any, board graphs too big to build: one short line can ask for a huge one."""
+        links = 0  # cells times step directions, over every board graph
+        for name, spec in (self.data.get("graphs") or {}).items():
+            grid = boards.get(spec.get("board")) if isinstance(spec.get("board"), str) else None
+            if grid is None:
+                continue
+            links += grid.size * (1 if spec.get("perimeter") else len(DIRECTION_SETS[spec.get("steps", "king")]))
+            if links > MAX_BOARD_GRAPH_LINKS:
+                self.diag("RP503", f"the board graphs have more than {MAX_BOARD_GRAPH_LINKS} links in all",
+                          ("graphs", name), hint="each graph on a board costs time and memory per cell; "
+                          "use fewer graphs or smaller boards")
+                return False
+        return True
+
     @staticmethod
-    def _hashable(v: Any) -> Any:
-        return tuple(v) if isinstance(v, list) else v
+    def _node(v: Any) -> Any:
+        """A graph node as networkx keeps it (hashable: a list becomes a tuple), or None if it cannot be one."""
+        flat = (str, int, float)
+        if isinstance(v, flat):
+            return v
+        if isinstance(v, list) and all(isinstance(x, flat) for x in v):
+            return tuple(v)
+        return None
 
     # ------------------------------------------------------------- variables
     def variables(self, scope: Scope) -> dict[str, VarDecl]:
@@ -563,15 +620,20 @@ class ModelBuilder:
                                   " or `where:`")
                     except R.RuleRuntimeError as err:
                         self.diag("RP220", f"cannot compute the values of parameter {pname!r}: {err.message}",
-                                  of_path)
+                                  of_path, hint=err.hint or "`of:` is computed once, when the game loads")
+                    except RecursionError:  # calls nested within deeply nested expressions
+                        self.diag("RP220", f"cannot compute the values of parameter {pname!r}: calls nest too "
+                                  "deeply", of_path, hint="a function calls itself without end")
                     if not isinstance(universe, list):
-                        self.diag("RP221", f"`of:` of parameter {pname!r} must be a list", of_path)
+                        self.diag("RP221", f"`of:` of parameter {pname!r} must be a list", of_path,
+                                  hint="write the values as a list, e.g. range(7) or cells(\"grid\")")
                         universe = []
                     elif not universe and not self.diags:
                         self.diag("RP221", f"parameter {pname!r} has no possible values", of_path,
                                   severity="warning")
                     elif len(universe) != len({json.dumps(v, sort_keys=True) for v in universe}):
-                        self.diag("RP221", f"`of:` of parameter {pname!r} lists a value twice", of_path)
+                        self.diag("RP221", f"`of:` of parameter {pname!r} lists a value twice", of_path,
+                                  hint="each value is one move; remove the repeats, e.g. with unique()")
                 pscope = scope.with_locals(*local)
                 source = where = None
                 if isinstance(pspec, dict):
@@ -620,17 +682,22 @@ class ModelBuilder:
             path = ("flow", "phases", i)
             name = spec["name"]
             if name in out:
-                self.diag("RP216", f"phase {name!r} is declared twice", path + ("name",))
+                self.diag("RP216", f"phase {name!r} is declared twice", path + ("name",),
+                          hint="phase names must be unique")
             self.cite(spec.get("rule"), path)
             for j, a in enumerate(spec.get("actions") or []):
                 if a not in actions:
-                    self.diag("RP210", f"phase {name!r} lists unknown action {a!r}", path + ("actions", j))
+                    self.diag("RP210", f"phase {name!r} lists unknown action {a!r}", path + ("actions", j),
+                              hint=self.compiler.suggest(str(a), lambda: sorted(actions))
+                              or f"actions: {listing(actions)}")
             stages = {}
             for sname, sspec in (spec.get("stages") or {}).items():
                 for j, a in enumerate(sspec.get("actions") or []):
                     if a not in actions:
                         self.diag("RP210", f"stage {sname!r} lists unknown action {a!r}",
-                                  path + ("stages", sname, "actions", j))
+                                  path + ("stages", sname, "actions", j),
+                                  hint=self.compiler.suggest(str(a), lambda: sorted(actions))
+                                  or f"actions: {listing(actions)}")
                 stages[sname] = Stage(sname, list(sspec.get("actions") or []), bool(sspec.get("chance", False)))
             order = spec.get("order", "alternate")
             out[name] = Phase(
@@ -641,7 +708,8 @@ class ModelBuilder:
                 when_stuck=spec.get("when_stuck", "error"), rule=first_rule(spec.get("rule")), path=path)
         for p in out.values():
             if p.next is not None and p.next not in out:
-                self.diag("RP210", f"phase {p.name!r}: next phase {p.next!r} does not exist", p.path + ("next",))
+                self.diag("RP210", f"phase {p.name!r}: next phase {p.next!r} does not exist", p.path + ("next",),
+                          hint=self.compiler.suggest(p.next, lambda: sorted(out)) or f"phases: {listing(out)}")
         return out
 
     # ---------------------------------------------------------------- render

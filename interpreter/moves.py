@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ruleplay.dsl import ast as A
@@ -77,6 +78,12 @@ def parse_move(text: str) -> Move:
     """Parse `action` or `action(arg, …)`; raises MoveParseError."""
     if not isinstance(text, str) or not text.strip():
         raise MoveParseError("empty move text")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=8192)
+def _parse_text(text: str) -> Move:
+    """Cached because reloading a saved state parses its whole history, and long games repeat moves."""
     if len(text) > 2000:
         raise MoveParseError("move text is too long")
     try:

@@ -61,7 +61,8 @@ class State:
     def legal_moves(self) -> list[Move]:
         """Legal moves (or chance outcomes) in the ruleset's fixed order."""
         if self._legal is None:
-            self._legal = generate(self.game.model, self.data["vars"], self.data["flow"])
+            with R.recursion_guard():
+                self._legal = generate(self.game.model, self.data["vars"], self.data["flow"])
         return list(self._legal)
 
     def is_legal(self, move: Move) -> bool:
@@ -132,11 +133,12 @@ class State:
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
                     budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
         ctx.fired.extend(action.rules)
-        action.effects(ctx)
-        ctx.env = {}
-        runner = FlowRunner(model, ctx)
-        runner.after_move()
-        legal = runner.settle()
+        with R.recursion_guard():
+            action.effects(ctx)
+            ctx.env = {}
+            runner = FlowRunner(model, ctx)
+            runner.after_move()
+            legal = runner.settle()
         new["rng"] = rng.state
         state = State(self.game, new, legal, self.history + (move,))
         state.last_fired = list(dict.fromkeys(ctx.fired))  # each rule once, in firing order

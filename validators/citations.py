@@ -9,12 +9,14 @@ in the ruleset's folder or in a `seeds/` folder beside it, nowhere else.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterator
 
+from ruleplay.dsl.compiler import Suggester
 from ruleplay.dsl.diagnostics import Diagnostic
-from ruleplay.dsl.variants import inside
-from ruleplay.dsl.yamlload import format_path
+from ruleplay.dsl.variants import inside, is_file
+from ruleplay.dsl.yamlload import format_path, value_at
 
 from .spec import read_spec
 
@@ -24,11 +26,14 @@ def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
     if not model.spec:
         return None, "no spec"
     folder = ruleset_path.resolve().parent
-    target = (folder / model.spec).resolve()
+    try:
+        target = (folder / model.spec).resolve()
+    except (OSError, ValueError):  # a name the OS refuses (NUL byte, too long) names no file
+        return None, "missing"
     allowed = inside(folder, target) or inside(folder.parent / "seeds", target)
     if not allowed or Path(model.spec).is_absolute():
         return None, "outside"
-    if not target.is_file():
+    if not is_file(target):
         return None, "missing"
     return target, ""
 
@@ -45,20 +50,51 @@ def check_citations(model, ruleset_path: Path) -> Iterator[Diagnostic]:
     if why == "missing":
         file, line, col, src = where(("spec",))
         yield Diagnostic("RP404", f"spec file {model.spec!r} does not exist", file, line, col, path="spec",
-                         source_line=src)
+                         hint="give the path of the rule specification relative to this file", source_line=src)
         return
     if path is None:
         return
-    rules = read_spec(path)
+    try:
+        rules = read_spec(path)
+    except (OSError, UnicodeDecodeError) as err:
+        file, line, col, src = where(("spec",))
+        yield Diagnostic("RP404", f"spec file {model.spec!r} cannot be read: {err}", file, line, col, path="spec",
+                         hint="a spec is a UTF-8 Markdown file", source_line=src)
+        return
     known = {r.id for r in rules}
     assumption_ids = {a.get("id") for a in model.assumptions}
+    suggest = Suggester()
     for rule, paths in sorted(model.cited_rules.items()):
         if rule not in known and rule not in assumption_ids:
-            file, line, col, src = where(paths[0])
+            file, line, col, src, at = _citation_place(model, paths[0], rule)
             yield Diagnostic("RP311", f"cites rule {rule!r}, which is not in {path.name}", file, line, col,
-                             hint="check the id against the spec", path=format_path(paths[0]), source_line=src)
+                             hint=suggest(rule, lambda: sorted(known)) or "check the id against the spec",
+                             path=format_path(at), source_line=src)
     for r in rules:
         if r.id not in model.cited_rules:
             yield Diagnostic("RP310", f"spec rule {r.id} is not cited by the ruleset", str(path), r.line, 1,
                              severity="warning", hint="encode the rule and cite it, or resolve it in an assumption",
                              source_line=r.text)
+
+
+def _citation_place(model, path: tuple, rule: str) -> tuple[str, int, int, str, tuple]:
+    """Where the author wrote a citation: its `rule:`/`resolves:` entry, or the `@ID` in rule text."""
+    value = value_at(model.data, path)
+    if isinstance(value, dict):
+        for key in ("rule", "resolves"):
+            cited = value.get(key)
+            if cited == rule:
+                return (*model.source.where(path + (key,)), path + (key,))
+            if isinstance(cited, list) and rule in cited:
+                at = path + (key, cited.index(rule))
+                return (*model.source.where(at), at)
+    if isinstance(value, str):
+        found = re.search("@" + re.escape(rule) + r"(?![A-Za-z0-9-]|\.[A-Za-z0-9])", value)
+        if found:
+            before = value[: found.start()]
+            line = before.count("\n") + 1
+            pos = model.source.origin(path).pos(line, found.start() - (before.rfind("\n") + 1) + 1)
+            docs = {doc.file: doc for doc in model.source.documents()}
+            src = docs[pos.file].source_line(pos.line) if pos.file in docs else ""
+            return pos.file, pos.line, pos.col, src, path
+    return (*model.source.where(path), path)

@@ -12,33 +12,34 @@ from pathlib import Path
 from typing import Iterator
 
 from ruleplay.dsl import ast as A
+from ruleplay.dsl.compiler import Suggester, listing
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects
-from ruleplay.dsl.yamlload import format_path
+from ruleplay.dsl.yamlload import format_path, value_at
+
+
+def _effect_paths(data: dict) -> list[tuple]:
+    """Every place that holds effect statements (where `goto` and `stage` can be written)."""
+    flow = data.get("flow") or {}
+    paths: list[tuple] = [("setup",), ("flow", "on_round_begin"), ("flow", "on_round_end")]
+    paths += [("actions", n, "effects") for n in data.get("actions") or {}]
+    paths += [("procedures", n, "effects") for n in data.get("procedures") or {}]
+    paths += [("triggers", i, "effects") for i in range(len(data.get("triggers") or []))]
+    for i in range(len(flow.get("phases") or [])):
+        paths += [("flow", "phases", i, "on_begin"), ("flow", "phases", i, "on_end")]
+    return paths
 
 
 def _statements(model) -> list[A.Control]:
     out = []
-    data = model.data
-
-    def scan(text: object) -> None:
+    for path in _effect_paths(model.data):
+        text = value_at(model.data, path)
         if isinstance(text, str):
             try:
-                out.extend(n for n in A.walk(parse_effects(text)) if isinstance(n, A.Control))
+                node = parse_effects(text, model.source.origin(path))
             except DslSyntaxError:
-                pass
-
-    scan(data.get("setup"))
-    for a in (data.get("actions") or {}).values():
-        scan(a.get("effects"))
-    for p in (data.get("procedures") or {}).values():
-        scan(p.get("effects"))
-    flow = data.get("flow") or {}
-    scan(flow.get("on_round_begin"))
-    scan(flow.get("on_round_end"))
-    for ph in flow.get("phases") or []:
-        scan(ph.get("on_begin"))
-        scan(ph.get("on_end"))
+                continue
+            out.extend(n for n in A.walk(node) if isinstance(n, A.Control))
     return out
 
 
@@ -53,10 +54,15 @@ def check_reachability(model, ruleset_path: Path) -> Iterator[Diagnostic]:
         phase = model.phases[name]
         targets = {phase.next} if phase.next else {order[(i + 1) % len(order)]}
         edges[name] = targets | gotos
-    for g in sorted(gotos):
-        if g not in model.phases:
-            yield Diagnostic("RP210", f"`goto {g}` names no phase", model.source.base.file, 0, 0,
-                             hint=f"phases: {', '.join(order)}")
+    reported: set[str] = set()
+    suggest = Suggester()
+    docs = {doc.file: doc for doc in model.source.documents()}
+    for c in controls:
+        if c.op == "goto" and c.arg not in model.phases and c.arg not in reported:
+            reported.add(c.arg)
+            src = docs[c.pos.file].source_line(c.pos.line) if c.pos.file in docs else ""
+            yield Diagnostic("RP210", f"`goto {c.arg}` names no phase", c.pos.file, c.pos.line, c.pos.col,
+                             hint=suggest(c.arg, lambda: order) or f"phases: {listing(order)}", source_line=src)
     seen, todo = {order[0]}, [order[0]]
     while todo:
         for t in edges.get(todo.pop(), ()):
@@ -75,7 +81,7 @@ def check_reachability(model, ruleset_path: Path) -> Iterator[Diagnostic]:
         used_actions.update(phase.actions)
         for sname, stage in phase.stages.items():
             if sname not in stages_set:
-                file, line, col, src = where(phase.path + ("stages", sname))
+                file, line, col, src = where(phase.path + ("stages", sname), key=True)
                 yield Diagnostic("RP322", f"stage {sname!r} of phase {name!r} can never run: "
                                  "no `stage` statement enters it", file, line, col,
                                  hint=f"an action's effects must say `stage {sname}`",

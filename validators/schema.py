@@ -15,6 +15,7 @@ from typing import Iterator
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
+from ruleplay.dsl.compiler import suggest
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.variants import SourceMap
 from ruleplay.dsl.yamlload import format_path
@@ -71,15 +72,32 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _leaf(error: ValidationError) -> ValidationError:
-    """For oneOf/anyOf, descend to the sub-error that best explains the failure."""
+    """For oneOf/anyOf, descend to the sub-error that best explains the failure.
+
+    A branch that failed only because the value has another type explains
+    nothing (`players: 0` is not a mapping, so what?); when exactly one branch
+    accepts the value's type, that branch's own errors are the explanation.
+    """
     while error.validator in ("oneOf", "anyOf") and error.context:
-        deeper = [e for e in error.context if e.validator not in ("oneOf", "anyOf") or e.context]
-        # Prefer errors about keys that exist over "wrong type" on the whole value.
-        candidate = best_match(deeper or error.context)
-        if candidate is None or candidate.validator == "type" and len(error.context) > 1:
+        branches: dict[object, list[ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        fitting = [subs for subs in branches.values()
+                   if not any(sub.validator == "type" and not sub.relative_path for sub in subs)]
+        if len(fitting) != 1:
             break
-        error = candidate
+        error = best_match(fitting[0])
     return error
+
+
+_TYPE_WORDS = {"object": "mapping", "array": "list", "string": "text"}  # JSON Schema's words, in YAML terms
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "mapping", list: "list", str: "text", int: "integer", float: "number",
+            type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _message(error: ValidationError) -> str:
@@ -91,8 +109,16 @@ def _message(error: ValidationError) -> str:
     if kw == "required":
         return error.message.replace("is a required property", "is required here")
     if kw == "type":
-        return f"expected {error.validator_value}, got {type(error.instance).__name__.replace('NoneType', 'null').replace('dict', 'mapping').replace('str', 'string').replace('list', 'list')}: {json.dumps(error.instance)[:60]}"
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return (f"expected {' or '.join(_TYPE_WORDS.get(w, w) for w in wanted)}, got {_kind(error.instance)}: "
+                f"{json.dumps(error.instance)[:60]}")
     if kw in ("oneOf", "anyOf"):
+        if not error.context:
+            return f"{json.dumps(error.instance)[:60]} fits more than one of the allowed forms"
+        types = [sub.validator_value for sub in error.context if sub.validator == "type" and not sub.relative_path]
+        if len(types) == len(error.context):
+            return (f"expected {' or '.join(_TYPE_WORDS.get(t, str(t)) for t in types)}, "
+                    f"got {_kind(error.instance)}: {json.dumps(error.instance)[:60]}")
         return f"{json.dumps(error.instance)[:60]} is not any of the allowed forms"
     return error.message
 
@@ -103,12 +129,20 @@ def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
     for error in errors:
         leaf = _leaf(error)
         path = tuple(leaf.absolute_path)
+        code = KEYWORD_CODES.get(leaf.validator, "RP100")
+        message, hint = _message(leaf), HINTS.get(code, "")
         key = leaf.validator == "additionalProperties"
         if key:
             extra = [k for k in leaf.instance if k not in leaf.schema.get("properties", {})]
             if extra:
                 path = path + (extra[0],)
+                hint = suggest(str(extra[0]), sorted(leaf.schema.get("properties", {}))) or hint
+        if "propertyNames" in leaf.absolute_schema_path:  # the error is about a key, not a value
+            code, key, path = "RP108", True, path + (leaf.instance,)
+            message, hint = f"{leaf.instance!r} is not a valid name", HINTS["RP108"]
+        elif code == "RP107" and not leaf.context:
+            hint = "keep the keys of only one form"
+        elif code == "RP105" and leaf.schema == schema()["$defs"]["rule_id"]:
+            hint = "a rule id looks like TT-2.1: letters and digits, parts joined by - and ."
         file, line, col, source = smap.where(path, key=key)
-        code = KEYWORD_CODES.get(leaf.validator, "RP100")
-        yield Diagnostic(code, _message(leaf), file, line, col, hint=HINTS.get(code, ""),
-                         path=format_path(path), source_line=source)
+        yield Diagnostic(code, message, file, line, col, hint=hint, path=format_path(path), source_line=source)

@@ -1,0 +1,192 @@
+"""The compiled closures and the naive reference evaluator agree on random expressions.
+
+Expressions are generated as text (so the parser is exercised too) over a
+fixed context of state variables, constants, flow values, locals and
+components.  For each one, both evaluators must give the same value (same
+types all the way down), or both must raise the same rule error.  Any other
+exception is an engine bug and fails the test.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from ruleplay.dsl import runtime as R
+from ruleplay.dsl.compiler import Compiler
+from ruleplay.dsl.geometry import Grid
+from ruleplay.dsl.parser import parse_expr
+from ruleplay.dsl.reference import ReferenceEvaluator
+from ruleplay.dsl.scope import Scope
+
+MODEL = SimpleNamespace(
+    component_ids=["r1", "r2", "b1"],
+    components_by_kind={"red": ["r1", "r2"], "blue": ["b1"]},
+    component_props={"r1": {"id": "r1", "kind": "red", "rank": 1}, "r2": {"id": "r2", "kind": "red", "rank": 2},
+                     "b1": {"id": "b1", "kind": "blue", "rank": 3}},
+    boards={"b": Grid("b", 3, 3)}, graphs={},
+)
+VARS = {"xs": [3, 1, 2], "n": 4, "words": ["a", "bb", ""], "grid": [[1, 2], [3, 4]], "flag": True,
+        "empty": [], "mixed": [1, "a", None, [2], 0.5], "hand": ["r1", "b1"]}
+CONSTANTS = {"k": 2, "half": 0.5, "m": {"a": 1, "b": [1, 2]}, "names": ["a", "b"]}
+FLOW = {"seat": 1, "players": 3, "round": 2, "phase": "main", "stage": None, "start": 0, "turn": 4}
+LOCALS = {"i": 1, "j": "j"}  # comprehensions rebind these, so shadowing is exercised too
+SCOPE = Scope(frozenset(VARS), CONSTANTS).with_locals(*LOCALS)
+ITERATIONS = 5_000
+
+NAMES = sorted(VARS) + sorted(CONSTANTS) + sorted(LOCALS) + ["current", "players", "round", "phase", "stage"]
+ATOMS = st.one_of(
+    st.integers(-3, 12).map(str),
+    st.sampled_from(["0.5", "2.5", "-1.5"]),
+    st.sampled_from(['"a"', '"bb"', '""', "'r1'", '"b1"', '"king"', '"b"', '"N"']),
+    st.sampled_from(["true", "false", "null"]),
+    st.sampled_from(NAMES),
+)
+BINARY = ["+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "and", "or"]
+BUILTINS_BY_ARITY = {
+    0: ["components", "seats"],
+    1: ["len", "range", "sum", "min", "max", "abs", "any", "all", "sorted", "reversed", "unique", "flatten",
+        "str", "int", "keys", "values", "enumerate", "argmax", "argmin", "leader", "ranks", "components",
+        "kind", "is_component", "next_seat", "others", "cells", "dirs", "dir_vec", "perimeter"],
+    2: ["range", "min", "max", "count", "index_of", "zip", "repeat", "xy", "next_seat"],
+    3: ["get", "cell", "step", "ray", "neighbors", "line_of"],
+}
+
+
+def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    def call(arity: int) -> st.SearchStrategy[str]:
+        return st.tuples(st.sampled_from(BUILTINS_BY_ARITY[arity]), st.lists(inner, min_size=arity, max_size=arity)) \
+            .map(lambda t: f"{t[0]}({', '.join(t[1])})")
+
+    return st.one_of(
+        st.tuples(inner, st.sampled_from(BINARY), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(st.sampled_from(["-", "not "]), inner).map(lambda t: f"({t[0]}{t[1]})"),
+        st.tuples(inner, inner, inner).map(lambda t: f"(if {t[0]} then {t[1]} else {t[2]})"),
+        st.tuples(inner, inner).map(lambda t: f"{t[0]}[{t[1]}]"),
+        st.tuples(inner, st.sampled_from(["", "1", "-1", "i", "null"]), st.sampled_from(["", "2", "-1", "n"]))
+        .map(lambda t: f"{t[0]}[{t[1]}:{t[2]}]"),
+        st.tuples(inner, st.sampled_from(["a", "b", "rank", "kind", "id"])).map(lambda t: f"{t[0]}.{t[1]}"),
+        st.lists(inner, max_size=3).map(lambda items: f"[{', '.join(items)}]"),
+        st.tuples(inner, inner, st.one_of(st.just(""), inner.map(lambda c: f" if {c}")))
+        .map(lambda t: f"[{t[0]} for i in {t[1]}{t[2]}]"),
+        st.tuples(inner, inner).map(lambda t: f"[{t[0]} for i, j in {t[1]}]"),
+        st.tuples(st.sampled_from(["any", "all"]), inner, inner).map(lambda t: f"{t[0]}({t[1]} for i in {t[2]})"),
+        call(0), call(1), call(2), call(3),
+    )
+
+
+ANY_TYPE = st.recursive(ATOMS, _extend, max_leaves=14)
+
+
+# Typed expressions mostly evaluate to values, so the agreement on results is well exercised too.
+@lru_cache(maxsize=None)
+def typed(kind: str, depth: int) -> st.SearchStrategy[str]:
+    leaves = {
+        "int": st.one_of(st.integers(-3, 9).map(str), st.sampled_from(["n", "k", "i", "current", "players", "round"])),
+        "list": st.sampled_from(["xs", "empty", "range(4)", "[1, 2, 2]", 'cells("b")', "seats()"]),
+        "str": st.sampled_from(['"a"', '""', "j", "phase", 'words[1]', '"r1".kind']),
+        "bool": st.sampled_from(["true", "false", "flag"]),
+    }[kind]
+    if depth == 0:
+        return leaves
+    i, li, s, b = (typed(k, depth - 1) for k in ("int", "list", "str", "bool"))
+    grow = {
+        "int": [
+            st.tuples(i, st.sampled_from(["+", "-", "*", "//", "%"]), i).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            i.map(lambda x: f"(-{x})"), li.map(lambda x: f"len({x})"), li.map(lambda x: f"sum({x})"),
+            st.tuples(li, i).map(lambda t: f"get({t[0]}, {t[1]}, 0)"),
+            st.tuples(b, i, i).map(lambda t: f"(if {t[0]} then {t[1]} else {t[2]})"),
+            st.tuples(li, i).map(lambda t: f"count({t[0]}, {t[1]})"), s.map(lambda x: f"len({x})"),
+            st.tuples(i, i).map(lambda t: f"max({t[0]}, {t[1]})"),
+        ],
+        "list": [
+            st.lists(i, max_size=4).map(lambda xs: f"[{', '.join(xs)}]"),
+            st.tuples(i, li, st.one_of(st.just(""), b.map(lambda c: f" if {c}")))
+            .map(lambda t: f"[{t[0]} for i in {t[1]}{t[2]}]"),
+            li.map(lambda x: f"sorted({x})"), li.map(lambda x: f"reversed({x})"), li.map(lambda x: f"unique({x})"),
+            li.map(lambda x: f"argmax({x})"), li.map(lambda x: f"ranks({x})"),
+            st.tuples(li, li).map(lambda t: f"({t[0]} + {t[1]})"),
+            st.tuples(li, st.sampled_from(["1", "-1", "i"])).map(lambda t: f"{t[0]}[{t[1]}:]"),
+            i.map(lambda x: f'neighbors("b", {x} % 9, "king")'), i.map(lambda x: f"range({x} % 7)"),
+        ],
+        "str": [
+            st.tuples(s, s).map(lambda t: f"({t[0]} + {t[1]})"), i.map(lambda x: f"str({x})"),
+            st.tuples(b, s, s).map(lambda t: f"(if {t[0]} then {t[1]} else {t[2]})"),
+        ],
+        "bool": [
+            st.tuples(i, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), i)
+            .map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(i, st.sampled_from(["in", "not in"]), li).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(b, st.sampled_from(["and", "or"]), b).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            b.map(lambda x: f"(not {x})"), st.tuples(s, s).map(lambda t: f"({t[0]} < {t[1]})"),
+            st.tuples(st.sampled_from(["any", "all"]), b, li).map(lambda t: f"{t[0]}({t[1]} for i in {t[2]})"),
+        ],
+    }[kind]
+    return st.one_of(leaves, *grow)
+
+
+TYPED = st.one_of(*(typed(kind, 3) for kind in ("int", "list", "str", "bool")))
+
+
+def _ctx() -> R.Ctx:
+    vars_ = {k: R.clone(v) for k, v in VARS.items()}
+    return R.Ctx(vars_, dict(FLOW), MODEL, env=dict(LOCALS), budget=R.Budget(ITERATIONS, 64))
+
+
+def _run(evaluate) -> tuple[str, Any]:
+    try:
+        return "value", evaluate()
+    except R.RuleRuntimeError as err:
+        return "error", (type(err).__name__, err.message)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values of identical types, all the way down (so 1, 1.0 and true differ)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def check(text: str) -> None:
+    node = parse_expr(text)
+    compiler = Compiler()
+    compiled = compiler.expr(node, SCOPE)
+    assert compiler.problems == [], compiler.problems
+    reference = ReferenceEvaluator(SCOPE)
+    ctx_c, ctx_r = _ctx(), _ctx()
+    got_c = _run(lambda: compiled(ctx_c))
+    got_r = _run(lambda: reference.eval(node, ctx_r))
+    assert got_c[0] == got_r[0], f"{text}: compiled {got_c} but reference {got_r}"
+    if got_c[0] == "value":
+        assert same(got_c[1], got_r[1]), f"{text}: compiled {got_c[1]!r} but reference {got_r[1]!r}"
+    else:
+        assert got_c[1] == got_r[1], f"{text}: compiled {got_c[1]} but reference {got_r[1]}"
+    assert ctx_c.vars == VARS and ctx_r.vars == VARS, "evaluating an expression changed the state"
+    assert ctx_c.env == LOCALS, "a comprehension leaked or lost a local"
+
+
+@given(TYPED)
+def test_agree_on_well_typed_expressions(text):
+    check(text)
+
+
+@given(ANY_TYPE)
+@example('any(i > 1 for i in [3, "a"])')   # stops before the item that cannot be compared
+@example('[i for i in xs] + [i]')          # the outer `i` is back after the comprehension
+@example('[true] == [1]')
+@example('[1] < ["a"]')
+@example('get(m, [1], 0)')
+@example('neighbors("b", 4, [1])')
+@example("100000000000000001 / 1")
+@example('int("²")')
+@example("[i for i in range(6000)]")       # over the iteration budget in both
+def test_agree_on_any_expression_including_failing_ones(text):
+    check(text)

@@ -1,0 +1,200 @@
+"""Safe YAML loading: positions kept, surprising YAML 1.1 readings and unsafe input refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from ruleplay.dsl.parser import parse_effects, parse_expr
+from ruleplay.dsl.yamlload import MAX_DEPTH, MAX_NODES, YamlProblem, format_path, load_document
+
+
+def problem(raw, **kwargs):
+    with pytest.raises(YamlProblem) as err:
+        load_document(raw, "rules.yaml", **kwargs)
+    return err.value.diagnostic
+
+
+DOC = """\
+game: demo
+top:
+  key: value
+  list:
+    - one
+    - 'two'
+  block: |
+    x = 1
+    if y { z = 2 }
+  quoted: "a + b"
+"""
+
+
+def test_plain_data_and_positions_of_values_and_keys():
+    doc = load_document(DOC, "rules.yaml")
+    assert doc.data == {"game": "demo", "top": {"key": "value", "list": ["one", "two"],
+                                                "block": "x = 1\nif y { z = 2 }\n", "quoted": "a + b"}}
+    assert doc.where(("top", "key")) == (3, 8)
+    assert doc.where(("top", "key"), key=True) == (3, 3)
+    assert doc.where(("top", "list", 1)) == (6, 7)
+    assert doc.where(("top", "list", 9)) == (5, 5)  # a missing path falls back to its nearest ancestor
+    assert doc.where(("nothing", "here")) == (1, 1)
+    assert doc.source_line(3) == "  key: value"
+
+
+def test_origins_map_dsl_text_back_to_the_file():
+    doc = load_document(DOC, "rules.yaml")
+    block = parse_effects(doc.data["top"]["block"], doc.origin(("top", "block")))
+    assign, cond = block.stmts
+    assert (assign.pos.line, assign.pos.col) == (8, 5)
+    inner = cond.branches[0][1].stmts[0]
+    assert (inner.pos.file, inner.pos.line, inner.pos.col) == ("rules.yaml", 9, 12)
+    quoted = parse_expr(doc.data["top"]["quoted"], doc.origin(("top", "quoted")))
+    assert (quoted.right.pos.line, quoted.right.pos.col) == (10, 16)  # inside the quotes
+    plain = parse_expr(doc.data["top"]["key"], doc.origin(("top", "key")))
+    assert (plain.pos.line, plain.pos.col) == (3, 8)
+
+
+def test_format_path():
+    assert format_path(("actions", "place", "require", 0, "check")) == "actions.place.require[0].check"
+    assert format_path(()) == ""
+
+
+def test_duplicate_keys_are_refused_with_both_places():
+    d = problem("a: 1\nb:\n  c: 1\n  c: 2\n")
+    assert d.code == "RP003"
+    assert d.message == "duplicate key 'c' (first defined at line 3)"
+    assert (d.line, d.col) == (4, 3) and d.path == "b.c" and d.source_line == "  c: 2"
+
+
+@pytest.mark.parametrize("text, meaning", [
+    ("yes", "true"), ("No", "false"), ("on", "true"), ("OFF", "false"), ("Yes", "true"), ("off", "false"),
+])
+def test_yaml_11_booleans_are_refused(text, meaning):
+    d = problem(f"answer: {text}\n")
+    assert d.code == "RP004"
+    assert d.message == f"`{text}` is read as the boolean {meaning} by YAML 1.1"
+    assert (d.line, d.col) == (1, 9)
+    assert f'"{text}"' in d.hint
+
+
+@pytest.mark.parametrize("text, value", [("012", 10), ("0x1F", 31), ("1:30", 90), ("-017", -15)])
+def test_yaml_11_octal_hex_and_base_60_numbers_are_refused(text, value):
+    d = problem(f"n: {text}\n")
+    assert d.code == "RP004"
+    assert d.message == f"`{text}` is read as the number {value} by YAML 1.1"
+
+
+@pytest.mark.parametrize("text", [".inf", "-.inf", ".nan"])
+def test_non_finite_numbers_are_refused(text):
+    d = problem(f"n: {text}\n")
+    assert d.code == "RP004" and "not a finite number" in d.message
+
+
+def test_ordinary_scalars_and_quoted_look_alikes_are_kept():
+    doc = load_document('a: true\nb: false\nc: null\nd: ~\ne: 0\nf: -3\ng: 1.5\nh: "yes"\ni: "012"\nj: \'on\'\n')
+    assert doc.data == {"a": True, "b": False, "c": None, "d": None, "e": 0, "f": -3, "g": 1.5,
+                        "h": "yes", "i": "012", "j": "on"}
+    assert load_document("1: a\ntrue: b\n").data == {"1": "a", "true": "b"}  # keys are always text
+
+
+@pytest.mark.parametrize("text, tag", [
+    ("!!python/object:os.system {}", "!!python/object:os.system"),
+    ("!!python/object/apply:os.system ['ls']", "!!python/object/apply:os.system"),
+    ("!!python/name:os.system ''", "!!python/name:os.system"),
+    ("!!binary aGVsbG8=", "!!binary"),
+    ("!!set {a}", "!!set"),
+    ("!custom x", "!custom"),
+    ("2001-01-01", "!!timestamp"),
+])
+def test_tags_are_refused(text, tag):
+    d = problem(f"value: {text}\n")
+    assert d.code == "RP007"
+    assert d.message == f"YAML tag {tag!r} is not allowed"
+    assert (d.line, d.col) == (1, 8)
+    assert "plain data" in d.hint
+
+
+def test_merge_keys_and_complex_keys_are_refused():
+    assert problem("base: &b {a: 1}\nother:\n  <<: *b\n").code == "RP007"
+    d = problem("[1]: 2\n")
+    assert d.code == "RP007" and "plain scalar" in d.message
+
+
+def test_small_aliases_are_fine():
+    assert load_document("a: &x [1, 2]\nb: *x\n").data == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_alias_bomb_is_refused():
+    lines = ['a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    for prev, name in zip("abcdefg", "bcdefgh"):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    d = problem("\n".join(lines) + "\n")
+    assert d.code == "RP005"
+    assert d.message == f"the document expands to more than {MAX_NODES} values"
+    assert "alias" in d.hint
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 5, 5000])
+def test_deep_nesting_is_refused(depth):
+    d = problem("a: " + "[" * depth + "]" * depth + "\n")
+    assert d.code == "RP005"
+    assert "nested" in d.message
+
+
+def test_nesting_within_the_limit_is_fine():
+    depth = MAX_DEPTH - 2
+    data = load_document("a: " + "[" * depth + "]" * depth + "\n").data["a"]
+    for _ in range(depth - 1):
+        data = data[0]
+    assert data == []
+
+
+def test_size_limit():
+    d = problem("a: " + "x" * 200 + "\n", max_bytes=100)
+    assert d.code == "RP001" and d.message == "the file is 204 bytes, over the limit of 100"
+    assert load_document("a: " + "x" * 200 + "\n", max_bytes=1000).data == {"a": "x" * 200}
+
+
+def test_non_utf8_is_located():
+    d = problem(b"a: 1\nb: caf\xe9\n")
+    assert d.code == "RP001"
+    assert d.message == "the file is not valid UTF-8 (byte 0xe9)"
+    assert (d.line, d.col) == (2, 7)
+
+
+def test_utf8_bom_is_accepted():
+    assert load_document("\ufeffa: 1\n".encode("utf-8")).data == {"a": 1}
+
+
+def test_nul_byte_is_refused():
+    d = problem("a: 1\nb: \x00\n")
+    assert d.code == "RP001" and "NUL" in d.message and d.line == 2
+
+
+@pytest.mark.parametrize("raw", ["", "   \n\n", b""])
+def test_empty_file(raw):
+    d = problem(raw)
+    assert d.code == "RP006" and d.message == "the file is empty"
+
+
+def test_file_with_only_comments():
+    d = problem("# nothing here\n")
+    assert d.code == "RP006" and "no YAML document" in d.message
+
+
+def test_multiple_documents_are_refused_at_the_second():
+    d = problem("a: 1\n---\nb: 2\n")
+    assert d.code == "RP006"
+    assert d.message.startswith("the file holds more than one YAML document")
+    assert d.line == 3 and "---" in d.hint
+
+
+@pytest.mark.parametrize("raw, line, hint", [
+    ("a: [1, 2\n", 1, "comma"),
+    ("a:\n\tb: 1\n", 2, "tabs"),
+    ("a: b: c\n", 1, "quote"),
+])
+def test_yaml_syntax_errors_are_located_with_a_hint(raw, line, hint):
+    d = problem(raw)
+    assert d.code == "RP002"
+    assert d.message.startswith("YAML syntax error")
+    assert d.line == line and hint in d.hint

@@ -297,7 +297,7 @@ def test_observing_a_seat_that_does_not_exist_fails(tmp_path: Path) -> None:
 def test_bad_yaml_is_located(tmp_path: Path) -> None:
     path = write(tmp_path, "s.yaml", "game: tic-tac-toe\nsteps:\n  - move: [place(0)\n  - expect: true\n")
     failure = only_failure(run_one(path))
-    assert failure.startswith(f"{path}:4:11: error RP002: YAML syntax error: expected ',' or ']'")
+    assert failure.startswith(f"{path}:3:11: error RP002: YAML syntax error: expected ',' or ']'")
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -368,15 +368,16 @@ def play(game_name: str, agents: list[str], log_file: Path | None, players: int 
 @agents_option
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
               help="Worker processes (results do not depend on it).")
+@click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
 @game_options
 @json_option
 @reports_errors
-def simulate(game_name: str, n: int, agents: list[str], workers: int, players: int | None, variant: str | None,
-             seed: int, as_json: bool) -> None:
+def simulate(game_name: str, n: int, agents: list[str], workers: int, check: bool, players: int | None,
+             variant: str | None, seed: int, as_json: bool) -> None:
     """Play N games between agents and report wins, draws, length and speed."""
     from .simulate import GameSpec, simulate as run
 
-    spec = GameSpec(game_name, players, variant)
+    spec = GameSpec(game_name, players, variant, checking=check)
     seats = _seated(agents, spec.load())
     if sys.stdout.isatty() and not as_json:
         from rich.progress import Progress

@@ -37,9 +37,10 @@ class GameSpec:
     ruleset: str
     players: int | None = None
     variant: str | None = None
+    checking: bool = False  # check the ruleset's invariants after every move; a broken one is a game error
 
     def load(self) -> Game:
-        return load_game(self.ruleset, self.players, self.variant)
+        return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """A game's graphs as DOT, GraphML or plain JSON, for drawing and for other tools.
 
-Graphs are taken *at a state*: today every graph is declared statically in
-the ruleset (`game.model.nx_graphs`), so the state only has to belong to the
-game, but a ruleset may later derive graphs from its state, and exporters
-then need no change.  DOT is written here (no pydot or graphviz needed);
-GraphML comes from networkx.
+Graphs are taken *at a state*: most are declared statically in the ruleset
+(`game.model.nx_graphs`), but a graph declared with `state:` (a station that
+grows in play) gets its edges from that expression evaluated on the state,
+and becomes a networkx graph only here, at export.  DOT is written here (no
+pydot or graphviz needed); GraphML comes from networkx.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import json
 from typing import Any
 
 import networkx as nx
+
+from ruleplay.dsl import runtime as R
 
 from .game import Game
 from .model import node_key
@@ -25,7 +27,23 @@ def graphs_at(game: Game, state: State | None = None) -> dict[str, Any]:
     """The game's graphs by name, as they are in `state` (the initial layout if None)."""
     if state is not None and state.game is not game:
         raise ValueError("the state belongs to another game")
-    return dict(game.model.nx_graphs)
+    graphs = dict(game.model.nx_graphs)
+    if game.model.state_graphs:
+        data = (state or game.new_state()).data
+        ctx = R.Ctx(data["vars"], data["flow"], game.model)
+        for name, edges_of in game.model.state_graphs.items():
+            graphs[name] = _edge_graph(name, edges_of(ctx), game.model.data["graphs"][name].get("directed", False))
+    return graphs
+
+
+def _edge_graph(name: str, edges: Any, directed: bool) -> Any:
+    """A networkx graph from the [a, b] pairs a `state:` graph gave (list nodes become tuples)."""
+    if type(edges) is not list or not all(type(e) is list and len(e) == 2 for e in edges):
+        raise R.RuleRuntimeError(f"graph {name!r}: `state:` must give a list of [a, b] edges, not {edges!r:.60}")
+    g: Any = nx.DiGraph() if directed else nx.Graph()
+    for a, b in edges:
+        g.add_edge(*(tuple(n) if isinstance(n, list) else n for n in (a, b)))
+    return g
 
 
 def _dot_id(value: Any) -> str:

@@ -613,7 +613,8 @@ class ModelBuilder:
                 if of_fn is not None:
                     ctx = R.Ctx({}, {"players": players}, static)
                     try:
-                        universe = of_fn(ctx)
+                        with R.recursion_guard():  # deep calls inside deep expressions pass Python's limit
+                            universe = of_fn(ctx)
                     except KeyError:
                         self.diag("RP220", f"the values of parameter {pname!r} must not depend on the state",
                                   of_path, hint="put the full set of values in `of:` and narrow it with `from:`"
@@ -621,9 +622,6 @@ class ModelBuilder:
                     except R.RuleRuntimeError as err:
                         self.diag("RP220", f"cannot compute the values of parameter {pname!r}: {err.message}",
                                   of_path, hint=err.hint or "`of:` is computed once, when the game loads")
-                    except RecursionError:  # calls nested within deeply nested expressions
-                        self.diag("RP220", f"cannot compute the values of parameter {pname!r}: calls nest too "
-                                  "deeply", of_path, hint="a function calls itself without end")
                     if not isinstance(universe, list):
                         self.diag("RP221", f"`of:` of parameter {pname!r} must be a list", of_path,
                                   hint="write the values as a list, e.g. range(7) or cells(\"grid\")")

@@ -31,6 +31,15 @@ class CompileProblem:
     hint: str = ""
 
 
+def bind(env: dict, names: tuple[str, ...], item: Any, pos: A.Pos) -> None:
+    """Bind a loop's name (or unpack a pair into its names) for one item."""
+    if len(names) == 1:
+        env[names[0]] = item
+    else:
+        for n, v in zip(names, R.unpack(item, len(names), pos)):
+            env[n] = v
+
+
 def suggest(name: str, candidates: list[str]) -> str:
     close = difflib.get_close_matches(name, candidates, n=3)
     return f"did you mean {', '.join(repr(c) for c in close)}?" if close else ""
@@ -126,11 +135,7 @@ class Compiler:
             out = []
             try:
                 for item in items:
-                    if len(names) == 1:
-                        env[names[0]] = item
-                    else:
-                        for n, v in zip(names, R.unpack(item, len(names), pos)):
-                            env[n] = v
+                    bind(env, names, item, pos)
                     if cond is None or cond(ctx):
                         out.append(elem(ctx))
             finally:
@@ -226,7 +231,6 @@ class Compiler:
         elem = self.expr(comp.elem, inner)
         cond = self.expr(comp.cond, inner) if comp.cond is not None else None
         names, pos, want = comp.names, comp.pos, node.func == "any"
-        single = names[0] if len(names) == 1 else None
 
         def run(ctx: R.Ctx) -> bool:
             items = R.iterate(source(ctx), pos)
@@ -235,11 +239,7 @@ class Compiler:
             saved = {n: env[n] for n in names if n in env}
             try:
                 for item in items:
-                    if single is not None:
-                        env[single] = item
-                    else:
-                        for n, v in zip(names, R.unpack(item, len(names), pos)):
-                            env[n] = v
+                    bind(env, names, item, pos)
                     if (cond is None or cond(ctx)) and bool(elem(ctx)) is want:
                         return want
                 return not want
@@ -395,11 +395,7 @@ class Compiler:
             saved = {n: env[n] for n in names if n in env}
             try:
                 for item in items:
-                    if len(names) == 1:
-                        env[names[0]] = item
-                    else:
-                        for n, v in zip(names, R.unpack(item, len(names), pos)):
-                            env[n] = v
+                    bind(env, names, item, pos)
                     body(ctx)
             finally:
                 for n in names:

@@ -1,7 +1,7 @@
 """ruleplay: a rules-as-data game engine.
 
     from ruleplay import load_game, CHANCE
-    game = load_game("connect-four", players=2)
+    game = load_game("my-game.yaml", players=2)   # a path, or a built-in name (`ruleplay list`)
     state = game.new_state(seed=7)
 """
 

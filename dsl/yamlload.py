@@ -74,6 +74,19 @@ class Document:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+def lookup(data: Any, path: Path_, default: Any = None) -> Any:
+    """The value at a YAML path in plain data, or `default` when the path does not exist."""
+    node: Any = data
+    for step in path:
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return default
+    return node
+
+
 def format_path(path: Path_) -> str:
     out = ""
     for part in path:

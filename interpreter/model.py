@@ -23,7 +23,7 @@ from ruleplay.dsl.geometry import DIRECTION_SETS, Grid
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Callable_, Scope
 from ruleplay.dsl.variants import SourceMap
-from ruleplay.dsl.yamlload import format_path
+from ruleplay.dsl.yamlload import format_path, lookup
 
 Fn = Callable[[R.Ctx], Any]
 Exec = Callable[[R.Ctx], None]
@@ -276,15 +276,7 @@ class ModelBuilder:
                 self.cite(n.rule, path, mutable=True)
 
     def get(self, path: tuple, default: Any = None) -> Any:
-        node: Any = self.data
-        for step in path:
-            if isinstance(node, dict) and step in node:
-                node = node[step]
-            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-                node = node[step]
-            else:
-                return default
-        return node
+        return lookup(self.data, path, default)
 
     def parse(self, path: tuple, effects: bool) -> A.Node | None:
         text = self.get(path)

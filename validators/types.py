@@ -29,7 +29,7 @@ from ruleplay.dsl.builtins import BUILTINS
 from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
 from ruleplay.dsl.geometry import DIRECTION_SETS, DIRECTIONS
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
-from ruleplay.dsl.yamlload import format_path
+from ruleplay.dsl.yamlload import format_path, lookup
 
 from . import signatures as S
 from .typelattice import (
@@ -105,15 +105,7 @@ class _Checker:
 
     # ------------------------------------------------------------ the ruleset
     def _text(self, path: tuple) -> Any:
-        node: Any = self.data
-        for step in path:
-            if isinstance(node, dict) and step in node:
-                node = node[step]
-            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-                node = node[step]
-            else:
-                return None
-        return node
+        return lookup(self.data, path)
 
     def _parse(self, path: tuple, effects: bool) -> A.Node | None:
         if path in self.parsed:

@@ -6,7 +6,7 @@
 """
 
 from .errors import (
-    DeadlockError, GameOverError, IllegalMoveError, MoveParseError, ReplayError, RuleplayError,
+    DeadlockError, GameOverError, IllegalMoveError, MoveParseError, ReplayError, ResultsFileError, RuleplayError,
     RulesetError, StateFormatError, StepLimitError,
 )
 from .game import ENGINE_VERSION, Game, GameInfo, load_game
@@ -19,5 +19,5 @@ __version__ = ENGINE_VERSION
 __all__ = [
     "load_game", "Game", "GameInfo", "State", "Move", "parse_move", "CHANCE", "TERMINAL",
     "RuleplayError", "RulesetError", "IllegalMoveError", "MoveParseError", "GameOverError",
-    "StateFormatError", "ReplayError", "StepLimitError", "DeadlockError", "__version__",
+    "StateFormatError", "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "__version__",
 ]

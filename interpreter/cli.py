@@ -28,7 +28,7 @@ from .agents import AGENTS
 from .errors import RuleplayError
 from .game import Game, load_game
 from .loader import builtin_games
-from .play import MoveRecord, play_game, seat_agents
+from .play import MoveRecord, SeatingError, play_game, seat_agents
 from .state import State
 
 # ----------------------------------------------------------------- plumbing
@@ -36,8 +36,25 @@ from .state import State
 TRACEBACK_ENV = "RULEPLAY_TRACEBACK"
 
 
+REPORT_KEY = "ruleplay.report"
+
+
 def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """Print the JSON document, or write it whole to the --report file (never half a report)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    ctx = click.get_current_context(silent=True)
+    report = ctx.meta.get(REPORT_KEY) if ctx is not None else None
+    if report is None:
+        click.echo(text, nl=False)
+        return
+    from .atomicfile import atomic_write_text
+
+    try:
+        atomic_write_text(report, text)
+    except OSError as err:
+        click.echo(f"error: cannot write the report {report}: {err.strerror}", err=True)
+        raise click.exceptions.Exit(1) from None
+    click.echo(f"report written to {report}", err=True)
 
 
 def _rule_error_dict(err: RuleRuntimeError) -> dict:
@@ -103,7 +120,21 @@ def _silence_stdout() -> None:
 
 
 def json_option(fn: Callable) -> Callable:
-    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(fn)
+    """`--json` prints one JSON document; `--report FILE` writes that document to FILE atomically."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, report_file: Path | None, **kwargs: Any) -> Any:
+        if report_file is not None:
+            if not report_file.parent.is_dir():  # say so now, not after an hour of simulation
+                raise click.BadParameter(f"no folder {report_file.parent} to write {report_file.name} in",
+                                         param_hint="--report")
+            click.get_current_context().meta[REPORT_KEY] = report_file
+            kwargs["as_json"] = True
+        return fn(*args, **kwargs)
+
+    wrapper = click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+                           default=None, metavar="FILE",
+                           help="Write the JSON document to FILE (whole or not at all) instead of printing it.")(wrapper)
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(wrapper)
 
 
 def ruleset_options(fn: Callable) -> Callable:
@@ -134,7 +165,7 @@ def agents_option(fn: Callable) -> Callable:
 def _seated(agents: Sequence[str], game: Game) -> list[str]:
     try:
         return [str(a) for a in seat_agents(agents, game.info.players)]
-    except ValueError as err:
+    except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
 
 
@@ -369,51 +400,85 @@ def play(game_name: str, agents: list[str], log_file: Path | None, players: int 
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
               help="Worker processes (results do not depend on it).")
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Append one JSON line per finished game to FILE as it finishes (refuses an existing FILE).")
+@click.option("--resume", is_flag=True,
+              help="Complete the run in --out FILE: play only the games it lacks (same arguments otherwise).")
 @game_options
 @json_option
 @reports_errors
-def simulate(game_name: str, n: int, agents: list[str], workers: int, check: bool, players: int | None,
-             variant: str | None, seed: int, as_json: bool) -> None:
-    """Play N games between agents and report wins, draws, length and speed."""
+def simulate(game_name: str, n: int, agents: list[str], workers: int, check: bool, out_file: Path | None,
+             resume: bool, players: int | None, variant: str | None, seed: int, as_json: bool) -> None:
+    """Play N games between agents and report wins, draws, length, end conditions and speed."""
     from .simulate import GameSpec, simulate as run
 
+    if resume and out_file is None:
+        raise click.UsageError("--resume completes the results file given with --out FILE")
     spec = GameSpec(game_name, players, variant, checking=check)
-    seats = _seated(agents, spec.load())
-    if sys.stdout.isatty() and not as_json:
-        from rich.progress import Progress
-
-        # No refresh thread: worker processes are forked, and forking a threaded process is unsafe.
-        with Progress(transient=True, auto_refresh=False) as bar:
-            task = bar.add_task("simulating", total=n)
-
-            shown = [0.0]
-
-            def advance(k: int) -> None:
-                bar.advance(task, k)
-                if time.perf_counter() - shown[0] > 0.1:  # redraw ten times a second at most
-                    bar.refresh()
-                    shown[0] = time.perf_counter()
-
-            report = run(spec, n, seed, seats, workers, progress=advance)
-    else:
-        report = run(spec, n, seed, seats, workers)
+    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume)
+    try:
+        report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
+    except KeyboardInterrupt:
+        _interrupted(out_file, n)
+    except SeatingError as err:
+        raise click.BadParameter(str(err), param_hint="--agents") from None
     if as_json:
-        _emit_json(report.to_dict())
+        _emit_json({**report.to_dict(), "out": out_file and str(out_file)})
     else:
-        done = report.completed
-        plural = "s" if report.workers > 1 else ""
-        stopped = f" ({len(report.errors)} stopped on rule errors)" if report.errors else ""
-        click.echo(f"{game_name}: {report.games} games{stopped}, seed {seed}, {report.workers} worker{plural}")
-        for k, agent in enumerate(report.agents):
-            click.echo(f"  player {k} ({agent}): {report.wins[k]} wins ({_percent(report.wins[k], done)})")
-        click.echo(f"  draws: {report.draws} ({_percent(report.draws, done)})")
-        click.echo(f"  mean length: {report.mean_length:.2f} moves")
-        click.echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s)")
-        if report.errors:
-            _echo_failures(report.errors, "  ", err=True)
-            click.echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)
+        _print_simulation(game_name, report, out_file)
     if report.errors:
         raise click.exceptions.Exit(1)
+
+
+def _with_progress(batch: Callable[..., Any], total: int) -> Any:
+    from rich.progress import Progress
+
+    # No refresh thread: worker processes are forked, and forking a threaded process is unsafe.
+    with Progress(transient=True, auto_refresh=False) as bar:
+        task = bar.add_task("simulating", total=total)
+        shown = [0.0]
+
+        def advance(k: int) -> None:
+            bar.advance(task, k)
+            if time.perf_counter() - shown[0] > 0.1:  # redraw ten times a second at most
+                bar.refresh()
+                shown[0] = time.perf_counter()
+
+        return batch(progress=advance)
+
+
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+
+
+def _interrupted(out_file: Path | None, n: int) -> None:
+    if out_file is None:
+        click.echo("interrupted: nothing was saved (give --out FILE to keep finished games)", err=True)
+    else:
+        from .results_file import count_games
+
+        click.echo(f"interrupted: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
+                   f"by giving the same command with --resume", err=True)
+    raise click.exceptions.Exit(INTERRUPTED)
+
+
+def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> None:
+    done = report.completed
+    plural = "s" if report.workers > 1 else ""
+    stopped = f" ({len(report.errors)} stopped on rule errors)" if report.errors else ""
+    click.echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
+    for k, agent in enumerate(report.agents):
+        click.echo(f"  player {k} ({agent}): {report.wins[k]} wins ({_percent(report.wins[k], done)})")
+    click.echo(f"  draws: {report.draws} ({_percent(report.draws, done)})")
+    click.echo(f"  mean length: {report.mean_length:.2f} moves")
+    if report.ended_by:
+        click.echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
+    resumed = f", {report.resumed} games read back from {out_file}" if report.resumed else ""
+    click.echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
+    if out_file is not None:
+        click.echo(f"  results: {out_file}")
+    if report.errors:
+        _echo_failures(report.errors, "  ", err=True)
+        click.echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)
 
 
 @main.command()

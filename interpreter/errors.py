@@ -11,7 +11,7 @@ from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 
 __all__ = [
     "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "StateFormatError",
-    "ReplayError", "StepLimitError", "DeadlockError", "RulesetError", "RuleRuntimeError",
+    "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "RulesetError", "RuleRuntimeError",
     "LimitError", "RuleFailure", "Diagnostic",
 ]
 
@@ -73,3 +73,9 @@ class DeadlockError(RuleRuntimeError):
     """The player to move has no legal move and the phase says `when_stuck: error`."""
 
     code = "RP505"
+
+
+class ResultsFileError(RuleplayError):
+    """A simulation results file that cannot be resumed (another run's, or damaged)."""
+
+    code = "RP650"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -27,6 +26,7 @@ from typing import Iterator
 from ruleplay.dsl.diagnostics import RulesetError
 from ruleplay.dsl.runtime import RuleRuntimeError
 
+from .atomicfile import atomic_write_text
 from .errors import ReplayError, RuleplayError
 from .game import ENGINE_VERSION, Game, load_game
 from .legal import CHANCE
@@ -53,25 +53,7 @@ def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str) -> list[dict]
 def write_log(path: str | os.PathLike, result: PlayResult, ruleset: str, ruleset_hash: str) -> Path:
     """Write the log of `result`; `ruleset` is the name or path given to `load_game`."""
     text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in log_lines(result, ruleset, ruleset_hash))
-    return atomic_write_text(Path(path), text)
-
-
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Write via a temporary file in the same folder and `os.replace`: readers never see half a file."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as err:  # name the file asked for, not the temporary one
-        raise OSError(err.errno, err.strerror, str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write_text(path, text)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What counts as a win or a draw when tallying games.
+"""One game's result as batches count it, and what counts as a win or a draw.
 
 A game's `returns()` may be ranks or declared utilities, with any number of
 players, so "who won" is defined on returns alone: the winners are the seats
@@ -9,6 +9,7 @@ Agents and simulations share this one definition.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 
@@ -22,3 +23,37 @@ def winning_seats(returns: Sequence[float]) -> list[int]:
         return []
     best = max(returns)
     return [seat for seat, value in enumerate(returns) if value == best]
+
+
+@dataclass(frozen=True)
+class GameFailure:
+    """The rule error that stopped game `index`; `seed` replays it alone."""
+
+    index: int
+    seed: int
+    code: str
+    message: str
+    hint: str = ""
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "seed": self.seed, "code": self.code, "message": self.message,
+                "hint": self.hint}
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """Game `index` of a batch: its result, or the rule error that stopped it.
+
+    Nothing here depends on time or on the worker that played it, so two runs
+    of the same batch produce equal outcomes — what lets an interrupted run be
+    resumed into exactly the results of an uninterrupted one.
+    """
+
+    index: int
+    seed: int
+    length: int = 0
+    scores: tuple[float, ...] = ()
+    returns: tuple[float, ...] = ()
+    digest: str = ""  # of the move texts: equal digests mean the same game
+    ended_by: str | None = None  # the end condition (rule id) that ended it
+    failure: GameFailure | None = None

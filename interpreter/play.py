@@ -39,6 +39,7 @@ class PlayResult:
     records: list[MoveRecord] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     returns: list[float] = field(default_factory=list)
+    ended_by: str | None = None  # the end condition's rule id (or label) that ended the game
 
     @property
     def moves(self) -> list[str]:
@@ -58,16 +59,25 @@ class PlayResult:
                 "agents": self.agents, "moves": self.moves, "scores": self.scores, "returns": self.returns}
 
 
-def agent_seed(game_seed: int, seat: int) -> int:
-    return Rng(seed_state(game_seed)).derive(seat)
+def agent_seed(seed: int, seat: int) -> int:
+    return Rng(seed_state(seed)).derive(seat)
+
+
+def game_seed(batch_seed: int, index: int) -> int:
+    """The seed of game `index` of a batch: a function of the two alone, so workers and resumes agree."""
+    return Rng(seed_state(batch_seed)).derive(index)
+
+
+class SeatingError(ValueError):
+    """As many agents as fit no seating of the game's players."""
 
 
 def seat_agents(agents: Sequence[str | Agent], players: int) -> list[str | Agent]:
-    """One agent per seat; a single agent is repeated. Raises ValueError on a count mismatch."""
+    """One agent per seat; a single agent is repeated. Raises SeatingError on a count mismatch."""
     if len(agents) == 1:
         return list(agents) * players
     if len(agents) != players:
-        raise ValueError(f"{len(agents)} agents for {players} players: give one agent, or one per seat")
+        raise SeatingError(f"{len(agents)} agents for {players} players: give one agent, or one per seat")
     return list(agents)
 
 
@@ -107,4 +117,5 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
             watch(state, record)
     result.scores = state.scores()
     result.returns = state.returns()
+    result.ended_by = state.data["flow"]["ended_by"]
     return result

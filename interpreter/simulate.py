@@ -1,10 +1,15 @@
 """Many games between agents: win rates, draws, lengths, speed, and rule errors.
 
-Game i of a batch uses the seed `Rng(seed_state(seed)).derive(i)`, so each
-game's result depends only on (seed, i), never on how the batch is split
-between worker processes.  Workers receive a `GameSpec` (name or path,
-players, variant) and load the game themselves: a compiled model holds
-closures that do not pickle, and loading once per process is cheap.
+Game i of a batch uses the seed `game_seed(seed, i)`, so each game's result
+depends only on (seed, i), never on how the batch is split between worker
+processes or on whether it ran in one go.  Workers receive a `GameSpec`
+(name or path, players, variant) and load the game themselves when they are
+not forked from a process that already has it: a compiled model holds
+closures that do not pickle.
+
+With `out`, every finished game is appended to a results file as it arrives
+(`ruleplay.results_file`), and `resume=True` plays only the games that file
+lacks, so an interrupted batch costs only the games that were in flight.
 
 Counting (see `ruleplay.outcome`): a seat wins a game when its return is the
 highest and beats someone's (tied top seats all win); a draw is a game where
@@ -15,19 +20,24 @@ them can be replayed alone with `play_game(game, agents, seed)`.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import multiprocessing
+import os
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ruleplay.dsl.runtime import RuleRuntimeError
 
+from . import results_file
 from .errors import RuleplayError
-from .game import Game, load_game
-from .outcome import is_draw, winning_seats
-from .play import play_game, seat_agents
-from .rng import Rng, seed_state
+from .game import ENGINE_VERSION, Game, load_game
+from .outcome import GameFailure, GameOutcome, is_draw, winning_seats
+from .play import game_seed, play_game, seat_agents
 
 
 @dataclass(frozen=True)
@@ -43,32 +53,6 @@ class GameSpec:
         return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
 
 
-@dataclass(frozen=True)
-class GameFailure:
-    index: int
-    seed: int
-    code: str
-    message: str
-    hint: str = ""
-
-    def to_dict(self) -> dict:
-        return {"index": self.index, "seed": self.seed, "code": self.code, "message": self.message,
-                "hint": self.hint}
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """One game of a batch: its result, or the rule error that stopped it."""
-
-    index: int
-    seed: int
-    length: int = 0
-    scores: tuple[float, ...] = ()
-    returns: tuple[float, ...] = ()
-    digest: str = ""  # of the move texts: equal digests mean the same game
-    failure: GameFailure | None = None
-
-
 @dataclass
 class SimulationReport:
     games: int
@@ -80,8 +64,10 @@ class SimulationReport:
     draws: int = 0
     win_rate: list[float] = field(default_factory=list)
     mean_length: float = 0.0
-    playouts_per_s: float = 0.0
+    ended_by: dict[str, int] = field(default_factory=dict)  # end condition -> games it ended
+    playouts_per_s: float = 0.0  # of the games played by this call (not those read back by a resume)
     seconds: float = 0.0
+    resumed: int = 0  # games read back from the results file
     errors: list[GameFailure] = field(default_factory=list)
     outcomes: list[GameOutcome] = field(default_factory=list)
 
@@ -93,23 +79,19 @@ class SimulationReport:
         """The summary (per-game outcomes left out: they can be large)."""
         return {"games": self.games, "completed": self.completed, "players": self.players, "seed": self.seed,
                 "agents": self.agents, "workers": self.workers, "wins": self.wins, "draws": self.draws,
-                "win_rate": self.win_rate, "mean_length": self.mean_length,
-                "playouts_per_s": self.playouts_per_s, "seconds": self.seconds,
+                "win_rate": self.win_rate, "mean_length": self.mean_length, "ended_by": self.ended_by,
+                "playouts_per_s": self.playouts_per_s, "seconds": self.seconds, "resumed": self.resumed,
                 "errors": [e.to_dict() for e in self.errors]}
 
 
-def game_seed(seed: int, index: int) -> int:
-    return Rng(seed_state(seed)).derive(index)
+_WORKER_GAME: dict[GameSpec, Game] = {}  # set by the parent just before forking, so workers skip loading
 
 
-_LOADED: dict[GameSpec, Game] = {}
-
-
-def _game(spec: GameSpec) -> Game:
-    """The game for `spec`, loaded once per worker process."""
-    game = _LOADED.get(spec)
+def _game_in_worker(spec: GameSpec) -> Game:
+    """The parent's game when forked; loaded once per worker when spawned."""
+    game = _WORKER_GAME.get(spec)
     if game is None:
-        game = _LOADED[spec] = spec.load()
+        game = _WORKER_GAME[spec] = spec.load()
     return game
 
 
@@ -121,61 +103,109 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOut
         return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
                                                             getattr(err, "hint", "")))
     digest = hashlib.blake2b("\n".join(result.moves).encode(), digest_size=8).hexdigest()
-    return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest)
+    return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest,
+                       result.ended_by)
 
 
-def _run_batch(spec: GameSpec, agents: Sequence[str], seed: int, indices: range) -> list[GameOutcome]:
-    game = _game(spec)
-    return [run_one(game, agents, seed, i) for i in indices]
+_PARENT: list[int] = []  # the pid of the process that started this worker
 
 
-def _batches(n: int, workers: int) -> list[range]:
-    size = max(1, min(64, n // (workers * 8)))
-    return [range(lo, min(lo + size, n)) for lo in range(0, n, size)]
+def _init_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them once it has saved what finished."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _PARENT[:] = [os.getppid()]
+
+
+def _run_in_worker(spec: GameSpec, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
+    outcome = run_one(_game_in_worker(spec), agents, seed, index)
+    if _PARENT and os.getppid() != _PARENT[0]:
+        # The parent was killed (SIGKILL leaves no time to stop us): nobody will read this result,
+        # and sending it would only print a broken-pipe traceback on the user's terminal.
+        os._exit(0)
+    return outcome
+
+
+@contextlib.contextmanager
+def _outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indices: list[int],
+              workers: int) -> Iterator[Iterator[GameOutcome]]:
+    """The outcomes of games `indices`, each as soon as it finishes; workers stop when the block exits."""
+    if workers == 1:
+        yield (run_one(game, agents, seed, i) for i in indices)
+        return
+    _WORKER_GAME[spec] = game
+    try:
+        pool = multiprocessing.get_context("fork" if os.name == "posix" else "spawn").Pool(
+            workers, initializer=_init_worker)
+    finally:
+        _WORKER_GAME.clear()  # the forked workers have their copy; the parent keeps no stale game
+    try:
+        yield pool.imap_unordered(functools.partial(_run_in_worker, spec, list(agents), seed), indices)
+    finally:
+        pool.terminate()  # at once, also when interrupted: games in flight are replayed by a resume
+        pool.join()
 
 
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
-             workers: int = 1, progress: Callable[[int], None] | None = None) -> SimulationReport:
+             workers: int = 1, progress: Callable[[int], None] | None = None,
+             out: str | os.PathLike | None = None, resume: bool = False) -> SimulationReport:
     """Play `n` games; `progress(k)` is told each time k more games have finished.
 
-    Raises RulesetError if the game does not load and ValueError on bad
-    arguments; rule errors inside games are collected in `errors`.
+    With `out`, each finished game is appended to that results file at once;
+    `resume` first reads the games it already holds (they count in the
+    report) and plays only the others.  Raises RulesetError if the game does
+    not load, ResultsFileError for a results file of another run, and
+    ValueError on bad arguments (e.g. an agent count that fits no seating); rule errors inside games are collected in
+    `errors`.  An interrupt (KeyboardInterrupt) propagates after every
+    finished game has been written.
     """
     if n < 0 or workers < 1:
         raise ValueError("simulate needs n >= 0 and workers >= 1")
     game = game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
-    workers = max(1, min(workers, n))
-    start = time.perf_counter()
-    outcomes: list[GameOutcome] = []
-    if workers == 1:
-        for i in range(n):
-            outcomes.append(run_one(game, seats, seed, i))
-            if progress:
-                progress(1)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_batch, game_spec, seats, seed, r) for r in _batches(n, workers)]
-            for future in as_completed(futures):
-                batch = future.result()
-                outcomes.extend(batch)
+    with contextlib.ExitStack() as stack:
+        done: list[GameOutcome] = []
+        writer = None
+        if out is not None:
+            info = game.info
+            head = results_file.header(info.name, game_spec.ruleset, info.ruleset_hash, ENGINE_VERSION,
+                                       info.variant, info.players, seed, n, seats, game_spec.checking)
+            if resume:
+                writer, done = results_file.resume(out, head)
+            else:
+                writer = results_file.create(out, head)
+            stack.enter_context(writer)
+        if progress and done:
+            progress(len(done))
+        finished = {o.index for o in done}
+        todo = [i for i in range(n) if i not in finished]
+        workers = max(1, min(workers, len(todo)))
+        start = time.perf_counter()
+        played: list[GameOutcome] = []
+        with _outcomes(game_spec, game, seats, seed, todo, workers) as stream:
+            for outcome in stream:
+                if writer is not None:
+                    writer.write(outcome)
+                played.append(outcome)
                 if progress:
-                    progress(len(batch))
-    elapsed = time.perf_counter() - start
-    outcomes.sort(key=lambda o: o.index)
-    return tally(outcomes, game.info.players, seed, seats, workers, elapsed)
+                    progress(1)
+        elapsed = time.perf_counter() - start
+    report = tally(sorted(done + played, key=lambda o: o.index), game.info.players, seed, seats, workers)
+    report.seconds = elapsed
+    report.playouts_per_s = len(played) / elapsed if elapsed > 0 else 0.0
+    report.resumed = len(done)
+    return report
 
 
-def tally(outcomes: list[GameOutcome], players: int, seed: int, agents: list[str], workers: int,
-          seconds: float) -> SimulationReport:
-    report = SimulationReport(len(outcomes), players, seed, agents, workers, wins=[0] * players,
-                              seconds=seconds, outcomes=outcomes)
+def tally(outcomes: list[GameOutcome], players: int, seed: int, agents: list[str], workers: int) -> SimulationReport:
+    report = SimulationReport(len(outcomes), players, seed, agents, workers, wins=[0] * players, outcomes=outcomes)
     total_length = 0
+    ends: Counter[str] = Counter()
     for outcome in outcomes:
         if outcome.failure is not None:
             report.errors.append(outcome.failure)
             continue
         total_length += outcome.length
+        ends[outcome.ended_by or "unknown"] += 1
         if is_draw(outcome.returns):
             report.draws += 1
         for seat in winning_seats(outcome.returns):
@@ -183,5 +213,5 @@ def tally(outcomes: list[GameOutcome], players: int, seed: int, agents: list[str
     done = report.completed
     report.win_rate = [w / done if done else 0.0 for w in report.wins]
     report.mean_length = total_length / done if done else 0.0
-    report.playouts_per_s = done / seconds if seconds > 0 else 0.0
+    report.ended_by = dict(ends.most_common())
     return report

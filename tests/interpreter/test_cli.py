@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import networkx as nx
@@ -269,3 +271,96 @@ def test_executable_reports_an_invalid_ruleset_without_traceback(ruleset):
     assert proc.returncode == 1
     assert f"{path}:6:10: error RP107" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+# ------------------------------------------------ killed simulations lose nothing
+
+KILL_RUN = ["simulate", "tic-tac-toe", "-n", "4000", "--seed", "11", "--workers", "2"]
+
+
+def _game_lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()[1:] if path.exists() else []
+
+
+def _kill_midway(args: list[str], out: Path, sig: signal.Signals) -> subprocess.CompletedProcess:
+    """Start the run, wait until some games are in `out`, send `sig`; the run must not have finished."""
+    proc = subprocess.Popen([executable(), *args, "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(_game_lines(out)) < 100 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert len(_game_lines(out)) < 4000, "the run ended before the signal: make it longer"
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> list[str]:
+    whole = tmp_path_factory.mktemp("whole") / "whole.jsonl"
+    subprocess.run([executable(), *KILL_RUN, "--out", str(whole)], check=True, capture_output=True, timeout=300)
+    return sorted(_game_lines(whole))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_a_killed_simulation_keeps_every_finished_game_and_resumes(tmp_path, sig, uninterrupted):
+    cut = tmp_path / "cut.jsonl"
+    killed = _kill_midway(KILL_RUN, cut, sig)
+    if sig == signal.SIGINT:
+        assert killed.returncode == 130
+        assert "finish the run by giving the same command with --resume" in killed.stderr
+    assert "Traceback" not in killed.stderr
+    kept = _game_lines(cut)
+    complete = cut.read_text(encoding="utf-8").endswith("\n")
+    for line in kept[:-1] if not complete else kept:  # every finished game intact (SIGKILL may tear the last)
+        assert json.loads(line)["index"] in range(4000)
+    resumed = subprocess.run([executable(), *KILL_RUN, "--out", str(cut), "--resume", "--json"],
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["resumed"] >= len(kept) - 1
+    assert sorted(_game_lines(cut)) == uninterrupted
+
+
+def test_simulate_resume_needs_out():
+    result = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "--resume"])
+    assert result.exit_code == 2 and "--resume completes the results file given with --out" in result.output
+
+
+def test_simulate_refuses_to_overwrite_results(tmp_path):
+    out = tmp_path / "r.jsonl"
+    assert CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "3", "--out", str(out)]).exit_code == 0
+    again = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "3", "--out", str(out)])
+    assert again.exit_code == 1 and "error RP650" in again.output and "exists: add --resume" in again.output
+
+
+# ------------------------------------------------------------ --report FILE
+
+def test_report_writes_the_json_document_to_a_file(tmp_path):
+    path = tmp_path / "perft.json"
+    printed = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2", "--json"])
+    written = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2", "--report", str(path)])
+    assert written.exit_code == 0 and f"report written to {path}" in written.output
+    assert json.loads(path.read_text()) == json.loads(printed.output) == {"depth": 2, "nodes": 72, "terminals": 0}
+
+
+def test_report_of_a_failure_holds_the_error(tmp_path):
+    path = tmp_path / "v.json"
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "missing.yaml"), "--report", str(path)])
+    assert result.exit_code == 1
+    assert json.loads(path.read_text())[0]["diagnostics"][0]["code"] == "RP009"
+
+
+def test_report_that_cannot_be_written_is_one_clear_error(tmp_path, monkeypatch):
+    def disk_full(path, text):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr("ruleplay.atomicfile.atomic_write_text", disk_full)
+    path = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(path)])
+    assert result.exit_code == 1
+    assert f"error: cannot write the report {path}: No space left on device" in result.output
+    assert isinstance(result.exception, SystemExit)  # no traceback
+    folder = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path)])
+    assert folder.exit_code == 2
+    missing = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path / "no" / "r.json")])
+    assert missing.exit_code == 2 and "no folder" in missing.output

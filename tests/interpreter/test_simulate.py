@@ -9,8 +9,8 @@ import pytest
 from ruleplay import StepLimitError, load_game
 from ruleplay.outcome import is_draw, winning_seats
 from ruleplay.loader import builtin_games
-from ruleplay.play import play_game
-from ruleplay.simulate import GameSpec, game_seed, simulate
+from ruleplay.play import game_seed, play_game
+from ruleplay.simulate import GameSpec, simulate
 
 TTT = GameSpec("tic-tac-toe")
 
@@ -72,6 +72,60 @@ def test_rule_errors_are_reported_with_index_and_seed(tmp_path):
     assert report.win_rate == [0.0, 0.0] and report.mean_length == 0.0
     with pytest.raises(StepLimitError):  # the reported seed reproduces the error
         play_game(load_game(path), ["random"], report.errors[1].seed)
+
+
+def test_end_conditions_are_tallied():
+    report = simulate(TTT, 40, seed=3, agents=["random"])
+    assert sum(report.ended_by.values()) == 40
+    assert set(report.ended_by) <= {"TT-3.1", "TT-3.2"}  # a line, or a full board
+    assert report.ended_by.get("TT-3.2", 0) == report.draws  # only a full board without a line is a draw
+
+
+def sorted_lines(path: Path) -> list[str]:
+    return sorted(path.read_text(encoding="utf-8").splitlines())
+
+
+class Interrupt:
+    """A progress callback that presses Ctrl-C once `after` games have finished."""
+
+    def __init__(self, after: int):
+        self.after, self.seen = after, 0
+
+    def __call__(self, k: int) -> None:
+        self.seen += k
+        if self.seen >= self.after:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_interrupted_run_resumes_to_the_lines_of_an_uninterrupted_one(tmp_path, workers):
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    reference = simulate(TTT, 60, seed=5, out=whole)
+    with pytest.raises(KeyboardInterrupt):
+        simulate(TTT, 60, seed=5, workers=workers, progress=Interrupt(25), out=cut)
+    kept = len(cut.read_text().splitlines()) - 1
+    assert 25 <= kept < 60
+    resumed = simulate(TTT, 60, seed=5, workers=workers, out=cut, resume=True)
+    assert resumed.resumed == kept
+    assert sorted_lines(cut) == sorted_lines(whole)
+    assert resumed.outcomes == reference.outcomes
+    assert (resumed.wins, resumed.draws, resumed.ended_by) == (reference.wins, reference.draws, reference.ended_by)
+
+
+def test_resuming_a_finished_run_plays_nothing(tmp_path):
+    path = tmp_path / "r.jsonl"
+    simulate(TTT, 10, seed=1, out=path)
+    before = path.read_bytes()
+    report = simulate(TTT, 10, seed=1, out=path, resume=True)
+    assert report.resumed == 10 and report.games == 10
+    assert path.read_bytes() == before
+
+
+def test_rule_errors_are_kept_in_the_results_file(tmp_path):
+    ruleset, path = looping_ruleset(tmp_path), tmp_path / "r.jsonl"
+    simulate(GameSpec(str(ruleset)), 2, out=path)
+    again = simulate(GameSpec(str(ruleset)), 2, out=path, resume=True)
+    assert [e.code for e in again.errors] == ["RP504", "RP504"] and again.resumed == 2
 
 
 def test_outcome_rules():

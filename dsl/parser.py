@@ -409,16 +409,24 @@ def _parse(text: str, origin: Origin, start: str):
         raise
 
 
+@lru_cache(maxsize=8192)
+def _parse_once(text: str, origin: Origin, start: str):
+    """Loading reads each text up to three times (model, reachability, types) and tests load the same
+    rulesets again and again; the tree is immutable and carries its positions, so one parse serves all.
+    Errors are not cached: they are rare and carry no state."""
+    return _parse(text, origin, start)
+
+
 def parse_expr(text: str, origin: Origin = Origin()) -> A.Expr:
     """Parse a single expression."""
     if not text.strip():
         raise DslSyntaxError("empty expression", origin.pos(1, 1), hint="write a value or a condition")
-    return _parse(text, origin, "expr_start")
+    return _parse_once(text, origin, "expr_start")
 
 
 def parse_effects(text: str, origin: Origin = Origin()) -> A.Block:
     """Parse a block of effect statements."""
-    return _parse(text, origin, "effects_start")
+    return _parse_once(text, origin, "effects_start")
 
 
 def is_tree(value) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .geometry import DIRECTION_SETS, DIRECTIONS, Grid
-from .runtime import RuleRuntimeError, clone, equal, type_name
+from .runtime import MAX_ITEMS, MAX_TEXT, RuleRuntimeError, clone, equal, size, type_name
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def len_(x):
 def range_(a, b=None):
     """range(n) is [0..n-1]; range(a, b) is [a..b-1]."""
     lo, hi = (0, _int(a, "range")) if b is None else (_int(a, "range"), _int(b, "range"))
-    _need(hi - lo <= 100_000, "range() too long (over 100000 items)")
+    _need(hi - lo <= MAX_ITEMS, f"range() too long (over {MAX_ITEMS} items)")
     return list(range(lo, hi))
 
 
@@ -191,7 +191,10 @@ def join(xs, sep=""):
     """The text forms of a list's items joined by sep ("" unless given): build a label from parts."""
     if type(sep) is not str:
         raise RuleRuntimeError(f"join() needs a text separator, not {type_name(sep)}")
-    return sep.join(str_(x) for x in _list(xs, "join"))
+    parts = [str_(x) for x in _list(xs, "join")]
+    length = sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0)
+    _need(length <= MAX_TEXT, f"join() would make a text of {length} characters (at most {MAX_TEXT})")
+    return sep.join(parts)
 
 
 @builtin(1, returns="int")
@@ -240,7 +243,8 @@ def zip_(a, b):
 def repeat(value, n):
     """A list of n copies of value."""
     n = _int(n, "repeat")
-    _need(0 <= n <= 100_000, "repeat() count out of range")
+    _need(0 <= n and n * (1 + size(value, MAX_ITEMS)) <= MAX_ITEMS,
+          f"repeat() count out of range (at most {MAX_ITEMS} items in all)")
     return [clone(value) for _ in range(n)]
 
 

@@ -142,6 +142,7 @@ class Compiler:
                 for n in names:
                     env.pop(n, None)
                 env.update(saved)
+            ctx.budget.charge(out, pos)  # its items may share one list many times over
             return out
 
         return run
@@ -306,8 +307,11 @@ class Compiler:
                 if budget.depth > budget.max_depth:
                     raise R.LimitError(f"call depth over {budget.max_depth} in `{name}`", pos,
                                        hint="a function calls itself without end")
+                budget.spend(1, pos)  # two calls of itself per call double the work with each level
                 ctx.env = dict(zip(params, values))
-                return bodies[name](ctx)
+                result = bodies[name](ctx)
+                budget.charge(result, pos)  # a result may share one list many times over (`[x, x]`)
+                return result
             finally:
                 ctx.env = saved
                 budget.depth -= 1
@@ -337,8 +341,10 @@ class Compiler:
             value = self.expr(node.value, scope)
             name = node.name
 
+            pos = node.pos
+
             def let(ctx: R.Ctx) -> None:
-                ctx.env[name] = R.clone(value(ctx))
+                ctx.env[name] = ctx.budget.copy(value(ctx), pos)
 
             return let, scope.with_let(name)
         method = getattr(self, "_s_" + type(node).__name__)
@@ -362,10 +368,10 @@ class Compiler:
     def _s_Assign(self, node: A.Assign, scope: Scope) -> Exec:
         setter = self.setter(node.target, scope)
         value = self.expr(node.value, scope)
-        if node.op == "=":
-            return lambda ctx: setter(ctx, R.clone(value(ctx)))
-        getter = self.target_getter(node.target, scope)
         op, pos = node.op[0], node.pos
+        if node.op == "=":
+            return lambda ctx: setter(ctx, ctx.budget.copy(value(ctx), pos))
+        getter = self.target_getter(node.target, scope)
         return lambda ctx: setter(ctx, R.arith(op, getter(ctx), value(ctx), pos))
 
     def _s_If(self, node: A.If, scope: Scope) -> Exec:
@@ -423,9 +429,9 @@ class Compiler:
         src = self.list_getter(node.source, scope) if node.source is not None else None
         dst = self.list_getter(node.dest, scope) if node.dest is not None else None
         if op == "append":
-            return lambda ctx: dst(ctx).append(R.clone(value(ctx)))
+            return lambda ctx: dst(ctx).append(ctx.budget.copy(value(ctx), pos))
         if op == "prepend":
-            return lambda ctx: dst(ctx).insert(0, R.clone(value(ctx)))
+            return lambda ctx: dst(ctx).insert(0, ctx.budget.copy(value(ctx), pos))
         if op == "shuffle":
             def shuffle(ctx: R.Ctx) -> None:
                 if ctx.rng is None:

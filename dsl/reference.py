@@ -57,6 +57,7 @@ class ReferenceEvaluator:
                     inner.update(zip(node.names, R.unpack(item, len(node.names), node.pos)))
                 if node.cond is None or self._eval(node.cond, ctx, inner):
                     out.append(self._eval(node.elem, ctx, inner))
+            ctx.budget.charge(out, node.pos)
             return out
         if isinstance(node, A.Attr):
             return R.field(self._eval(node.obj, ctx, env), node.name, ctx.model.component_props, node.pos)
@@ -89,7 +90,10 @@ class ReferenceEvaluator:
             args = [self._eval(a, ctx, env) for a in node.args]
             if node.func in self.function_defs:
                 params, body = self.function_defs[node.func]
-                return self._eval(body, ctx, dict(zip(params, args)))
+                ctx.budget.spend(1, node.pos)
+                result = self._eval(body, ctx, dict(zip(params, args)))
+                ctx.budget.charge(result, node.pos)
+                return result
             spec = BUILTINS[node.func]
             try:
                 return spec.fn(ctx, *args) if spec.needs_ctx else spec.fn(*args)

@@ -40,6 +40,9 @@ class RuleFailure(RuleRuntimeError):
 
 
 MAX_INT_BITS = 1024  # far beyond any game's numbers; keeps runaway products cheap and printable
+MAX_ITEMS = 100_000  # list items (nested ones included) that one `range`, `repeat`, `*` or `+` may make
+MAX_TEXT = 100_000  # characters of one text made by `+` or join()
+DEFAULT_COPIES = 1_000_000
 
 
 def type_name(value: Any) -> str:
@@ -58,6 +61,26 @@ def type_name(value: Any) -> str:
     if isinstance(value, dict):
         return "map"
     return "value"
+
+
+def size(value: Any, cap: int) -> int:
+    """List items and map entries in `value`, nested ones included; counting stops once past `cap`.
+
+    The early stop matters: a value may share one list many times over
+    (`[x, x]` nested), and its size as data can be astronomically larger than
+    the memory it takes now.
+    """
+    t = type(value)
+    if t is not list and t is not dict:
+        return 0
+    n = len(value)
+    for item in (value if t is list else value.values()):
+        if n > cap:
+            return n
+        ti = type(item)
+        if ti is list or ti is dict:
+            n += size(item, cap - n)
+    return n
 
 
 def clone(value: Any) -> Any:
@@ -102,10 +125,16 @@ def arith(op: str, a: Any, b: Any, pos: Pos | None = None) -> Any:
         if op == "%":
             return a % b
     if op == "+" and ta is tb and ta in (list, str):
+        if len(a) + len(b) > (MAX_ITEMS if ta is list else MAX_TEXT):
+            what = "list" if ta is list else "text"
+            raise LimitError(f"`+` would make a {what} of {len(a) + len(b)} items (at most "
+                             f"{MAX_ITEMS if ta is list else MAX_TEXT})", pos,
+                             hint=f"a loop keeps growing a {what}?")
         return a + b
     if op == "*" and ta is list and tb is int:
-        if b < 0 or len(a) * b > 100_000:
-            raise RuleRuntimeError(f"list repetition by {b} is out of range", pos)
+        if b < 0 or b * size(a, MAX_ITEMS) > MAX_ITEMS:
+            raise RuleRuntimeError(f"list repetition by {b} is out of range (at most {MAX_ITEMS} items "
+                                   f"in all)", pos)
         return [clone(v) for _ in range(b) for v in a]
     raise RuleRuntimeError(f"cannot apply `{op}` to {type_name(a)} and {type_name(b)}", pos)
 
@@ -251,14 +280,37 @@ def recursion_guard() -> Iterator[None]:
 
 
 class Budget:
-    """Counts loop iterations and call depth for one move so runaway rules stop."""
+    """Counts the work of one move so runaway rules stop with a clear error.
 
-    __slots__ = ("iterations", "depth", "max_depth")
+    Iterations count loop turns and function calls; `copies` counts the list
+    items and map entries that statements copy (`let`, assignment, `append`)
+    or that comprehensions and functions build.  Time alone is not enough:
+    a value can double with each of a few iterations (`x = [x, x]`) until it
+    fills the machine's memory.
+    """
 
-    def __init__(self, iterations: int, max_depth: int):
+    __slots__ = ("iterations", "depth", "max_depth", "copies")
+
+    def __init__(self, iterations: int, max_depth: int, copies: int = DEFAULT_COPIES):
         self.iterations = iterations
         self.depth = 0
         self.max_depth = max_depth
+        self.copies = copies
+
+    def charge(self, value: Any, pos: Pos | None) -> None:
+        """Count a built or copied value against the move's copies."""
+        t = type(value)
+        if t is list or t is dict:
+            self.copies -= size(value, self.copies)
+            if self.copies < 0:
+                raise LimitError("the values built or copied in one move are too large", pos,
+                                 hint="a value keeps growing (e.g. `x = x + x` in a loop)? raise "
+                                      "limits.copies_per_move if the game really needs it")
+
+    def copy(self, value: Any, pos: Pos | None) -> Any:
+        """clone(), charged: how statements copy values."""
+        self.charge(value, pos)
+        return clone(value)
 
     def spend(self, n: int, pos: Pos | None) -> None:
         self.iterations -= n
@@ -266,7 +318,8 @@ class Budget:
             raise LimitError(
                 "effect iteration limit exceeded in one move",
                 pos,
-                hint="a loop runs too long; raise limits.iterations_per_move if the game really needs it",
+                hint="a loop runs too long, or a function calls itself too often; raise "
+                     "limits.iterations_per_move if the game really needs it",
             )
 
 

@@ -79,7 +79,7 @@ class Game:
         vars_: dict[str, Any] = {}
         rng = Rng(seed_state(seed))
         ctx = R.Ctx(vars_, flow, model, rng=rng,
-                    budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
+                    budget=model.budget())
         for name, decl in model.vars.items():
             if decl.per_player:
                 row = []

@@ -66,7 +66,7 @@ def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
     if flow["done"]:
         return []
     names, _ = available_actions(model, flow)
-    ctx = R.Ctx(vars_, flow, model, budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
+    ctx = R.Ctx(vars_, flow, model, budget=model.budget())
     out: list[Move] = []
     for name in names:
         action = model.actions[name]
@@ -134,7 +134,7 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
     if len(move.args) != len(action.params):
         raise IllegalMoveError(move, f"action {move.action!r} takes {len(action.params)} argument(s) "
                                f"({', '.join(p.name for p in action.params)}), got {len(move.args)}", "RP602")
-    ctx = R.Ctx(vars_, flow, model, budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
+    ctx = R.Ctx(vars_, flow, model, budget=model.budget())
     index = _universe_index(model)
     for i, (p, v) in enumerate(zip(action.params, move.args)):
         value = _thaw(v)

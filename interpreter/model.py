@@ -31,7 +31,7 @@ Exec = Callable[[R.Ctx], None]
 MAX_BOARD_GRAPH_LINKS = 1_000_000  # a 256x256 king graph has 524288; building one takes about a second
 
 DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "max_depth": 64,
-                  "max_components": 100_000}
+                  "max_components": 100_000, "copies_per_move": R.DEFAULT_COPIES}
 
 
 UNKNOWN_NAME_HINT = ("a name is a state variable, a constant, a parameter, a `let` or loop name, "
@@ -213,6 +213,11 @@ class GameModel:
     function_bodies: dict[str, Fn] = field(default_factory=dict)
     procedure_bodies: dict[str, Exec] = field(default_factory=dict)
     state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
+
+    def budget(self) -> R.Budget:
+        """A fresh work budget for one move (or one setup, or one legal-move listing)."""
+        limits = self.limits
+        return R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"])
 
     def compiler(self) -> Compiler:
         """A compiler for code written outside the ruleset (scenario checks) that calls its functions.

@@ -158,9 +158,8 @@ class ScenarioPlayer:
         assert self.state is not None and self.setup is not None
         data = R.clone(self.state.data)
         rng = Rng(data["rng"])
-        limits = self.model.limits
         ctx = R.Ctx(data["vars"], data["flow"], self.model, rng=rng,
-                    budget=R.Budget(limits["iterations_per_move"], limits["max_depth"]))
+                    budget=self.model.budget())
         try:
             self.setup(ctx)
         except R.RuleRuntimeError as err:

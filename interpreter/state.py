@@ -131,7 +131,7 @@ class State:
         action = model.actions[move.action]
         rng = Rng(new["rng"])
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
-                    budget=R.Budget(model.limits["iterations_per_move"], model.limits["max_depth"]))
+                    budget=model.budget())
         ctx.fired.extend(action.rules)
         with R.recursion_guard():
             action.effects(ctx)

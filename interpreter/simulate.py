@@ -26,6 +26,7 @@ import hashlib
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -107,22 +108,20 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOut
                        result.ended_by)
 
 
-_PARENT: list[int] = []  # the pid of the process that started this worker
-
-
 def _init_worker() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them once it has saved what finished."""
+    """Workers leave Ctrl-C to the parent, which stops them once it has saved what finished.
+
+    A worker reports only through its results (an exception in a game is sent
+    back too).  What multiprocessing itself would print on the worker's stderr
+    is a broken-pipe traceback when the parent was killed outright — noise on
+    the user's terminal after the kill — so it goes nowhere.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _PARENT[:] = [os.getppid()]
+    sys.stderr = open(os.devnull, "w", encoding="utf-8")
 
 
 def _run_in_worker(spec: GameSpec, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
-    outcome = run_one(_game_in_worker(spec), agents, seed, index)
-    if _PARENT and os.getppid() != _PARENT[0]:
-        # The parent was killed (SIGKILL leaves no time to stop us): nobody will read this result,
-        # and sending it would only print a broken-pipe traceback on the user's terminal.
-        os._exit(0)
-    return outcome
+    return run_one(_game_in_worker(spec), agents, seed, index)
 
 
 @contextlib.contextmanager

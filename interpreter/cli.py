@@ -25,7 +25,7 @@ from ruleplay.dsl.runtime import RuleRuntimeError
 
 from . import __version__
 from .agents import AGENTS
-from .errors import RuleplayError
+from .errors import RuleplayError, WorkerLostError
 from .game import Game, load_game
 from .loader import builtin_games
 from .play import MoveRecord, SeatingError, play_game, seat_agents
@@ -419,7 +419,9 @@ def simulate(game_name: str, n: int, agents: list[str], workers: int, check: boo
     try:
         report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
     except KeyboardInterrupt:
-        _interrupted(out_file, n)
+        _stopped("interrupted", out_file, n, INTERRUPTED)
+    except WorkerLostError as err:
+        _stopped(f"error {err.code}: {err.message}", out_file, n, 1)
     except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
     if as_json:
@@ -450,15 +452,16 @@ def _with_progress(batch: Callable[..., Any], total: int) -> Any:
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 
 
-def _interrupted(out_file: Path | None, n: int) -> None:
+def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:
+    """A batch that stopped early: say what of it is kept and how to finish it."""
     if out_file is None:
-        click.echo("interrupted: nothing was saved (give --out FILE to keep finished games)", err=True)
+        click.echo(f"{reason}: nothing was saved (give --out FILE to keep finished games)", err=True)
     else:
         from .results_file import count_games
 
-        click.echo(f"interrupted: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
+        click.echo(f"{reason}: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
                    f"by giving the same command with --resume", err=True)
-    raise click.exceptions.Exit(INTERRUPTED)
+    raise click.exceptions.Exit(status)
 
 
 def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> None:

@@ -11,7 +11,7 @@ from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 
 __all__ = [
     "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "StateFormatError",
-    "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "RulesetError", "RuleRuntimeError",
+    "ReplayError", "ResultsFileError", "WorkerLostError", "StepLimitError", "DeadlockError", "RulesetError", "RuleRuntimeError",
     "LimitError", "RuleFailure", "Diagnostic",
 ]
 
@@ -79,3 +79,9 @@ class ResultsFileError(RuleplayError):
     """A simulation results file that cannot be resumed (another run's, or damaged)."""
 
     code = "RP650"
+
+
+class WorkerLostError(RuleplayError):
+    """A worker process of a simulation died; the games it had not finished are lost (resume replays them)."""
+
+    code = "RP651"

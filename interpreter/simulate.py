@@ -30,12 +30,12 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ruleplay.dsl.runtime import RuleRuntimeError
 
 from . import results_file
-from .errors import RuleplayError
+from .errors import RuleplayError, WorkerLostError
 from .game import ENGINE_VERSION, Game, load_game
 from .outcome import GameFailure, GameOutcome, is_draw, winning_seats
 from .play import game_seed, play_game, seat_agents
@@ -138,10 +138,34 @@ def _outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indi
     finally:
         _WORKER_GAME.clear()  # the forked workers have their copy; the parent keeps no stale game
     try:
-        yield pool.imap_unordered(functools.partial(_run_in_worker, spec, list(agents), seed), indices)
+        started = {p.pid for p in multiprocessing.active_children()}
+        results = pool.imap_unordered(functools.partial(_run_in_worker, spec, list(agents), seed), indices)
+        yield _watched(results, started)
     finally:
         pool.terminate()  # at once, also when interrupted: games in flight are replayed by a resume
         pool.join()
+
+
+WATCH_EVERY_S = 1.0
+
+
+def _watched(results: Any, workers: set[int]) -> Iterator[GameOutcome]:
+    """Results as they come, or WorkerLostError once a worker has died.
+
+    A pool replaces a worker that was killed (by the user, or by the kernel
+    when memory ran out) but never learns that the game it was playing is
+    lost, and would wait for that result for ever.
+    """
+    while True:
+        try:
+            yield results.next(timeout=WATCH_EVERY_S)
+        except StopIteration:
+            return
+        except multiprocessing.TimeoutError:
+            lost = workers - {p.pid for p in multiprocessing.active_children()}
+            if lost:
+                raise WorkerLostError(f"worker process {min(lost)} died (killed, or out of memory?) "
+                                      f"with a game unfinished") from None
 
 
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
@@ -154,8 +178,9 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     report) and plays only the others.  Raises RulesetError if the game does
     not load, ResultsFileError for a results file of another run, and
     ValueError on bad arguments (e.g. an agent count that fits no seating); rule errors inside games are collected in
-    `errors`.  An interrupt (KeyboardInterrupt) propagates after every
-    finished game has been written.
+    `errors`.  An interrupt (KeyboardInterrupt), or WorkerLostError when a
+    worker process dies, propagates after every finished game has been
+    written.
     """
     if n < 0 or workers < 1:
         raise ValueError("simulate needs n >= 0 and workers >= 1")

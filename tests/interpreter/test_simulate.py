@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from ruleplay import StepLimitError, load_game
+from ruleplay.errors import WorkerLostError
 from ruleplay.outcome import is_draw, winning_seats
 from ruleplay.loader import builtin_games
 from ruleplay.play import game_seed, play_game
@@ -110,6 +114,30 @@ def test_an_interrupted_run_resumes_to_the_lines_of_an_uninterrupted_one(tmp_pat
     assert sorted_lines(cut) == sorted_lines(whole)
     assert resumed.outcomes == reference.outcomes
     assert (resumed.wins, resumed.draws, resumed.ended_by) == (reference.wins, reference.draws, reference.ended_by)
+
+
+class KillAWorker:
+    """A progress callback that SIGKILLs one worker process once `after` games have finished."""
+
+    def __init__(self, after: int):
+        self.after, self.seen, self.killed = after, 0, None
+
+    def __call__(self, k: int) -> None:
+        self.seen += k
+        if self.killed is None and self.seen >= self.after:
+            self.killed = multiprocessing.active_children()[0].pid
+            os.kill(self.killed, signal.SIGKILL)
+
+
+def test_a_dead_worker_stops_the_run_instead_of_hanging_it(tmp_path):
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    simulate(TTT, 1200, seed=2, out=whole)
+    killer = KillAWorker(after=50)
+    with pytest.raises(WorkerLostError, match=r"worker process \d+ died"):
+        simulate(TTT, 1200, seed=2, workers=2, progress=killer, out=cut)
+    assert killer.killed is not None
+    simulate(TTT, 1200, seed=2, workers=2, out=cut, resume=True)
+    assert sorted_lines(cut) == sorted_lines(whole)
 
 
 def test_resuming_a_finished_run_plays_nothing(tmp_path):

@@ -505,6 +505,8 @@ def bench(game_name: str, seconds: float, runs: int, players: int | None, varian
     click.echo(f"{report.game}: {data['playouts_per_s']:.1f} playouts/s (median of {runs} runs, "
                f"min {data['min_playouts_per_s']:.1f}, max {data['max_playouts_per_s']:.1f}), "
                f"mean length {data['mean_length']:.2f} moves")
+    click.echo(f"  a playout costs {data['baseline_ops_per_playout']:.1f} baseline operations (the same-process "
+               f"yardstick: compare this figure across machines and commits)")
 
 
 @main.command()

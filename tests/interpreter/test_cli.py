@@ -212,6 +212,8 @@ def test_bench_reports_rates():
     assert len(data["runs"]) == 2 and all(r["playouts"] >= 1 for r in data["runs"])
     assert data["min_playouts_per_s"] <= data["playouts_per_s"] <= data["max_playouts_per_s"]
     assert 5 <= data["mean_length"] <= 9
+    costs = [r["baseline_ops_per_s"] / r["playouts_per_s"] for r in data["runs"]]
+    assert data["baseline_ops_per_playout"] == pytest.approx(sum(costs) / 2)  # the median of two runs
 
 
 # ----------------------------------------------------------------- scenarios

@@ -177,10 +177,10 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     `resume` first reads the games it already holds (they count in the
     report) and plays only the others.  Raises RulesetError if the game does
     not load, ResultsFileError for a results file of another run, and
-    ValueError on bad arguments (e.g. an agent count that fits no seating); rule errors inside games are collected in
-    `errors`.  An interrupt (KeyboardInterrupt), or WorkerLostError when a
-    worker process dies, propagates after every finished game has been
-    written.
+    ValueError on bad arguments (SeatingError for an agent count that fits
+    no seating); rule errors inside games are collected in `errors`.  An
+    interrupt (KeyboardInterrupt), or WorkerLostError when a worker process
+    dies, propagates after every finished game has been written.
     """
     if n < 0 or workers < 1:
         raise ValueError("simulate needs n >= 0 and workers >= 1")

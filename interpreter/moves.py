@@ -9,8 +9,10 @@ is `{"action": ..., "args": [...]}`.
 from __future__ import annotations
 
 import json
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -26,15 +28,43 @@ _RESERVED = {"true", "false", "null", "if", "then", "else", "not", "and", "or", 
 def format_value(value: Any) -> str:
     if isinstance(value, str):
         return value if _BARE.match(value) and value not in _RESERVED else json.dumps(value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if type(value) is float and math.isfinite(value):
+        return _decimal_text(value)
     return json.dumps(value)
+
+
+def _decimal_text(value: float) -> str:
+    """A float in plain decimals (`0.0000001`, not `1e-07`): the move language has no exponents.
+
+    The digits are those of `repr`, the shortest text that reads back to the
+    same float, so the text parses back to exactly this value.
+    """
+    text = format(Decimal(repr(value)), "f")
+    return text if "." in text else text + ".0"
 
 
 @dataclass(frozen=True)
 class Move:
+    """An action and its arguments; equal as the rules' `==` says (`true` is never `1`).
+
+    Python alone would find `pick(true) == pick(1)`, and an illegal move
+    would pass for a legal one; the key compares booleans apart.
+    """
+
     action: str
     args: tuple = ()
+    _key: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_key", (self.action, arg_key(self.args)))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Move and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
 
     def __str__(self) -> str:
         if not self.args:

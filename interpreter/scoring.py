@@ -9,19 +9,26 @@ between, and tied players share the average of the places they span.
 
 from __future__ import annotations
 
+import math
+
 from ruleplay.dsl import runtime as R
+from ruleplay.dsl.runtime import type_name
 
 from .model import GameModel
 
 
-def _per_player(model: GameModel, data: dict, fn) -> list:
+def _per_player(model: GameModel, data: dict, fn: R.Fn, path: tuple) -> list:
+    """`fn` for each seat `p`; anything but a finite number is an error at the expression that gave it."""
     ctx = R.Ctx(data["vars"], data["flow"], model)
     out = []
     for p in range(data["flow"]["players"]):
         ctx.env = {"p": p}
         value = fn(ctx)
-        if type(value) not in (int, float):
-            raise R.RuleRuntimeError(f"scoring gave {value!r} for player {p}, not a number")
+        if type(value) not in (int, float) or not math.isfinite(value):
+            shown = value if type(value) is float else type_name(value)
+            raise R.RuleRuntimeError(f"`{'.'.join(map(str, path))}` gave {shown} for player {p}, not a "
+                                     f"finite number", model.source.origin(path).pos(1, 1),
+                                     hint="scores, tie-breakers and returns are numbers")
         out.append(value)
     return out
 
@@ -29,18 +36,19 @@ def _per_player(model: GameModel, data: dict, fn) -> list:
 def scores(model: GameModel, data: dict) -> list:
     if model.score is None:
         return [0] * data["flow"]["players"]
-    return _per_player(model, data, model.score)
+    return _per_player(model, data, model.score, ("scoring", "score"))
 
 
 def rank_keys(model: GameModel, data: dict) -> list[tuple]:
-    columns = [scores(model, data)] + [_per_player(model, data, t) for t in model.tiebreak]
+    columns = [scores(model, data)] + [_per_player(model, data, t, ("scoring", "tiebreak", i))
+                                       for i, t in enumerate(model.tiebreak)]
     return [tuple(col[p] for col in columns) for p in range(data["flow"]["players"])]
 
 
 def rank_returns(model: GameModel, data: dict) -> list[float]:
     n = data["flow"]["players"]
     if model.returns is not None:
-        return [float(v) for v in _per_player(model, data, model.returns)]
+        return [float(v) for v in _per_player(model, data, model.returns, ("scoring", "returns"))]
     if n == 1:
         return [0.0]
     keys = rank_keys(model, data)

@@ -10,6 +10,7 @@ detect a player who cannot move.
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Any
 
 from ruleplay.dsl import runtime as R
@@ -94,11 +95,17 @@ class State:
                 continue
             ctx.env = bind(action, m)
             w = action.weight(ctx)
-            if type(w) not in (int, float) or w < 0:
-                raise R.RuleRuntimeError(f"weight of {m} is {w!r}, not a number >= 0")
+            if type(w) not in (int, float) or not math.isfinite(w) or w < 0:
+                shown = w if type(w) in (int, float) else R.type_name(w)
+                raise R.RuleRuntimeError(f"the weight of {m} is {shown}, not a finite number >= 0",
+                                         model.source.origin(action.path + ("weight",)).pos(1, 1))
             out.append(float(w))
-        if not any(out):
-            raise R.RuleRuntimeError("every chance outcome has weight 0")
+        total = sum(out)
+        if not total > 0 or not math.isfinite(total):
+            first = model.actions[moves[0].action]
+            raise R.RuleRuntimeError(f"the chance outcomes' weights sum to {total}: nothing can be drawn",
+                                     model.source.origin(first.path + ("weight",)).pos(1, 1),
+                                     hint="at least one outcome needs a weight above 0, and the sum must be finite")
         return out
 
     def explain(self, move: Move | str) -> str | None:
@@ -124,9 +131,12 @@ class State:
         if player is not None and player != data["flow"]["player"] and not data["flow"]["done"]:
             raise IllegalMoveError(move, f"it is not player {player}'s turn "
                                    f"(player {data['flow']['player']} is to move)", "RP607")
-        if not self.is_legal(move):
+        legal = self._legal if self._legal is not None else self.legal_moves()
+        try:
+            move = legal[legal.index(move)]  # the rules' own values: `pick(1.0)` is played as `pick(1)`
+        except ValueError:
             explain(model, data["vars"], data["flow"], move)
-            raise IllegalMoveError(move, "not a legal move now", "RP601")
+            raise IllegalMoveError(move, "not a legal move now", "RP601") from None
         new = R.clone(data)
         action = model.actions[move.action]
         rng = Rng(new["rng"])

@@ -2,7 +2,8 @@
 
 A variable's `visibility` decides who sees it (public, owner — each seat
 sees its own entry of a per-player variable — or hidden), and `visible_if`
-decides item by item (face-down cards).  Masked values keep only what a
+decides item by item (face-down cards); a value that is not a list is one
+item, with `index` null.  Masked values keep only what a
 player may know: a hidden list shows its length, a hidden item shows its
 `back` (e.g. a card's colour) or null.  The random generator's state is
 never observed.
@@ -24,17 +25,19 @@ def _masked(value: Any) -> Any:
 
 
 def _items(decl: VarDecl, value: Any, ctx: R.Ctx, viewer: int, owner: int | None) -> Any:
-    if decl.visible_if is None or not isinstance(value, list):
+    """A list item by item; any other value as one item (`index` null), so `visible_if` never goes unheard."""
+    if decl.visible_if is None:
         return R.clone(value)
-    env = ctx.env
-    out = []
-    for i, item in enumerate(value):
-        env.update(item=item, index=i, viewer=viewer, owner=owner)
-        if decl.visible_if(ctx):
-            out.append(R.clone(item))
-        else:
-            out.append(R.clone(decl.back(ctx)) if decl.back is not None else None)
-    return out
+    if not isinstance(value, list):
+        return _item(decl, value, None, ctx, viewer, owner)
+    return [_item(decl, item, i, ctx, viewer, owner) for i, item in enumerate(value)]
+
+
+def _item(decl: VarDecl, item: Any, index: int | None, ctx: R.Ctx, viewer: int, owner: int | None) -> Any:
+    ctx.env.update(item=item, index=index, viewer=viewer, owner=owner)
+    if decl.visible_if(ctx):
+        return R.clone(item)
+    return R.clone(decl.back(ctx)) if decl.back is not None else None
 
 
 def observe(model: GameModel, data: dict, player: int) -> dict:

@@ -9,6 +9,7 @@ numbering that RL code needs: every action's parameters range over static
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -17,9 +18,10 @@ from ruleplay.dsl import runtime as R
 
 from .errors import IllegalMoveError, MoveParseError, RuleplayError, StateFormatError
 from .flow import FlowRunner, initial_flow
+from .legal import CHANCE, TERMINAL
 from .loader import load_model
 from .model import GameModel
-from .moves import Move, _thaw, arg_key, parse_move
+from .moves import Move, _freeze, _thaw, arg_key, parse_move
 from .rng import Rng, seed_state
 from .state import State
 
@@ -111,9 +113,10 @@ class Game:
         """Rebuild a state saved with `to_json()`; refuses anything tampered or foreign."""
         if isinstance(data, (str, bytes)):
             try:
-                data = json.loads(data)
-            except ValueError as err:
-                raise StateFormatError(f"the state is not valid JSON: {err}") from None
+                data = json.loads(data, parse_constant=_no_constant)
+            except (ValueError, RecursionError) as err:
+                reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+                raise StateFormatError(f"the state is not valid JSON: {reason}") from None
         if not isinstance(data, dict):
             raise StateFormatError("a saved state must be a JSON object")
         header = self.state_header()
@@ -137,28 +140,47 @@ class Game:
             raise StateFormatError("state data must have exactly the keys vars, flow, rng")
         if type(body["rng"]) is not int or not 0 <= body["rng"] < 2 ** 64:
             raise StateFormatError("state rng must be a 64-bit unsigned int")
-        want = set(initial_flow(self.model))
-        flow = body["flow"]
-        if not isinstance(flow, dict) or set(flow) != want:
-            raise StateFormatError(f"state flow must have the keys {', '.join(sorted(want))}")
-        if flow["phase"] not in self.model.phases:
-            raise StateFormatError(f"state names unknown phase {flow['phase']!r}")
-        stage = flow["stage"]
-        if stage is not None and stage not in self.model.phases[flow["phase"]].stages:
-            raise StateFormatError(f"state names unknown stage {stage!r}")
-        if flow["players"] != self.model.players:
-            raise StateFormatError("state player count does not match the game")
-        if type(flow["player"]) is not int or not -4 <= flow["player"] < self.model.players:
-            raise StateFormatError(f"state player {flow['player']!r} is not a seat")
-        for key in ("round", "turn", "start", "steps"):
-            if type(flow[key]) is not int or flow[key] < 0:
-                raise StateFormatError(f"state flow.{key} must be a non-negative int")
+        self._check_flow(body["flow"])
         vars_ = body["vars"]
         if not isinstance(vars_, dict) or set(vars_) != set(self.model.vars):
             raise StateFormatError("state variables do not match the ruleset's `state:` section")
         for name, decl in self.model.vars.items():
+            _check_json_value(vars_[name], f"variable {name!r}")
             if decl.per_player and (not isinstance(vars_[name], list) or len(vars_[name]) != self.model.players):
                 raise StateFormatError(f"per-player variable {name!r} must have one entry per player")
+
+    def _check_flow(self, flow: Any) -> None:
+        """Every flow field of the right type and the fields consistent, so nothing fails later on it."""
+        want = set(initial_flow(self.model))
+        if not isinstance(flow, dict) or set(flow) != want:
+            raise StateFormatError(f"state flow must have the keys {', '.join(sorted(want))}")
+        n = self.model.players
+        if type(flow["phase"]) is not str or flow["phase"] not in self.model.phases:
+            raise StateFormatError(f"state names unknown phase {flow['phase']!r}")
+        stage = flow["stage"]
+        if stage is not None and (type(stage) is not str or stage not in self.model.phases[flow["phase"]].stages):
+            raise StateFormatError(f"state names unknown stage {stage!r}")
+        if type(flow["players"]) is not int or flow["players"] != n:
+            raise StateFormatError("state player count does not match the game")
+        for key in ("round", "turn", "start", "steps"):
+            if type(flow[key]) is not int or not 0 <= flow[key] < 2 ** 63:
+                raise StateFormatError(f"state flow.{key} must be a non-negative int")
+        if type(flow["done"]) is not bool:
+            raise StateFormatError("state flow.done must be true or false")
+        player, seat = flow["player"], flow["seat"]
+        if type(seat) is not int or not 0 <= seat < n:
+            raise StateFormatError(f"state seat {seat!r} is not a seat")
+        if flow["done"] != (player == TERMINAL) or type(player) is not int \
+                or not (player in (CHANCE, TERMINAL) or 0 <= player < n):
+            raise StateFormatError(f"state player {player!r} is not a seat, chance ({CHANCE}) or, exactly when "
+                                   f"the game is over, terminal ({TERMINAL})")
+        queue = flow["queue"]
+        if not isinstance(queue, list) or not all(type(s) is int and 0 <= s < n for s in queue):
+            raise StateFormatError("state flow.queue must be a list of seats")
+        if flow["end_round"] is not None and (type(flow["end_round"]) is not int or flow["end_round"] < 0):
+            raise StateFormatError("state flow.end_round must be null or a round number")
+        if flow["ended_by"] is not None and type(flow["ended_by"]) is not str:
+            raise StateFormatError("state flow.ended_by must be null or a rule id")
 
     # ------------------------------------------------------------------ moves
     def parse_move(self, text: str) -> Move:
@@ -172,7 +194,11 @@ class Game:
     def num_distinct_actions(self) -> int:
         return self.model.num_actions
 
-    def move_to_index(self, move: Move) -> int:
+    def move_to_index(self, move: Move | str) -> int:
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        elif not isinstance(move, Move):
+            raise MoveParseError(f"not a move: {move!r}")
         action = self.model.actions.get(move.action)
         if action is None or len(move.args) != len(action.params):
             raise IllegalMoveError(move, "not a move of this game", "RP602")
@@ -185,6 +211,8 @@ class Game:
         return action.first_index + index
 
     def index_to_move(self, index: int) -> Move:
+        if type(index) is not int:
+            raise RuleplayError(f"an action index is an int, not {index!r}", "RP604")
         for a in self.model.actions.values():
             if a.first_index <= index < a.first_index + a.size:
                 rest = index - a.first_index
@@ -192,7 +220,6 @@ class Game:
                 for p in reversed(a.params):
                     rest, k = divmod(rest, len(p.universe))
                     args.append(p.universe[k])
-                from .moves import _freeze
                 return Move(a.name, tuple(_freeze(v) for v in reversed(args)))
         raise RuleplayError(f"action index {index} is out of range 0..{self.model.num_actions - 1}", "RP604")
 
@@ -211,3 +238,36 @@ def load_game(name_or_path: str | os.PathLike, players: int | None = None, varia
               *, checking: bool = False, disabled_rules: frozenset[str] = frozenset()) -> Game:
     """Load a built-in game by name, or a ruleset file by path. Raises RulesetError."""
     return Game(load_model(name_or_path, players, variant, disabled_rules), checking=checking)
+
+
+MAX_VALUE_DEPTH = 200  # lists and maps nested in one state value; far beyond any game's
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_json_value(value: Any, where: str) -> None:
+    """Plain JSON data only: finite numbers, ints the rules can hold, text keys, bounded nesting.
+
+    Iterative, so a tampered state nested a million deep is refused, not a
+    Python recursion error.
+    """
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        t = type(item)
+        if t is list or t is dict:
+            if depth >= MAX_VALUE_DEPTH:
+                raise StateFormatError(f"{where} is nested more than {MAX_VALUE_DEPTH} levels deep")
+            if t is dict and not all(type(k) is str for k in item):
+                raise StateFormatError(f"{where} holds a map with keys that are not text")
+            stack.extend((v, depth + 1) for v in (item if t is list else item.values()))
+        elif t is float:
+            if not math.isfinite(item):
+                raise StateFormatError(f"{where} holds {item}, not a finite number")
+        elif t is int:
+            if item.bit_length() > R.MAX_INT_BITS:
+                raise StateFormatError(f"{where} holds an integer over {R.MAX_INT_BITS} bits")
+        elif item is not None and t is not bool and t is not str:
+            raise StateFormatError(f"{where} holds a {t.__name__}, which is not JSON data")

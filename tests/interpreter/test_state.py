@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -129,6 +130,20 @@ def test_action_numbering_is_a_bijection():
     (lambda d: d["data"]["vars"].pop("board"), "do not match"),
     (lambda d: d["data"].update(rng=-1), "64-bit"),
     (lambda d: d.update(history=["place("]), "bad move"),
+    (lambda d: d["data"]["flow"].update(phase=["play"]), "unknown phase"),
+    (lambda d: d["data"]["flow"].update(stage=["x"]), "unknown stage"),
+    (lambda d: d["data"]["flow"].update(done="yes"), "flow.done must be true or false"),
+    (lambda d: d["data"]["flow"].update(player=True), "not a seat"),
+    (lambda d: d["data"]["flow"].update(player=-3), "not a seat, chance"),
+    (lambda d: d["data"]["flow"].update(player=-4), "exactly when the game is over"),
+    (lambda d: d["data"]["flow"].update(round=10 ** 30), "flow.round must be a non-negative int"),
+    (lambda d: d["data"]["flow"].update(ended_by=[1]), "ended_by must be null or a rule id"),
+    (lambda d: d["data"]["flow"].update(queue=[0, 9]), "queue must be a list of seats"),
+    (lambda d: d["data"]["vars"].update(winner=float("nan")), "holds nan, not a finite number"),
+    (lambda d: d["data"]["vars"].update(winner=10 ** 400), "integer over 1024 bits"),
+    (lambda d: d["data"]["vars"].update(winner={1: 2}), "keys that are not text"),
+    (lambda d: d["data"]["vars"].update(winner=functools.reduce(lambda x, _: [x], range(10_000), None)),
+     "nested more than 200 levels deep"),
 ])
 def test_tampered_states_are_refused(mangle, message):
     game = load_game("tic-tac-toe")
@@ -138,6 +153,15 @@ def test_tampered_states_are_refused(mangle, message):
         game.state_from_json(data)
     with pytest.raises(StateFormatError, match="not valid JSON"):
         game.state_from_json('{"format": 1,')
+
+
+def test_state_text_must_be_strict_json():
+    game = load_game("tic-tac-toe")
+    text = json.dumps(game.new_state().to_json())
+    with pytest.raises(StateFormatError, match="NaN is not a JSON number"):
+        game.state_from_json(text.replace('"winner": null', '"winner": NaN'))
+    with pytest.raises(StateFormatError, match="nested too deeply"):
+        game.state_from_json("[" * 100_000 + "]" * 100_000)
 
 
 def test_observation_hides_what_a_player_cannot_see(make_game):

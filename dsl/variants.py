@@ -79,6 +79,9 @@ def _diag(code: str, message: str, smap: SourceMap, path: tuple, hint: str = "")
     return Diagnostic(code, message, file, line, col, hint=hint, path=format_path(path), source_line=source)
 
 
+UNPATCHABLE = ("extends", "include", "variants", "patch")  # read before patches apply: a patch would be ignored
+
+
 def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document,
                 patch_path: tuple[Any, ...]) -> Any:
     """Apply patch operations; a path that does not exist is an error (RP401)."""
@@ -94,6 +97,10 @@ def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document
         if path is None:
             raise PatchProblem(_diag("RP401", f"malformed patch path {text!r}", SourceMap(patch_doc),
                                      where + ("path",), "write a path like actions.place.effects or end[0].when"))
+        if path[0] in UNPATCHABLE:
+            raise PatchProblem(_diag("RP401", f"a patch cannot change `{path[0]}`: files are linked and variants "
+                                     f"chosen before any patch applies", SourceMap(patch_doc), where + ("path",),
+                                     "write a variant file with its own `extends:` or `include:` instead"))
         parent: Any = data
         for step in path[:-1]:
             if isinstance(parent, dict) and step in parent:

@@ -4,7 +4,8 @@ A leak cannot be spotted by looking at one observation: whatever it shows
 might be public.  So each check builds *twins* of a state: copies whose data
 differ from it only in what seat p is not allowed to see (a `hidden`
 variable, another seat's entry of an `owner` variable, the order of the
-items that a `visible_if` masks behind the same `back`, the random
+items that a `visible_if` masks behind the same `back`, a value that is not
+a list while `visible_if` masks it behind the same `back`, the random
 generator).  Each twin must give p a byte-identical observation.
 
 Twins keep every list's length, since masks may show a length.  A twin that
@@ -166,6 +167,44 @@ def item_twins(model: GameModel, data: dict, viewer: int, counts: TwinCounts) ->
         yield Twin(f"the order of the masked items of {where}", twin)
 
 
+def _hidden_back(model: GameModel, data: dict, decl: VarDecl, value: Any, viewer: int,
+                 owner: int | None) -> str | None:
+    """The back `viewer` sees instead of a value that is not a list (as JSON), or None if it is shown."""
+    assert decl.visible_if is not None
+    ctx = R.Ctx(data["vars"], data["flow"], model)
+    ctx.env = {"item": value, "index": None, "viewer": viewer, "owner": owner}
+    if decl.visible_if(ctx):
+        return None
+    return json.dumps(decl.back(ctx) if decl.back is not None else None, sort_keys=True)
+
+
+def whole_value_twins(model: GameModel, data: dict, viewer: int, counts: TwinCounts) -> Iterator[Twin]:
+    """Twins that change a value that is not a list while its `visible_if` hides it behind the same back."""
+    for name, decl in model.vars.items():
+        if decl.visible_if is None or decl.visibility == "hidden":
+            continue
+        value = data["vars"][name]
+        places = [(None, value)] if not decl.per_player else [
+            (seat, entry) for seat, entry in enumerate(value) if decl.visibility == "public" or seat == viewer]
+        for owner, item in places:
+            if isinstance(item, list):
+                continue
+            changed = altered(item)
+            twin = _with_var(data, name, owner, changed)
+            try:
+                back = _hidden_back(model, data, decl, item, viewer, owner)
+                same_back = back is not None and _hidden_back(model, twin, decl, changed, viewer, owner) == back
+            except R.RuleRuntimeError:
+                counts.rejected += 1
+                continue
+            if back is None:
+                continue
+            if not same_back:
+                counts.rejected += 1
+                continue
+            yield Twin(f"{name if owner is None else f'{name}[{owner}]'} (hidden as one item, altered)", twin)
+
+
 def rng_twin(data: dict) -> Twin:
     """The state with another generator state: nothing observed may depend on future chance."""
     return Twin("the random generator", {"vars": data["vars"], "flow": data["flow"], "rng": data["rng"] ^ RNG_FLIP})
@@ -199,7 +238,8 @@ def check_no_leak(state: State, counts: TwinCounts) -> None:
     for viewer in range(data["flow"]["players"]):
         seen = _seen(state, viewer)
         _assert_same_view(state, viewer, seen, rng_twin(data))
-        for twin in [*value_twins(model, data, viewer), *item_twins(model, data, viewer, counts)]:
+        for twin in [*value_twins(model, data, viewer), *item_twins(model, data, viewer, counts),
+                     *whole_value_twins(model, data, viewer, counts)]:
             try:
                 _assert_same_view(state, viewer, seen, twin)
             except R.RuleRuntimeError:

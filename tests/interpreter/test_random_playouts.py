@@ -234,6 +234,49 @@ def test_leak_check_catches_a_leaking_observer(ruleset, reveal, leak, monkeypatc
             check_no_leak(state, TwinCounts())
 
 
+SEALED_BIDS = """
+ruleplay: 1
+game: sealed-bids
+players: 2
+state:
+  bid: {init: "0", per_player: true, visible_if: viewer == owner, back: '"sealed"'}
+  bids: {init: "0"}
+flow:
+  phases:
+    - name: main
+      actions: [place]
+actions:
+  place:
+    params: {amount: "[1, 2, 3]"}
+    effects: |
+      bid[current] = amount
+      bids += 1
+end:
+  - when: bids == 4
+"""
+
+
+def test_leak_check_covers_values_that_are_not_lists(make_game, monkeypatch):
+    """A per-player number shown only to its owner: the twins must test it, and catch an observer ignoring it."""
+    game = make_game(SEALED_BIDS)
+    _, states = playout(game, 0)
+    counts = TwinCounts()
+    for state in states:
+        check_no_leak(state, counts)
+    assert counts.tested >= len(states) * 2  # each seat's view of the other's bid, in every state
+    honest = State.observe
+
+    def leaking(self: State, player: int) -> dict:
+        seen = honest(self, player)
+        seen["state"]["bid"] = list(self.data["vars"]["bid"])
+        return seen
+
+    monkeypatch.setattr(State, "observe", leaking)
+    with pytest.raises(AssertionError, match=r"changes with bid\[1\] \(hidden as one item, altered\)"):
+        for state in states:
+            check_no_leak(state, TwinCounts())
+
+
 UNOBSERVABLE_SECRET = """
 ruleplay: 1
 game: unobservable-secret

@@ -11,10 +11,13 @@ import math
 import re
 from collections import deque
 from dataclasses import dataclass
+from functools import cmp_to_key
 from typing import Any, Callable
 
+from .ast import Pos
 from .geometry import DIRECTION_SETS, DIRECTIONS, Grid
-from .runtime import MAX_ITEMS, MAX_TEXT, RuleRuntimeError, clone, equal, size, type_name
+from .runtime import (MAX_INT_BITS, MAX_ITEMS, MAX_TEXT, Ctx, LimitError, RuleRuntimeError, clone, equal, number,
+                      order, size, type_name, value_key)
 
 
 @dataclass(frozen=True)
@@ -26,18 +29,53 @@ class Builtin:
     needs_ctx: bool
     returns: str  # int, bool, string, list, map, any, number
     doc: str
+    linear: bool  # walks its arguments and builds its result; False only for constant-time lookups
 
 
 BUILTINS: dict[str, Builtin] = {}
 
 
-def builtin(min_args: int, max_args: int | None = None, *, ctx: bool = False, returns: str = "any"):
+def builtin(min_args: int, max_args: int | None = None, *, ctx: bool = False, returns: str = "any",
+            linear: bool = True):
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         name = fn.__name__.rstrip("_")
         BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args,
-                                 ctx, returns, (fn.__doc__ or "").strip())
+                                 ctx, returns, (fn.__doc__ or "").strip(), linear)
         return fn
     return wrap
+
+
+def invoke(spec: Builtin, ctx: Ctx, args: list, pos: Pos) -> Any:
+    """Call a builtin as both evaluators do, charging its work to the move's budget.
+
+    A builtin walks its list and map arguments (to search, sort, copy or join
+    them), so a call costs their size in iterations; the list, map or text it
+    returns is a new value, charged to the copies like a comprehension's.
+    Uncharged, a cheap-looking call in a loop (`unique(L)` for each item of L)
+    does work quadratic in a value's size.  Text arguments cost nothing: they
+    are names (of boards, kinds, …), searched in C, or bounded before being
+    walked.  An error raised without a position gets the call's, and the
+    builtin's name.
+    """
+    budget = ctx.budget
+    try:
+        if spec.linear:
+            for a in args:
+                t = type(a)
+                if t is list or t is dict:
+                    budget.scan(a, None)
+        result = spec.fn(ctx, *args) if spec.needs_ctx else spec.fn(*args)
+        if spec.linear:
+            t = type(result)
+            if t is str:
+                budget.built(len(result), None)
+            elif t is list or t is dict:
+                budget.charge(result, None)
+        return result
+    except RuleRuntimeError as err:
+        if err.pos is None:
+            raise type(err)(f"{spec.name}(): {err.message}", pos, err.hint) from None
+        raise
 
 
 def _need(cond: bool, message: str) -> None:
@@ -65,7 +103,7 @@ def _numbers(values: list, fname: str) -> list:
 
 
 # ------------------------------------------------------------------ general
-@builtin(1, returns="int")
+@builtin(1, returns="int", linear=False)
 def len_(x):
     """Number of items in a list or map, or characters in a string."""
     if not (type(x) in (list, dict, str)):
@@ -84,7 +122,11 @@ def range_(a, b=None):
 @builtin(1, returns="number")
 def sum_(xs):
     """Sum of a list of numbers."""
-    return sum(_numbers(_list(xs, "sum"), "sum"))
+    values = _numbers(_list(xs, "sum"), "sum")
+    try:
+        return number(sum(values), "sum()")
+    except OverflowError:  # an int too large to become a float, added to one
+        raise RuleRuntimeError("the sum is too large for a number") from None
 
 
 @builtin(1, 2)
@@ -127,10 +169,13 @@ def all_(xs):
 def sorted_(xs):
     """The list sorted ascending (numbers or strings)."""
     values = _list(xs, "sorted")
-    try:
+    kinds = {type(v) for v in values}
+    if kinds <= {int, float} or kinds == {str}:  # a bool is never among numbers, as for `<`
         return sorted(values)
-    except TypeError:
-        raise RuleRuntimeError("sorted() needs items of one comparable type") from None
+    if kinds == {list}:
+        return sorted(values, key=cmp_to_key(order))
+    raise RuleRuntimeError("sorted() needs items of one comparable type (numbers, strings or lists), "
+                           f"not {' and '.join(sorted({type_name(v) for v in values}))}")
 
 
 @builtin(1, returns="list")
@@ -158,8 +203,11 @@ def index_of(xs, value):
 def unique(xs):
     """Items without repeats, first occurrence kept."""
     out: list = []
+    seen: set = set()
     for x in _list(xs, "unique"):
-        if not any(equal(x, y) for y in out):
+        k = value_key(x)
+        if k not in seen:
+            seen.add(k)
             out.append(x)
     return out
 
@@ -167,13 +215,14 @@ def unique(xs):
 @builtin(1, returns="list")
 def flatten(xs):
     """Concatenation of a list of lists."""
-    out: list = []
-    for x in _list(xs, "flatten"):
-        out.extend(_list(x, "flatten"))
-    return out
+    parts = [_list(x, "flatten") for x in _list(xs, "flatten")]
+    total = sum(map(len, parts))
+    if total > MAX_ITEMS:
+        raise LimitError(f"flatten() would make a list of {total} items (at most {MAX_ITEMS})")
+    return [x for part in parts for x in part]
 
 
-@builtin(1, returns="string")
+@builtin(1, returns="string", linear=False)
 def str_(x):
     """Text form of a value."""
     if x is None:
@@ -184,6 +233,7 @@ def str_(x):
 
 
 _DECIMAL = re.compile(r"\s*-?[0-9]+\s*")
+_MAX_DECIMAL = 400  # characters: more than the digits of any int of MAX_INT_BITS bits (309), with room for spaces
 
 
 @builtin(1, 2, returns="string")
@@ -202,8 +252,11 @@ def int_(x):
     """Integer from a number (truncating) or from decimal text."""
     if type(x) is int or (type(x) is float and math.isfinite(x)):
         return int(x)
-    if type(x) is str and _DECIMAL.fullmatch(x):
-        return int(x)
+    if type(x) is str:
+        _need(len(x) <= _MAX_DECIMAL, f"int() of a text of {len(x)} characters: numbers are capped at "
+                                      f"{MAX_INT_BITS} bits")
+        if _DECIMAL.fullmatch(x):
+            return number(int(x), "int()")
     raise RuleRuntimeError(f"int() cannot convert {x!r}")
 
 
@@ -223,7 +276,7 @@ def values(m):
     return [m[k] for k in sorted(m)]
 
 
-@builtin(3)
+@builtin(3, linear=False)
 def get(m, key, default):
     """m[key] if present (map key or list index), otherwise default."""
     if type(m) is dict:
@@ -354,6 +407,13 @@ def _dir(d) -> tuple[int, int]:
     raise RuleRuntimeError(f"{d!r} is not a direction (use N, NE, E, SE, S, SW, W, NW or [dx, dy])")
 
 
+def _heading(d) -> tuple[int, int]:
+    """A direction a ray can follow to the board's edge: any but [0, 0], which never gets there."""
+    vec = _dir(d)
+    _need(vec != (0, 0), "[0, 0] does not lead anywhere: a ray or line needs a direction that moves")
+    return vec
+
+
 def _dirset(name) -> str:
     _need(type(name) is str and name in DIRECTION_SETS,
           f"no direction set {name!r} (use {', '.join(DIRECTION_SETS)})")
@@ -396,7 +456,7 @@ def step(ctx, board, c, d, n=1):
 def ray(ctx, board, c, d):
     """Cells from c (excluded) in direction d up to the edge."""
     grid = _grid(ctx, board)
-    return grid.ray(_cell(grid, c), _dir(d))
+    return grid.ray(_cell(grid, c), _heading(d))
 
 
 @builtin(3, ctx=True, returns="list")
@@ -428,7 +488,7 @@ def perimeter(ctx, board):
 def line_of(ctx, board, c, d):
     """The full line through c along direction d (both ways), in order."""
     grid = _grid(ctx, board)
-    vec = _dir(d)
+    vec = _heading(d)
     back = grid.ray(_cell(grid, c), (-vec[0], -vec[1]))
     return list(reversed(back)) + [c] + grid.ray(c, vec)
 
@@ -461,15 +521,20 @@ def flood(ctx, board, start, max_steps, dirset, blocked, stops):
     start, limit, dirset = _cell(grid, start), _int(max_steps, "flood"), _dirset(dirset)
     walls, halts = set(_list(blocked, "flood")), set(_list(stops, "flood"))
     dist = {start: 0}
-    order = deque([start])
-    while order:
-        here = order.popleft()
+    todo = deque([start])
+    work = 0  # cells visited and steps looked at: the search's cost, at most the board's size
+    while todo:
+        here = todo.popleft()
+        work += 1
         if dist[here] >= limit or (here in halts and here != start):
             continue
-        for nxt in grid.neighbors(here, dirset):
+        steps = grid.neighbors(here, dirset)
+        work += len(steps)
+        for nxt in steps:
             if nxt not in dist and nxt not in walls:
                 dist[nxt] = dist[here] + 1
-                order.append(nxt)
+                todo.append(nxt)
+    ctx.budget.spend(work, None)
     return sorted(c for c in dist if c != start)
 
 
@@ -497,23 +562,28 @@ def nodes(ctx, graph):
     return list(_graph(ctx, graph)["nodes"])
 
 
-def _bfs(adj: Callable[[Any], list], start, limit: int | None) -> dict:
+def _bfs(adj: Callable[[Any], list], start, limit: int | None) -> tuple[dict, int]:
+    """Distances from start, and the work done: nodes visited plus edges looked at."""
     if limit is not None:
         if not (type(limit) is int):
             raise RuleRuntimeError(f"max_steps must be an int, not {type_name(limit)}")
     dist = {_key(start): 0}
-    order = deque([start])
-    while order:
-        node = order.popleft()
+    todo = deque([start])
+    work = 0
+    while todo:
+        node = todo.popleft()
+        work += 1
         d = dist[_key(node)]
         if limit is not None and d >= limit:
             continue
-        for nxt in adj(node):
+        edges = adj(node)
+        work += len(edges)
+        for nxt in edges:
             k = _key(nxt)
             if k not in dist:
                 dist[k] = d + 1
-                order.append(nxt)
-    return dist
+                todo.append(nxt)
+    return dist, work
 
 
 def _values(graph: dict, dist: dict, start) -> list:
@@ -521,19 +591,25 @@ def _values(graph: dict, dist: dict, start) -> list:
     return [lookup[k] for k in dist if k != _key(start)]
 
 
+def _search(ctx, g: dict, start, limit: int | None) -> dict:
+    """_bfs over a declared graph, charged: the graph is no argument of the call, so its size is
+    not counted with them, yet one search may walk all of it."""
+    dist, work = _bfs(lambda n: g["adj"].get(_key(n), ()), start, limit)
+    ctx.budget.spend(work, None)
+    return dist
+
+
 @builtin(2, 3, ctx=True, returns="list")
 def reachable(ctx, graph, start, max_steps=None):
     """Nodes reachable from start (start excluded), within max_steps edges if given."""
     g = _graph(ctx, graph)
-    dist = _bfs(lambda n: g["adj"].get(_key(n), ()), start, max_steps)
-    return _values(g, dist, start)
+    return _values(g, _search(ctx, g, start, max_steps), start)
 
 
 @builtin(3, ctx=True)
 def distance(ctx, graph, a, b):
     """Fewest edges from a to b in a declared graph, or null if unconnected."""
-    g = _graph(ctx, graph)
-    return _bfs(lambda n: g["adj"].get(_key(n), ()), a, None).get(_key(b))
+    return _search(ctx, _graph(ctx, graph), a, None).get(_key(b))
 
 
 def _edge_adjacency(edges) -> dict:
@@ -553,7 +629,7 @@ def reachable_via(edges, start, max_steps=None):
     for e in edges:
         values[_key(e[0])] = e[0]
         values[_key(e[1])] = e[1]
-    dist = _bfs(lambda n: adj.get(_key(n), ()), start, max_steps)
+    dist, _ = _bfs(lambda n: adj.get(_key(n), ()), start, max_steps)  # its cost: the edges, an argument
     return [values[k] for k in dist if k != _key(start)]
 
 
@@ -561,4 +637,4 @@ def reachable_via(edges, start, max_steps=None):
 def distance_via(edges, a, b):
     """Fewest edges from a to b over a list of [a, b] edges, or null."""
     adj = _edge_adjacency(edges)
-    return _bfs(lambda n: adj.get(_key(n), ()), a, None).get(_key(b))
+    return _bfs(lambda n: adj.get(_key(n), ()), a, None)[0].get(_key(b))

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from . import ast as A
 from . import runtime as R
-from .builtins import BUILTINS
+from .builtins import BUILTINS, invoke
 from .scope import Scope
 
 Fn = Callable[[R.Ctx], Any]
@@ -150,7 +150,7 @@ class Compiler:
     def _e_Attr(self, node: A.Attr, scope: Scope) -> Fn:
         obj = self.expr(node.obj, scope)
         name, pos = node.name, node.pos
-        return lambda ctx: R.field(obj(ctx), name, ctx.model.component_props, pos)
+        return lambda ctx: R.field(obj(ctx), name, ctx.model.component_props, ctx.budget, pos)
 
     def _e_Index(self, node: A.Index, scope: Scope) -> Fn:
         obj, idx, pos = self.expr(node.obj, scope), self.expr(node.index, scope), node.pos
@@ -168,7 +168,7 @@ class Compiler:
         lo = self.expr(node.lo, scope) if node.lo is not None else (lambda ctx: None)
         hi = self.expr(node.hi, scope) if node.hi is not None else (lambda ctx: None)
         pos = node.pos
-        return lambda ctx: R.slice_of(obj(ctx), lo(ctx), hi(ctx), pos)
+        return lambda ctx: R.slice_of(obj(ctx), lo(ctx), hi(ctx), ctx.budget, pos)
 
     def _e_Unary(self, node: A.Unary, scope: Scope) -> Fn:
         operand, pos = self.expr(node.operand, scope), node.pos
@@ -185,34 +185,35 @@ class Compiler:
             if lit is None:
                 return (lambda ctx: left(ctx) is not None) if negate else (lambda ctx: left(ctx) is None)
             return (lambda ctx: left(ctx) != lit) if negate else (lambda ctx: left(ctx) == lit)
-        if op == "==":
-            return lambda ctx: R.equal(left(ctx), right(ctx))
-        if op == "!=":
-            return lambda ctx: not R.equal(left(ctx), right(ctx))
         if op in ("in", "not in"):
             negate = op == "not in"
 
             def member(ctx: R.Ctx) -> bool:
                 item = left(ctx)  # left operand first, as everywhere: it decides which error is reported
-                return R.contains(right(ctx), item, pos) is not negate
+                return R.contains(right(ctx), item, ctx.budget, pos) is not negate
             return member
+        if op == "==":
+            return lambda ctx: R.equals(left(ctx), right(ctx), ctx.budget, pos)
+        if op == "!=":
+            return lambda ctx: not R.equals(left(ctx), right(ctx), ctx.budget, pos)
         if op in ("<", "<=", ">", ">="):
-            return lambda ctx: R.compare(op, left(ctx), right(ctx), pos)
+            return lambda ctx: R.compare(op, left(ctx), right(ctx), ctx.budget, pos)
+        # Fast paths for ints; a sum or difference must still be a number the rules can keep.
         if op == "+":
             def add(ctx: R.Ctx) -> Any:
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a + b
-                return R.arith("+", a, b, pos)
+                    return R.number(a + b, "+", pos)
+                return R.arith("+", a, b, ctx.budget, pos)
             return add
         if op == "-":
             def sub(ctx: R.Ctx) -> Any:
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a - b
-                return R.arith("-", a, b, pos)
+                    return R.number(a - b, "-", pos)
+                return R.arith("-", a, b, ctx.budget, pos)
             return sub
-        return lambda ctx: R.arith(op, left(ctx), right(ctx), pos)
+        return lambda ctx: R.arith(op, left(ctx), right(ctx), ctx.budget, pos)
 
     def _e_BoolOp(self, node: A.BoolOp, scope: Scope) -> Fn:
         parts = [self.expr(o, scope) for o in node.operands]
@@ -273,26 +274,9 @@ class Compiler:
             want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args}-{spec.max_args}"
             return self.problem("RP212", f"`{name}` takes {want} argument(s), got {len(args)}", pos,
                                 f"{name}(): {spec.doc}")
-        fn = spec.fn
-
-        def wrap_error(err: R.RuleRuntimeError) -> R.RuleRuntimeError:
-            if err.pos is None:
-                err = R.RuleRuntimeError(f"{name}(): {err.message}", pos, err.hint)
-            return err
-
-        if spec.needs_ctx:
-            def call_ctx(ctx: R.Ctx) -> Any:
-                try:
-                    return fn(ctx, *[a(ctx) for a in args])
-                except R.RuleRuntimeError as err:
-                    raise wrap_error(err) from None
-            return call_ctx
 
         def call(ctx: R.Ctx) -> Any:
-            try:
-                return fn(*[a(ctx) for a in args])
-            except R.RuleRuntimeError as err:
-                raise wrap_error(err) from None
+            return invoke(spec, ctx, [a(ctx) for a in args], pos)
         return call
 
     def _user_call(self, name: str, params: tuple[str, ...], args: list[Fn], pos: A.Pos) -> Fn:
@@ -372,7 +356,13 @@ class Compiler:
         if node.op == "=":
             return lambda ctx: setter(ctx, ctx.budget.copy(value(ctx), pos))
         getter = self.target_getter(node.target, scope)
-        return lambda ctx: setter(ctx, R.arith(op, getter(ctx), value(ctx), pos))
+
+        def update(ctx: R.Ctx) -> None:
+            # Assigned like `x = x + y`: a charged copy, so the result shares nothing with `y` or with `x`.
+            budget = ctx.budget
+            setter(ctx, budget.copy(R.arith(op, getter(ctx), value(ctx), budget, pos), pos))
+
+        return update
 
     def _s_If(self, node: A.If, scope: Scope) -> Exec:
         branches = [(self.expr(t, scope), self.block(b, scope)) for t, b in node.branches]
@@ -431,15 +421,23 @@ class Compiler:
         if op == "append":
             return lambda ctx: dst(ctx).append(ctx.budget.copy(value(ctx), pos))
         if op == "prepend":
-            return lambda ctx: dst(ctx).insert(0, ctx.budget.copy(value(ctx), pos))
+            def prepend(ctx: R.Ctx) -> None:
+                item = ctx.budget.copy(value(ctx), pos)
+                lst = dst(ctx)
+                ctx.budget.spend(len(lst), pos)  # every item moves up one place
+                lst.insert(0, item)
+            return prepend
         if op == "shuffle":
             def shuffle(ctx: R.Ctx) -> None:
                 if ctx.rng is None:
                     raise R.RuleRuntimeError("shuffle needs the game's random generator", pos)
-                ctx.rng.shuffle(src(ctx))
+                lst = src(ctx)
+                ctx.budget.spend(len(lst), pos)
+                ctx.rng.shuffle(lst)
             return shuffle
 
         def take(ctx: R.Ctx, lst: list, item: Any) -> Any:
+            ctx.budget.scan(lst, pos)  # the search compares item by item, nested ones included
             for i, x in enumerate(lst):
                 if R.equal(x, item):
                     return lst.pop(i)
@@ -461,6 +459,7 @@ class Compiler:
                 raise R.RuleRuntimeError(f"draw needs a non-negative int, not {n!r}", pos)
             if n > len(lst):
                 raise R.RuleRuntimeError(f"cannot draw {n} from {node.source.name}: only {len(lst)} left", pos)
+            ctx.budget.spend(len(lst), pos)  # the items left move up n places
             taken = lst[:n]
             del lst[:n]
             dst(ctx).extend(taken)
@@ -513,6 +512,7 @@ class Compiler:
                 if budget.depth > budget.max_depth:
                     raise R.LimitError(f"call depth over {budget.max_depth} in procedure `{name}`", pos,
                                        hint="a procedure calls itself without end")
+                budget.spend(1, pos)  # two calls of itself per call double the work with each level
                 ctx.env = dict(zip(params, values))
                 bodies[name](ctx)
             finally:
@@ -593,7 +593,7 @@ class Compiler:
             obj = container_of(ctx)[key]
             for is_expr, step in steps[:-1]:
                 k = step(ctx) if is_expr else step
-                obj = R.index(obj, k, pos) if is_expr else R.field(obj, k, {}, pos)
+                obj = R.index(obj, k, pos) if is_expr else R.field(obj, k, {}, ctx.budget, pos)
             is_expr, step = steps[-1]
             k = step(ctx) if is_expr else step
             t = type(obj)

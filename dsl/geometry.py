@@ -59,6 +59,8 @@ class Grid:
         return self.cell(x + d[0] * n, y + d[1] * n)
 
     def ray(self, cell: int, d: tuple[int, int]) -> list[int]:
+        if d == (0, 0):  # every step would stay on the board: the walk would never end
+            raise ValueError("a ray needs a direction other than (0, 0)")
         out = []
         nxt = self.step(cell, d)
         while nxt is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import ast as A
 from . import runtime as R
-from .builtins import BUILTINS
+from .builtins import BUILTINS, invoke
 from .scope import Scope
 
 
@@ -60,22 +60,23 @@ class ReferenceEvaluator:
             ctx.budget.charge(out, node.pos)
             return out
         if isinstance(node, A.Attr):
-            return R.field(self._eval(node.obj, ctx, env), node.name, ctx.model.component_props, node.pos)
+            return R.field(self._eval(node.obj, ctx, env), node.name, ctx.model.component_props, ctx.budget,
+                           node.pos)
         if isinstance(node, A.Index):
             return R.index(self._eval(node.obj, ctx, env), self._eval(node.index, ctx, env), node.pos)
         if isinstance(node, A.Slice):
             obj = self._eval(node.obj, ctx, env)
             lo = self._eval(node.lo, ctx, env) if node.lo is not None else None
             hi = self._eval(node.hi, ctx, env) if node.hi is not None else None
-            return R.slice_of(obj, lo, hi, node.pos)
+            return R.slice_of(obj, lo, hi, ctx.budget, node.pos)
         if isinstance(node, A.Unary):
             value = self._eval(node.operand, ctx, env)
             return (not value) if node.op == "not" else R.negate(value, node.pos)
         if isinstance(node, A.Binary):
             a, b = self._eval(node.left, ctx, env), self._eval(node.right, ctx, env)
             if node.op in ("==", "!=", "<", "<=", ">", ">=", "in", "not in"):
-                return R.compare(node.op, a, b, node.pos)
-            return R.arith(node.op, a, b, node.pos)
+                return R.compare(node.op, a, b, ctx.budget, node.pos)
+            return R.arith(node.op, a, b, ctx.budget, node.pos)
         if isinstance(node, A.BoolOp):
             if node.op == "and":
                 return all(self._eval(o, ctx, env) for o in node.operands)
@@ -94,13 +95,7 @@ class ReferenceEvaluator:
                 result = self._eval(body, ctx, dict(zip(params, args)))
                 ctx.budget.charge(result, node.pos)
                 return result
-            spec = BUILTINS[node.func]
-            try:
-                return spec.fn(ctx, *args) if spec.needs_ctx else spec.fn(*args)
-            except R.RuleRuntimeError as err:
-                if err.pos is None:
-                    raise R.RuleRuntimeError(f"{node.func}(): {err.message}", node.pos, err.hint) from None
-                raise
+            return invoke(BUILTINS[node.func], ctx, args, node.pos)
         raise R.RuleRuntimeError(f"cannot evaluate {type(node).__name__}", node.pos)
 
     def _quantifier(self, want: bool, comp: A.Comprehension, ctx: R.Ctx, env: dict) -> bool:

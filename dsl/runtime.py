@@ -8,6 +8,7 @@ here ever touches a Python attribute, so user text cannot reach the host.
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -39,9 +40,11 @@ class RuleFailure(RuleRuntimeError):
     code = "RP502"
 
 
-MAX_INT_BITS = 1024  # far beyond any game's numbers; keeps runaway products cheap and printable
-MAX_ITEMS = 100_000  # list items (nested ones included) that one `range`, `repeat`, `*` or `+` may make
+MAX_INT_BITS = 1024  # far beyond any game's numbers; keeps runaway sums and products cheap and printable
+_INT_LIMIT = 1 << MAX_INT_BITS
+MAX_ITEMS = 100_000  # list items (nested ones included) one `range`, `repeat`, `flatten`, `*` or `+` may make
 MAX_TEXT = 100_000  # characters of one text made by `+` or join()
+MAX_NESTING = 100  # lists and maps nested in one value built by the rules (a loaded state may hold 200)
 DEFAULT_COPIES = 1_000_000
 
 
@@ -63,23 +66,34 @@ def type_name(value: Any) -> str:
     return "value"
 
 
-def size(value: Any, cap: int) -> int:
+def size(value: Any, cap: int, pos: Pos | None = None) -> int:
     """List items and map entries in `value`, nested ones included; counting stops once past `cap`.
 
     The early stop matters: a value may share one list many times over
     (`[x, x]` nested), and its size as data can be astronomically larger than
-    the memory it takes now.
+    the memory it takes now.  Every value the rules copy or build passes
+    through here, so this is also where nesting is bounded: comparing,
+    sorting or copying a value recurses once per level, and a value nested
+    deeper than MAX_NESTING is refused (at `pos`) before any of those could
+    exhaust Python's own recursion limit.
     """
+    return _size(value, cap, MAX_NESTING, pos)
+
+
+def _size(value: Any, cap: int, levels: int, pos: Pos | None) -> int:
     t = type(value)
     if t is not list and t is not dict:
         return 0
+    if levels == 0:
+        raise LimitError(f"a value is nested more than {MAX_NESTING} levels deep", pos,
+                         hint="a loop keeps wrapping a value in a list (e.g. `x = [x]`)?")
     n = len(value)
     for item in (value if t is list else value.values()):
         if n > cap:
             return n
         ti = type(item)
         if ti is list or ti is dict:
-            n += size(item, cap - n)
+            n += _size(item, cap - n, levels - 1, pos)
     return n
 
 
@@ -93,75 +107,139 @@ def clone(value: Any) -> Any:
     return value
 
 
+def value_key(value: Any) -> Any:
+    """A hashable stand-in for a value: two keys are equal exactly when `equal` says the values are.
+
+    Python's own `==` and hashing make `true`, `1` and `1.0` one key; the
+    language keeps booleans apart from numbers (while `1 == 1.0`), so booleans,
+    lists and maps are tagged.  Tags are the first item of a tuple, and only
+    these three kinds become tuples, so no two kinds can meet.
+    """
+    t = type(value)
+    if t is bool:
+        return ("b", value)
+    if t is list:
+        return ("l", tuple(value_key(v) for v in value))
+    if t is dict:
+        return ("m", tuple(sorted((k, value_key(v)) for k, v in value.items())))
+    return value  # null, text, int and float: equal in Python exactly when in the language
+
+
 def _num(value: Any) -> bool:
     t = type(value)
     return t is int or t is float
 
 
-def arith(op: str, a: Any, b: Any, pos: Pos | None = None) -> Any:
+def number(result: Any, op: str, pos: Pos | None = None) -> Any:
+    """An arithmetic result, refused once it is no longer a number the rules can keep.
+
+    Ints past MAX_INT_BITS make every later step slower and cannot be printed
+    (Python refuses 4300 digits); a float past its range becomes inf or nan,
+    which JSON cannot hold and which compare false with everything.
+    """
+    t = type(result)
+    if t is int:
+        if -_INT_LIMIT < result < _INT_LIMIT:
+            return result
+        raise RuleRuntimeError(f"`{op}` makes a number of {result.bit_length()} bits; numbers are capped at "
+                               f"{MAX_INT_BITS} bits", pos, hint="a loop adds or multiplies without end?")
+    if t is float and not math.isfinite(result):
+        raise RuleRuntimeError(f"`{op}` makes a number too large for a float ({result})", pos,
+                               hint="a loop multiplies without end? use ints, or smaller values")
+    return result
+
+
+def arith(op: str, a: Any, b: Any, budget: Budget, pos: Pos | None = None) -> Any:
     ta, tb = type(a), type(b)
     if (ta is int or ta is float) and (tb is int or tb is float):
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            product = a * b
-            if type(product) is int and product.bit_length() > MAX_INT_BITS:
-                raise RuleRuntimeError(f"a product has {product.bit_length()} bits; numbers are capped at "
-                                       f"{MAX_INT_BITS} bits", pos, hint="a loop multiplies without end?")
-            return product
         if b == 0 and op in ("/", "//", "%"):
             raise RuleRuntimeError(f"division by zero in `{op}`", pos)
-        if op == "/":
-            if ta is int and tb is int and a % b == 0:
-                return a // b  # exact: a float quotient would lose digits of large ints
-            try:
-                return a / b
-            except OverflowError:
-                raise RuleRuntimeError(f"`/` result is too large ({type_name(a)} / {type_name(b)})", pos) from None
-        if op == "//":
-            return a // b
-        if op == "%":
-            return a % b
+        try:
+            if op == "+":
+                return number(a + b, op, pos)
+            if op == "-":
+                return number(a - b, op, pos)
+            if op == "*":
+                return number(a * b, op, pos)
+            if op == "/":
+                if ta is int and tb is int and a % b == 0:
+                    return a // b  # exact: a float quotient would lose digits of large ints
+                return number(a / b, op, pos)
+            if op == "//":
+                return number(a // b, op, pos)
+            if op == "%":
+                return number(a % b, op, pos)
+        except OverflowError:  # an int too large to become a float, mixed with one
+            raise RuleRuntimeError(f"`{op}` result is too large ({type_name(a)} {op} {type_name(b)})",
+                                   pos) from None
     if op == "+" and ta is tb and ta in (list, str):
         if len(a) + len(b) > (MAX_ITEMS if ta is list else MAX_TEXT):
             what = "list" if ta is list else "text"
             raise LimitError(f"`+` would make a {what} of {len(a) + len(b)} items (at most "
                              f"{MAX_ITEMS if ta is list else MAX_TEXT})", pos,
                              hint=f"a loop keeps growing a {what}?")
+        budget.built(len(a) + len(b), pos)
         return a + b
     if op == "*" and ta is list and tb is int:
-        if b < 0 or b * size(a, MAX_ITEMS) > MAX_ITEMS:
+        items = b * size(a, MAX_ITEMS, pos)
+        if b < 0 or items > MAX_ITEMS:
             raise RuleRuntimeError(f"list repetition by {b} is out of range (at most {MAX_ITEMS} items "
                                    f"in all)", pos)
+        budget.built(items, pos)
         return [clone(v) for _ in range(b) for v in a]
     raise RuleRuntimeError(f"cannot apply `{op}` to {type_name(a)} and {type_name(b)}", pos)
 
 
-def compare(op: str, a: Any, b: Any, pos: Pos | None = None) -> bool:
+def compare(op: str, a: Any, b: Any, budget: Budget, pos: Pos | None = None) -> bool:
+    """A comparison operator; walking two lists or maps item by item costs the left one's size."""
+    if op in ("in", "not in"):
+        return contains(b, a, budget, pos) is (op == "in")
     if op == "==":
-        return equal(a, b)
+        return equals(a, b, budget, pos)
     if op == "!=":
-        return not equal(a, b)
-    if op == "in":
-        return contains(b, a, pos)
-    if op == "not in":
-        return not contains(b, a, pos)
-    if not ((_num(a) and _num(b)) or (type(a) is type(b) and type(a) in (str, list))):
+        return not equals(a, b, budget, pos)
+    ta = type(a)
+    if not ((_num(a) and _num(b)) or (ta is type(b) and ta in (str, list))):
         raise RuleRuntimeError(f"cannot compare {type_name(a)} with {type_name(b)} using `{op}`", pos)
-    try:  # lists compare item by item, and their items may not be comparable
-        if op == "<":
-            return a < b
-        if op == "<=":
-            return a <= b
-        if op == ">":
-            return a > b
-        if op == ">=":
-            return a >= b
-    except TypeError:
-        raise RuleRuntimeError(f"cannot compare lists whose items differ in type using `{op}`", pos) from None
+    if ta is list:
+        budget.scan(a, pos)
+    c = order(a, b, op, pos)
+    if op == "<":
+        return c < 0
+    if op == "<=":
+        return c <= 0
+    if op == ">":
+        return c > 0
+    if op == ">=":
+        return c >= 0
     raise RuleRuntimeError(f"unknown operator {op}", pos)  # pragma: no cover
+
+
+def order(a: Any, b: Any, op: str = "<", pos: Pos | None = None) -> int:
+    """-1, 0 or 1 as `a` sorts before, with or after `b`: numbers, texts, or lists of them.
+
+    Lists compare like Python's, at the first items that differ, but "differ"
+    is the language's `equal` (so `[true]` and `[1]` differ) and those items must
+    be comparable themselves: a boolean never sorts among numbers.
+    """
+    ta, tb = type(a), type(b)
+    if ((ta is int or ta is float) and (tb is int or tb is float)) or (ta is str and tb is str):
+        return (a > b) - (a < b)
+    if ta is list and tb is list:
+        for x, y in zip(a, b):
+            if not equal(x, y):
+                return order(x, y, op, pos)
+        return (len(a) > len(b)) - (len(a) < len(b))
+    raise RuleRuntimeError(f"cannot compare lists whose items differ in type using `{op}` "
+                           f"({type_name(a)} with {type_name(b)})", pos)
+
+
+def equals(a: Any, b: Any, budget: Budget, pos: Pos | None = None) -> bool:
+    """`a == b` in the rules: two lists or maps are compared item by item, which costs the left one's size."""
+    ta = type(a)
+    if (ta is list or ta is dict) and ta is type(b):
+        budget.scan(a, pos)
+    return equal(a, b)
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -176,9 +254,11 @@ def equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-def contains(container: Any, item: Any, pos: Pos | None = None) -> bool:
+def contains(container: Any, item: Any, budget: Budget, pos: Pos | None = None) -> bool:
+    """`item in container`; searching a list costs its size (a text or map is searched in C)."""
     t = type(container)
     if t is list:
+        budget.scan(container, pos)
         ti = type(item)
         if ti is str or item is None:
             return item in container  # text and null equal only themselves
@@ -219,16 +299,19 @@ def index(obj: Any, key: Any, pos: Pos | None = None) -> Any:
     raise RuleRuntimeError(f"cannot index {type_name(obj)}", pos)
 
 
-def slice_of(obj: Any, lo: Any, hi: Any, pos: Pos | None = None) -> Any:
+def slice_of(obj: Any, lo: Any, hi: Any, budget: Budget, pos: Pos | None = None) -> Any:
+    """`obj[lo:hi]`, a new list or text: it counts as built, item by item or character by character."""
     if type(obj) not in (list, str):
         raise RuleRuntimeError(f"cannot slice {type_name(obj)}", pos)
     for bound in (lo, hi):
         if bound is not None and type(bound) is not int:
             raise RuleRuntimeError(f"slice bounds must be ints, not {type_name(bound)}", pos)
-    return obj[lo:hi]
+    part = obj[lo:hi]
+    budget.built(len(part), pos)
+    return part
 
 
-def field(obj: Any, name: str, components: dict[str, dict], pos: Pos | None = None) -> Any:
+def field(obj: Any, name: str, components: dict[str, dict], budget: Budget, pos: Pos | None = None) -> Any:
     """`obj.name`: a map's field, or a component's property (components are ids)."""
     t = type(obj)
     if t is dict:
@@ -241,9 +324,8 @@ def field(obj: Any, name: str, components: dict[str, dict], pos: Pos | None = No
             raise RuleRuntimeError(f"{obj!r} is not a component, so it has no property {name!r}", pos)
         if name not in props:
             raise RuleRuntimeError(f"component {obj!r} has no property {name!r}", pos)
-        value = props[name]
-        # Component data is shared by every state: hand out a copy of any list or map.
-        return clone(value) if type(value) in (list, dict) else value
+        # Component data is shared by every state: hand out a (charged) copy of any list or map.
+        return budget.copy(props[name], pos)
     raise RuleRuntimeError(f"{type_name(obj)} has no field {name!r}", pos)
 
 
@@ -282,11 +364,14 @@ def recursion_guard() -> Iterator[None]:
 class Budget:
     """Counts the work of one move so runaway rules stop with a clear error.
 
-    Iterations count loop turns and function calls; `copies` counts the list
-    items and map entries that statements copy (`let`, assignment, `append`)
-    or that comprehensions and functions build.  Time alone is not enough:
-    a value can double with each of a few iterations (`x = [x, x]`) until it
-    fills the machine's memory.
+    Iterations count loop turns, function and procedure calls, and work that
+    walks a value: a builtin call costs the size of its list and map
+    arguments, `in` the size of the list it searches, comparing two lists or
+    maps their size.  `copies` counts the list items and map entries that
+    statements copy (`let`, assignment, `append`) or that comprehensions,
+    functions, builtins, `+`, `*` and slices build, and the characters of the
+    texts they build.  Time alone is not enough: a value can double with each
+    of a few iterations (`x = [x, x]`) until it fills the machine's memory.
     """
 
     __slots__ = ("iterations", "depth", "max_depth", "copies")
@@ -298,19 +383,33 @@ class Budget:
         self.copies = copies
 
     def charge(self, value: Any, pos: Pos | None) -> None:
-        """Count a built or copied value against the move's copies."""
+        """Count a built or copied value against the move's copies: all its items, nested ones included."""
         t = type(value)
         if t is list or t is dict:
-            self.copies -= size(value, self.copies)
-            if self.copies < 0:
-                raise LimitError("the values built or copied in one move are too large", pos,
-                                 hint="a value keeps growing (e.g. `x = x + x` in a loop)? raise "
-                                      "limits.copies_per_move if the game really needs it")
+            self.built(_size(value, self.copies, MAX_NESTING, pos), pos)
+
+    def built(self, n: int, pos: Pos | None) -> None:
+        """Count n new list items, map entries or characters against the move's copies."""
+        self.copies -= n
+        if self.copies < 0:
+            raise LimitError("the values built or copied in one move are too large", pos,
+                             hint="a value keeps growing (e.g. `x = x + x` in a loop)? raise "
+                                  "limits.copies_per_move if the game really needs it")
 
     def copy(self, value: Any, pos: Pos | None) -> Any:
         """clone(), charged: how statements copy values."""
         self.charge(value, pos)
         return clone(value)
+
+    def scan(self, value: Any, pos: Pos | None) -> None:
+        """Count the work of walking a list or map once: its items and entries, nested ones included.
+
+        Counting stops past the iterations left, so a value too large to walk
+        within the budget costs no more than the budget to refuse.
+        """
+        t = type(value)
+        if t is list or t is dict:
+            self.spend(_size(value, self.iterations, MAX_NESTING, pos), pos)
 
     def spend(self, n: int, pos: Pos | None) -> None:
         self.iterations -= n
@@ -318,8 +417,8 @@ class Budget:
             raise LimitError(
                 "effect iteration limit exceeded in one move",
                 pos,
-                hint="a loop runs too long, or a function calls itself too often; raise "
-                     "limits.iterations_per_move if the game really needs it",
+                hint="a loop runs too long, a function calls itself too often, or a builtin walks a large "
+                     "value too often; raise limits.iterations_per_move if the game really needs it",
             )
 
 

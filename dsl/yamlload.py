@@ -19,6 +19,7 @@ import yaml
 
 from .diagnostics import Diagnostic
 from .parser import Origin
+from .runtime import MAX_INT_BITS
 
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000
@@ -31,6 +32,10 @@ _ALLOWED_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "null", "bool", "int"
 _OCTAL_LIKE = re.compile(r"^[-+]?0[0-9_]+$")
 _SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
 _OTHER_INT = re.compile(r"^[-+]?0[xXbBoO][0-9a-fA-F_]+$")
+# YAML 1.2 core floats.  YAML 1.1 (PyYAML) wants a dot and a signed exponent, so `1e5` and
+# `1.0e300` would silently be text; the composer resolves them as floats too.
+_FLOAT_12 = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_MAX_DIGITS = len(str(1 << MAX_INT_BITS))  # no int the rules keep has more
 
 
 class YamlProblem(Exception):
@@ -165,6 +170,11 @@ class _Composer(yaml.SafeLoader):
         return node
 
 
+# Tried after YAML 1.1's own resolvers, so ints and dotted floats keep their tags; an explicit
+# `!!str 1e5` stays text.  add_implicit_resolver copies the table for this class, leaving PyYAML's.
+_Composer.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+.0123456789"))
+
+
 class _Builder:
     def __init__(self, file: str, text: str):
         self.file = file
@@ -287,6 +297,10 @@ class _Builder:
                 self.fail("RP004", f"`{text}` is read as the number {yaml.safe_load(text)} by YAML 1.1",
                           node.start_mark, hint=f"write \"{text}\" (quoted) for text, or a plain decimal number",
                           path=path)
+            digits = text.lstrip("+-").replace("_", "").lstrip("0")
+            if len(digits) > _MAX_DIGITS or int(digits or "0").bit_length() > MAX_INT_BITS:
+                self.fail("RP004", f"an integer of {len(digits)} digits is too large: numbers are capped at "
+                          f"{MAX_INT_BITS} bits", node.start_mark, hint="use a smaller number", path=path)
             return int(text.replace("_", ""))
         if tag == "tag:yaml.org,2002:float":
             if _SEXAGESIMAL.match(text):

@@ -14,7 +14,7 @@ from typing import Any
 from ruleplay.dsl import runtime as R
 
 from .errors import GameOverError, IllegalMoveError
-from .model import Action, GameModel, first_rule
+from .model import Action, GameModel, Param, first_rule
 from .moves import Move, _freeze, _thaw, arg_key
 
 CHANCE = -1
@@ -62,6 +62,23 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list:
     return [seen[k] for k in sorted(seen)]
 
 
+def _try(model: GameModel, action: Action, param: Param, count: int, budget: R.Budget) -> None:
+    """Charge the values about to be tried for one parameter to the listing's budget.
+
+    Parameters multiply: three of a thousand values each are a billion
+    candidate moves, and listing them would run for hours and fill the memory.
+    Each value tried costs one iteration, so such an action stops the listing
+    with an error that names it.
+    """
+    budget.iterations -= count
+    if budget.iterations < 0:
+        raise R.LimitError(f"listing the moves of action {action.name!r} tries too many parameter values "
+                           f"({action.size} combinations of {', '.join(p.name for p in action.params)})",
+                           model.source.origin(param.path).pos(1, 1),
+                           hint="narrow the parameters with `from:`, reject values early with `where:` or a "
+                                "`require:` that reads fewer of them, or raise limits.iterations_per_move")
+
+
 def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
     if flow["done"]:
         return []
@@ -89,7 +106,9 @@ def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
             p = params[i]
             where = p.where
             checks = by_level[i + 1]
-            for v in _candidates(model, action, i, ctx):
+            values = _candidates(model, action, i, ctx)
+            _try(model, action, p, len(values), ctx.budget)
+            for v in values:
                 env[p.name] = v
                 if where is not None and not where(ctx):
                     continue

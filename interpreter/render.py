@@ -22,6 +22,7 @@ def _text(item: RenderItem, ctx: R.Ctx, value: Any, index: int) -> str:
             return "."
         return value if isinstance(value, str) else json.dumps(value)
     ctx.env = {"item": value, "index": index}
+    ctx.budget = ctx.model.budget()  # each drawn cell is its own evaluation: a large board must not share one
     out = item.cell(ctx)
     return "." if out is None else (out if isinstance(out, str) else json.dumps(out))
 

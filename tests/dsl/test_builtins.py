@@ -33,7 +33,7 @@ MODEL = SimpleNamespace(
     graphs={"path": _graph([("a", "b"), ("b", "c"), ("c", "d")], nodes=["z"]),
             "oneway": _graph([(1, 2), (2, 3)], directed=True)},
 )
-SCOPE = Scope(frozenset(), {"m": {"b": 2, "a": 1}, "words": ["x", "y"]})
+SCOPE = Scope(frozenset(), {"m": {"b": 2, "a": 1}, "words": ["x", "y"], "huge": 1e308})
 
 
 def ev(text: str, players: int = 3):
@@ -52,16 +52,23 @@ CASES = {
     "abs": [("abs(-3)", 3), ("abs(2.5)", 2.5)],
     "any": [("any([0, null, 1])", True), ("any([])", False)],
     "all": [("all([1, true, \"a\"])", True), ("all([1, 0])", False), ("all([])", True)],
-    "sorted": [("sorted([3, 1, 2])", [1, 2, 3]), ('sorted(["b", "a"])', ["a", "b"]), ("sorted([])", [])],
+    "sorted": [("sorted([3, 1, 2])", [1, 2, 3]), ('sorted(["b", "a"])', ["a", "b"]), ("sorted([])", []),
+               ("sorted([2, 0.5, 1])", [0.5, 1, 2]),
+               # lists compare at their first items that differ (by `==`): equal prefixes may hold anything
+               ("sorted([[2], [1, 5], [1]])", [[1], [1, 5], [2]]),
+               ("sorted([[null, 1], [null, 0]])", [[None, 0], [None, 1]])],
     "reversed": [("reversed([1, 2, 3])", [3, 2, 1])],
     "count": [("count([1, 2, 1, true], 1)", 2), ('count(["a"], "b")', 0), ("count([[1], [1]], [1])", 2)],
     "index_of": [("index_of([5, 6, 7], 7)", 2), ("index_of([5], 9)", -1), ("index_of([true, 1], 1)", 1)],
-    "unique": [("unique([1, 2, 1, 3, 2])", [1, 2, 3]), ("unique([1, true, 1.0])", [1, True])],
+    "unique": [("unique([1, 2, 1, 3, 2])", [1, 2, 3]), ("unique([1, true, 1.0])", [1, True]),
+               ("unique([0, false, null, [1], [true], [1.0], [], m, m, \"1\"])",
+                [0, False, None, [1], [True], [], {"a": 1, "b": 2}, "1"])],
     "flatten": [("flatten([[1], [], [2, 3]])", [1, 2, 3])],
     "join": [('join(["a", 1, null, true], "-")', "a-1-null-true"), ("join([1, 2])", "12"), ("join([], \",\")", "")],
     "str": [("str(12)", "12"), ("str(null)", "null"), ("str(true)", "true"), ("str(false)", "false"),
             ('str("a")', "a"), ("str([1])", "list"), ("str(1.5)", "1.5")],
-    "int": [("int(3.9)", 3), ("int(-3.9)", -3), ('int("42")', 42), ('int(" -7 ")', -7), ("int(5)", 5)],
+    "int": [("int(3.9)", 3), ("int(-3.9)", -3), ('int("42")', 42), ('int(" -7 ")', -7), ("int(5)", 5),
+            ('int(join(repeat("9", 300)))', 10 ** 300 - 1)],
     "keys": [("keys(m)", ["a", "b"])],
     "values": [("values(m)", [1, 2])],
     "get": [('get(m, "a", 0)', 1), ('get(m, "z", 0)', 0), ("get(m, 1, 0)", 0), ("get([5, 6], 1, 0)", 6),
@@ -149,11 +156,19 @@ ERRORS = [
     ('abs("1")', "abs() needs a number, not string"),
     ("any(1)", "any() needs a list, not int"),
     ('sorted([1, "a"])', "sorted() needs items of one comparable type"),
+    # a boolean is never a number, for sorted() as for `<`
+    ("sorted([true, 1, false, 0])", "sorted() needs items of one comparable type (numbers, strings or lists), "
+                                    "not bool and int"),
+    ("sorted([true, false])", "not bool"),
+    ("sorted([[1, true], [1, 2]])", "cannot compare lists whose items differ in type using `<`"),
+    ("sum([huge, huge])", "`sum()` makes a number too large for a float"),
     ("reversed(m)", "reversed() needs a list, not map"),
     ("count(1, 1)", "count() needs a list"),
     ("flatten([1])", "flatten() needs a list, not int"),
     ('int("1.5")', "int() cannot convert '1.5'"),
     ('int("²")', "int() cannot convert"),
+    ('int(join(repeat("9", 5000)))', "int() of a text of 5000 characters: numbers are capped at 1024 bits"),
+    ('int(join(repeat("9", 310)))', "`int()` makes a number of 1030 bits"),
     ('int("--5")', "int() cannot convert"),
     ("int(null)", "int() cannot convert None"),
     ("keys([])", "keys() needs a map, not list"),
@@ -181,6 +196,8 @@ ERRORS = [
     ('dir_vec("X")', "'X' is not a direction"),
     ('perimeter("nope")', "no board 'nope'"),
     ('line_of("b", 0, "Q")', "'Q' is not a direction"),
+    ('line_of("b", 0, [0, 0])', "[0, 0] does not lead anywhere"),
+    ('ray("b", 5, [0, 0])', "[0, 0] does not lead anywhere"),
     ("join(5)", "join() needs a list, not int"),
     ("join([1], 2)", "join() needs a text separator, not int"),
     ('flood("b", 0, 2, "rook", [], [])', "no direction set 'rook'"),
@@ -237,3 +254,8 @@ def test_builtin_table_records_arity_and_docs():
         assert 0 <= spec.min_args <= spec.max_args
         assert spec.doc, f"{name} needs a docstring: it is the user's reference"
         assert spec.returns in ("int", "bool", "string", "list", "map", "any", "number")
+
+
+def test_a_grid_refuses_a_ray_that_would_never_end():
+    with pytest.raises(ValueError, match="direction other than"):
+        Grid("b", 3, 3).ray(4, (0, 0))

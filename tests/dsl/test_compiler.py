@@ -110,6 +110,40 @@ def test_arithmetic_errors(text, message):
     fails(text, message)
 
 
+BIG = 2 ** 1023  # numbers are capped at 1024 bits: 2 * BIG - 1 is the largest int the rules keep
+
+
+@pytest.mark.parametrize("text, message", [
+    # Every integer result is checked, not only products: a sum can double in each step of a loop.
+    ("n + n", "`+` makes a number of 1025 bits; numbers are capped at 1024 bits"),
+    ("-n - n", "`-` makes a number of 1025 bits"),
+    ("n - (-n)", "`-` makes a number of 1025 bits"),
+    ("n * 2", "`*` makes a number of 1025 bits"),
+    ("(n + (n - 1)) + 0.5", "`+` result is too large (int + number)"),  # no float is that large
+    # A float past its range would be inf (or then nan): neither is a number JSON can hold.
+    ("f * f", "`*` makes a number too large for a float (inf)"),
+    ("f + f", "`+` makes a number too large for a float"),
+    ("-f - f", "`-` makes a number too large for a float (-inf)"),
+    ("f / 0.5", "`/` makes a number too large for a float"),
+    ("f // 0.5", "`//` makes a number too large for a float"),
+])
+def test_numbers_out_of_range_are_rule_errors(text, message):
+    vars_ = fresh_vars() | {"n": BIG, "f": 1e308}
+    fails(text, message, scope=Scope(SCOPE.state_vars | {"f"}, CONSTANTS), vars_=vars_)
+
+
+def test_numbers_up_to_the_cap_are_kept():
+    assert ev("n + (n - 1)", vars_=fresh_vars() | {"n": BIG}) == 2 ** 1024 - 1
+    assert ev("(-n) - n", vars_=fresh_vars() | {"n": BIG - 1}) == -(2 ** 1024) + 2
+    assert ev("n * 1.5", vars_=fresh_vars() | {"n": 1e300}) == 1.5e300
+
+
+def test_a_sum_that_doubles_in_a_loop_stops_at_the_cap():
+    err = fails("n = 1 repeat 2000 { n = n + n }", "numbers are capped at 1024 bits", effects=True)
+    assert err.code == "RP500"
+    fails("n = 1 repeat 2000 { n += n }", "numbers are capped at 1024 bits", effects=True)
+
+
 # ----------------------------------------------------------- comparisons
 @pytest.mark.parametrize("text, value", [
     ("1 < 2", True), ("2 <= 2", True), ("3 > 4", False), ("1.5 >= 1", True),
@@ -129,9 +163,20 @@ def test_comparisons(text, value):
     ("true < false", "cannot compare bool with bool"),
     ('[1] < ["a"]', "cannot compare lists whose items differ in type"),
     ("table < table", "cannot compare map with map"),
+    # Lists compare at their first items that differ, and `true` differs from `1` but is not below it.
+    ("[true] < [1]", "cannot compare lists whose items differ in type using `<` (bool with int)"),
+    ("[1, false] >= [1, 0]", "cannot compare lists whose items differ in type using `>=` (bool with int)"),
 ])
 def test_comparison_errors(text, message):
     fails(text, message)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("[1, true] < [2, false]", True), ("[null, 1] < [null, 2]", True), ("[1, 2.5] > [1, 2]", True),
+    ('[[1, "a"]] < [[1, "b"]]', True), ("[1] < [1, 0]", True), ("[[1]] <= [[1]]", True), ("[] < [null]", True),
+])
+def test_lists_compare_at_their_first_differing_items(text, value):
+    assert ev(text) is value
 
 
 @pytest.mark.parametrize("text, value", [
@@ -219,6 +264,22 @@ def test_any_and_all_over_generators_stop_at_the_first_deciding_item():
 def test_assignment_copies_values():
     vars_, _ = run("pile = xs\nappend 4 to pile")
     assert vars_["xs"] == [1, 2, 3] and vars_["pile"] == [1, 2, 3, 4]
+
+
+def test_augmented_assignment_copies_like_assignment():
+    vars_, c = run("pile += [xs]\nxs[0] = 99")
+    assert vars_["pile"] == [[1, 2, 3]]  # not changed through xs
+    assert R.DEFAULT_COPIES - c.budget.copies >= 4  # the copy, [[1, 2, 3]], is charged
+    vars_, _ = run("grid = [[0]]\ngrid[0] += [grid]")
+    assert vars_["grid"] == [[0, [[0]]]]  # a copy of grid as it was, not grid itself
+    assert vars_["grid"][0][1] is not vars_["grid"]
+
+
+def test_augmented_assignment_of_a_shared_list_is_charged_in_full():
+    big = list(range(1000))
+    err = fails("pile = [xs] repeat 10 { pile += pile }", "values built or copied in one move are too large",
+                effects=True, vars_=fresh_vars() | {"xs": big})
+    assert err.code == "RP501"
 
 
 def test_nested_and_augmented_assignment():

@@ -188,5 +188,14 @@ def test_agree_on_well_typed_expressions(text):
 @example("100000000000000001 / 1")
 @example('int("²")')
 @example("[i for i in range(6000)]")       # over the iteration budget in both
+@example("[i for i in range(3000) if i in range(3000)]")  # `in` walks the list: over the budget at the same item
+@example("[unique(range(2000)) for i in range(3)]")      # a builtin's list arguments cost their size
+@example("[len(xs + xs) for i in range(3)]")
+@example('unique([1, true, 1.0, [1], [true], [1.0], null, "1"])')
+@example("sorted([true, 1])")
+@example('sorted([[1, "a"], [1, 2]])')
+@example("[1, true] < [1, 2]")
+@example("xs in [xs, grid]")
+@example('ray("b", 0, [0, 0])')
 def test_agree_on_any_expression_including_failing_ones(text):
     check(text)

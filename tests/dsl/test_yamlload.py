@@ -83,10 +83,36 @@ def test_yaml_11_octal_hex_and_base_60_numbers_are_refused(text, value):
     assert d.message == f"`{text}` is read as the number {value} by YAML 1.1"
 
 
-@pytest.mark.parametrize("text", [".inf", "-.inf", ".nan"])
+@pytest.mark.parametrize("text, value", [
+    ("1.0e300", 1e300), ("1e5", 100000.0), ("-2E-3", -0.002), ("+1e2", 100.0), (".5e1", 5.0), ("1.5e+3", 1500.0),
+])
+def test_floats_with_an_unsigned_or_dotless_exponent_are_numbers(text, value):
+    """YAML 1.2 reads these as floats; PyYAML's YAML 1.1 would silently make them text."""
+    got = load_document(f"n: {text}\n").data["n"]
+    assert got == value and type(got) is float
+
+
+def test_text_that_only_looks_like_an_exponent_stays_text():
+    doc = load_document("a: !!str 1e5\nb: '1e5'\nc: 1e\nd: e5\ne: 1.2.3\n1e3: k\n")
+    assert doc.data == {"a": "1e5", "b": "1e5", "c": "1e", "d": "e5", "e": "1.2.3", "1e3": "k"}
+
+
+@pytest.mark.parametrize("text", [".inf", "-.inf", ".nan", "1e999", "-1.0e400"])
 def test_non_finite_numbers_are_refused(text):
     d = problem(f"n: {text}\n")
     assert d.code == "RP004" and "not a finite number" in d.message
+
+
+@pytest.mark.parametrize("digits", [309, 5000])
+def test_integers_over_the_rules_cap_are_refused(digits):
+    d = problem(f"n: {'9' * digits}\n")
+    assert d.code == "RP004" and f"an integer of {digits} digits is too large" in d.message
+    assert (d.line, d.col) == (1, 4)
+
+
+def test_integers_up_to_the_cap_are_kept():
+    assert load_document(f"n: {2 ** 1024 - 1}\nm: -{2 ** 1024 - 1}\n").data == {"n": 2 ** 1024 - 1,
+                                                                                "m": -(2 ** 1024 - 1)}
 
 
 def test_ordinary_scalars_and_quoted_look_alikes_are_kept():

@@ -15,7 +15,7 @@ from ruleplay.dsl import runtime as R
 
 from .errors import GameOverError, IllegalMoveError
 from .model import Action, GameModel, Param, first_rule
-from .moves import Move, _freeze, _thaw, arg_key
+from .moves import Move, _freeze, _thaw, arg_key, format_value
 
 CHANCE = -1
 TERMINAL = -4
@@ -156,15 +156,18 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
     ctx = R.Ctx(vars_, flow, model, budget=model.budget())
     index = _universe_index(model)
     for i, (p, v) in enumerate(zip(action.params, move.args)):
-        value = _thaw(v)
-        if arg_key(value) not in index[(action.name, p.name)]:
-            raise IllegalMoveError(move, f"{value!r} is not a possible value of {p.name!r}", "RP604")
+        shown = format_value(v)
+        k = index[(action.name, p.name)].get(arg_key(_thaw(v)))
+        if k is None:
+            raise IllegalMoveError(move, f"{shown} is not a possible value of {p.name!r}", "RP604")
+        value = p.universe[k]  # the rules' own value: 4.0 is checked as the cell 4
         if p.source is not None and arg_key(value) not in {arg_key(c) for c in _candidates(model, action, i, ctx)}:
-            raise IllegalMoveError(move, f"{value!r} is not among the choices for {p.name!r} now", "RP604",
+            raise IllegalMoveError(move, f"{shown} is not among the choices for {p.name!r} now", "RP604",
                                    first_rule(action.rules))
         ctx.env[p.name] = value
         if p.where is not None and not p.where(ctx):
-            raise IllegalMoveError(move, f"{value!r} is not allowed for {p.name!r} now", "RP604", first_rule(action.rules))
+            raise IllegalMoveError(move, f"{shown} is not allowed for {p.name!r} now", "RP604",
+                                   first_rule(action.rules))
     for r in action.requires:
         if not r.check(ctx):
             raise IllegalMoveError(move, r.message, "RP605", r.rule)

@@ -56,3 +56,11 @@ def test_every_legal_move_text_parses_back(make_game):
     for move in state.legal_moves():
         assert parse_move(str(move)) == move
         assert state.apply(str(move)).data["vars"]["log"] == [move.args[0]]
+
+
+def test_explain_checks_the_rules_own_value_and_names_it_in_move_text():
+    from ruleplay import load_game
+
+    state = load_game("tic-tac-toe").new_state(0).apply("place(4)")
+    assert state.explain("place(4.0)") == "illegal move place(4.0): that cell is already marked [TT-2.2]"
+    assert state.explain("place(true)") == "illegal move place(true): true is not a possible value of 'cell'"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import sys
 import textwrap
@@ -25,11 +26,12 @@ from ruleplay.dsl.runtime import RuleRuntimeError
 
 from . import __version__
 from .agents import AGENTS
-from .errors import RuleplayError, WorkerLostError
+from .errors import RuleplayError, StateFormatError, WorkerLostError
 from .game import Game, load_game
 from .loader import builtin_games
 from .play import MoveRecord, SeatingError, play_game, seat_agents
 from .state import State
+from .userfiles import UserFileError, read_bytes, write_target
 
 # ----------------------------------------------------------------- plumbing
 
@@ -119,20 +121,33 @@ def _silence_stdout() -> None:
         pass
 
 
+def _output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """An output FILE is checked now, not after an hour of simulation: its folder must exist, and a
+    FIFO, device or folder there is refused rather than replaced (a symbolic link is written through)."""
+    if value is None:
+        return None
+    if not value.parent.is_dir():
+        raise click.BadParameter(f"no folder {value.parent} to write {value.name} in")
+    try:
+        write_target(value)
+    except UserFileError as err:
+        raise click.BadParameter(f"{value} is {err.strerror}") from None
+    except OSError as err:
+        raise click.BadParameter(f"{value}: {err.strerror}") from None
+    return value
+
+
 def json_option(fn: Callable) -> Callable:
     """`--json` prints one JSON document; `--report FILE` writes that document to FILE atomically."""
     @functools.wraps(fn)
     def wrapper(*args: Any, report_file: Path | None, **kwargs: Any) -> Any:
         if report_file is not None:
-            if not report_file.parent.is_dir():  # say so now, not after an hour of simulation
-                raise click.BadParameter(f"no folder {report_file.parent} to write {report_file.name} in",
-                                         param_hint="--report")
             click.get_current_context().meta[REPORT_KEY] = report_file
             kwargs["as_json"] = True
         return fn(*args, **kwargs)
 
     wrapper = click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
-                           default=None, metavar="FILE",
+                           callback=_output_file, default=None, metavar="FILE",
                            help="Write the JSON document to FILE (whole or not at all) instead of printing it.")(wrapper)
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(wrapper)
 
@@ -170,14 +185,18 @@ def _seated(agents: Sequence[str], game: Game) -> list[str]:
 
 
 SHOWN_ERRORS = 10
+# Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game, and a smoke
+# test is a check, not an experiment: bounds that no real run reaches, and a typo's extra zeros do.
+MAX_GAMES = 10**9
+MAX_SMOKE_GAMES = 10**6
 
 
-def _echo_failures(failures: Sequence[Any], indent: str, err: bool) -> None:
-    """The first few per-game rule errors as text (JSON output lists them all)."""
+def _echo_failures(failures: Sequence[Any], total: int, indent: str, err: bool) -> None:
+    """The first few of `total` per-game rule errors as text (JSON output lists the first thousand)."""
     for e in failures[:SHOWN_ERRORS]:
         click.echo(f"{indent}game {e.index} (seed {e.seed}): error {e.code}: {e.message}", err=err)
-    if len(failures) > SHOWN_ERRORS:
-        click.echo(f"{indent}... and {len(failures) - SHOWN_ERRORS} more", err=err)
+    if total > SHOWN_ERRORS:
+        click.echo(f"{indent}... and {total - SHOWN_ERRORS} more", err=err)
 
 
 def _percent(part: int, whole: int) -> str:
@@ -251,15 +270,15 @@ def _validate_one(target: str, players: int | None, variant: str | None, smoke: 
         return entry, ()
     entry["diagnostics"] = game.model.diagnostics
     if smoke:
-        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"])
+        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"], keep_outcomes=False)
         entry["smoke"] = report
-        entry["ok"] = not report.errors
+        entry["ok"] = not report.failed
     return entry, game.info.variants
 
 
 @main.command()
 @click.argument("targets", nargs=-1, required=True, metavar="PATH|NAME...")
-@click.option("--smoke", type=click.IntRange(min=0), default=0, metavar="N",
+@click.option("--smoke", type=click.IntRange(min=0, max=MAX_SMOKE_GAMES), default=0, metavar="N",
               help="Also play N random games, which must end within the step limit.")
 @game_options
 @json_option
@@ -298,7 +317,18 @@ def _print_validation(entry: dict) -> None:
         return
     click.echo(f"  smoke: {report.completed} of {report.games} random games ended, "
                f"mean length {report.mean_length:.1f} moves")
-    _echo_failures(report.errors, "  smoke ", err=False)
+    _echo_failures(report.errors, report.failed, "  smoke ", err=False)
+
+
+MAX_STATE_BYTES = 64 << 20  # a saved state is JSON of the game's variables: megabytes at the very most
+
+
+def _saved_state(game: Game, path: Path) -> State:
+    try:
+        text = read_bytes(path, MAX_STATE_BYTES)
+    except OSError as err:
+        raise StateFormatError(f"{path}: cannot read the saved state: {err.strerror or err}") from None
+    return game.state_from_json(text)
 
 
 @main.command()
@@ -316,7 +346,7 @@ def graph(game_name: str, state_file: Path | None, fmt: str, graph_name: str | N
     from .graphexport import graphs_at, to_dot, to_graphml, to_plain
 
     game = load_game(game_name, players, variant)
-    state = game.state_from_json(state_file.read_text(encoding="utf-8")) if state_file else None
+    state = _saved_state(game, state_file) if state_file else None
     graphs = graphs_at(game, state)
     if not graphs:
         raise RuleplayError(f"{game.name} declares no graphs")
@@ -368,7 +398,7 @@ def _show_state(state: State, record: MoveRecord | None) -> None:
 @click.argument("game_name", metavar="GAME")
 @agents_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the game log (JSON Lines) to this file.")
+              callback=_output_file, help="Write the game log (JSON Lines) to this file.")
 @game_options
 @json_option
 @reports_errors
@@ -395,12 +425,14 @@ def play(game_name: str, agents: list[str], log_file: Path | None, players: int 
 
 @main.command()
 @click.argument("game_name", metavar="GAME")
-@click.option("-n", "--games", "n", type=click.IntRange(min=1), default=100, show_default=True, metavar="N")
+@click.option("-n", "--games", "n", type=click.IntRange(min=1, max=MAX_GAMES), default=100, show_default=True,
+              metavar="N")
 @agents_option
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
               help="Worker processes (results do not depend on it).")
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              callback=_output_file,
               help="Append one JSON line per finished game to FILE as it finishes (refuses an existing FILE).")
 @click.option("--resume", is_flag=True,
               help="Complete the run in --out FILE: play only the games it lacks (same arguments otherwise).")
@@ -415,7 +447,7 @@ def simulate(game_name: str, n: int, agents: list[str], workers: int, check: boo
     if resume and out_file is None:
         raise click.UsageError("--resume completes the results file given with --out FILE")
     spec = GameSpec(game_name, players, variant, checking=check)
-    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume)
+    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False)
     try:
         report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
     except KeyboardInterrupt:
@@ -428,7 +460,7 @@ def simulate(game_name: str, n: int, agents: list[str], workers: int, check: boo
         _emit_json({**report.to_dict(), "out": out_file and str(out_file)})
     else:
         _print_simulation(game_name, report, out_file)
-    if report.errors:
+    if report.failed:
         raise click.exceptions.Exit(1)
 
 
@@ -467,7 +499,7 @@ def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:
 def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> None:
     done = report.completed
     plural = "s" if report.workers > 1 else ""
-    stopped = f" ({len(report.errors)} stopped on rule errors)" if report.errors else ""
+    stopped = f" ({report.failed} stopped on rule errors)" if report.failed else ""
     click.echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
     for k, agent in enumerate(report.agents):
         click.echo(f"  player {k} ({agent}): {report.wins[k]} wins ({_percent(report.wins[k], done)})")
@@ -479,15 +511,25 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     click.echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
     if out_file is not None:
         click.echo(f"  results: {out_file}")
-    if report.errors:
-        _echo_failures(report.errors, "  ", err=True)
+    if report.failed:
+        _echo_failures(report.errors, report.failed, "  ", err=True)
         click.echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)
+
+
+MAX_BENCH_SECONDS = 3600.0
+
+
+def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """FloatRange lets nan through (nan compares false with both bounds), and a run of nan seconds never ends."""
+    if math.isnan(value):
+        raise click.BadParameter("nan is not a number of seconds")
+    return value
 
 
 @main.command()
 @click.argument("game_name", metavar="GAME")
-@click.option("--seconds", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              metavar="S", help="Length of each timed run.")
+@click.option("--seconds", type=click.FloatRange(min=0, min_open=True, max=MAX_BENCH_SECONDS), default=1.0,
+              show_default=True, callback=_not_nan, metavar="S", help="Length of each timed run.")
 @click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, metavar="R")
 @game_options
 @json_option

@@ -13,10 +13,13 @@ Move `n` sits on line n + 1.  Chance outcomes (player -1) are drawn again by
 outcome directly would leave the state's generator in a different place and
 every later random event would differ.  Replay checks the ruleset hash first
 so that a changed ruleset is named as the cause, not its first symptom.
+A log is read one line at a time and only from a regular file: a log of a
+long game costs time, never memory, and /dev/zero or a FIFO is refused.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ from typing import Iterator
 from ruleplay.dsl.diagnostics import RulesetError
 from ruleplay.dsl.runtime import RuleRuntimeError
 
+from . import userfiles
 from .atomicfile import atomic_write_text
 from .errors import ReplayError, RuleplayError
 from .game import ENGINE_VERSION, Game, load_game
@@ -76,17 +80,25 @@ class ReplayReport:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, dict]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ReplayError(f"{path}: cannot read the log: {err}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    """The log's lines as objects, read one at a time (a regular file only, each line of bounded length)."""
+    raw_lines = userfiles.lines(path)
+    for number in itertools.count(1):
+        try:
+            raw = next(raw_lines, None)
+        except OSError as err:
+            raise ReplayError(f"{path}: cannot read the log: {err.strerror or err}") from None
+        if raw is None:
+            return
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ReplayError(f"{path}:{number}: the line is not UTF-8 text") from None
         try:
             value = json.loads(line)
         except ValueError:
-            raise ReplayError(f"{path}:{number}: not a JSON line: {line[:60]!r}") from None
+            raise ReplayError(f"{path}:{number}: not a JSON line: {line.rstrip()[:60]!r}") from None
         if not isinstance(value, dict):
-            raise ReplayError(f"{path}:{number}: expected a JSON object, got {line[:60]!r}")
+            raise ReplayError(f"{path}:{number}: expected a JSON object, got {line.rstrip()[:60]!r}")
         yield number, value
 
 

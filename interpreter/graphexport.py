@@ -5,11 +5,19 @@ Graphs are taken *at a state*: most are declared statically in the ruleset
 grows in play) gets its edges from that expression evaluated on the state,
 and becomes a networkx graph only here, at export.  DOT is written here (no
 pydot or graphviz needed); GraphML comes from networkx.
+
+A state graph's nodes are any rule values.  A text or a whole number is a
+networkx node as itself; any other value (true, 1.0, null, a list, a map)
+becomes a `ValueNode` keyed by its JSON text, so networkx neither refuses it
+(null, unhashable lists and maps) nor merges it with a value Python calls
+equal (true == 1 == 1.0).  In DOT and GraphML every node is named by
+`node_id`, which gives distinct nodes distinct names.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -17,7 +25,6 @@ import networkx as nx
 from ruleplay.dsl import runtime as R
 
 from .game import Game
-from .model import node_key
 from .state import State
 
 FORMATS = ("dot", "graphml")
@@ -36,25 +43,64 @@ def graphs_at(game: Game, state: State | None = None) -> dict[str, Any]:
     return graphs
 
 
+@dataclass(frozen=True)
+class ValueNode:
+    """A node value that networkx cannot hold as itself, compared by its canonical JSON text."""
+
+    json: str
+
+    def value(self) -> Any:
+        return json.loads(self.json)
+
+
+def _node(value: Any) -> Any:
+    if isinstance(value, str) or (type(value) is int):
+        return value
+    return ValueNode(json.dumps(value, sort_keys=True, ensure_ascii=False))
+
+
 def _edge_graph(name: str, edges: Any, directed: bool) -> Any:
-    """A networkx graph from the [a, b] pairs a `state:` graph gave (list nodes become tuples)."""
+    """A networkx graph from the [a, b] pairs a `state:` graph gave."""
     if type(edges) is not list or not all(type(e) is list and len(e) == 2 for e in edges):
         raise R.RuleRuntimeError(f"graph {name!r}: `state:` must give a list of [a, b] edges, not {edges!r:.60}")
     g: Any = nx.DiGraph() if directed else nx.Graph()
     for a, b in edges:
-        g.add_edge(*(tuple(n) if isinstance(n, list) else n for n in (a, b)))
+        g.add_edge(_node(a), _node(b))
     return g
 
 
-def _dot_id(value: Any) -> str:
-    text = node_key(value)
+def plain(node: Any) -> Any:
+    """A node as a JSON value (a static graph's cells are tuples)."""
+    if isinstance(node, ValueNode):
+        return node.value()
+    return [plain(n) for n in node] if isinstance(node, tuple) else node
+
+
+def node_id(node: Any) -> str:
+    """A node's name in DOT and GraphML: a text as itself, anything else as JSON (`[0, 1]`, `true`).
+
+    A text that reads as JSON is quoted (`"1"`, `"true"`), so it never takes
+    the name of the number or value it spells: distinct nodes, distinct names.
+    """
+    if isinstance(node, str):
+        try:
+            json.loads(node)
+        except ValueError:
+            return node
+        return json.dumps(node, ensure_ascii=False)
+    if isinstance(node, ValueNode):
+        return node.json
+    return json.dumps(plain(node), sort_keys=True, ensure_ascii=False)
+
+
+def _dot_id(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _dot_attrs(data: dict) -> str:
     if not data:
         return ""
-    items = ", ".join(f"{_dot_id(k)}={_dot_id(v if isinstance(v, str) else json.dumps(v))}"
+    items = ", ".join(f"{_dot_id(str(k))}={_dot_id(v if isinstance(v, str) else json.dumps(v))}"
                       for k, v in sorted(data.items()))
     return f" [{items}]"
 
@@ -63,23 +109,20 @@ def to_dot(name: str, graph: Any) -> str:
     kind, edge = ("digraph", "->") if graph.is_directed() else ("graph", "--")
     lines = [f"{kind} {_dot_id(name)} {{"]
     for node, data in graph.nodes(data=True):
-        lines.append(f"  {_dot_id(node)}{_dot_attrs(data)};")
+        lines.append(f"  {_dot_id(node_id(node))}{_dot_attrs(data)};")
     for a, b, data in graph.edges(data=True):
-        lines.append(f"  {_dot_id(a)} {edge} {_dot_id(b)}{_dot_attrs(data)};")
+        lines.append(f"  {_dot_id(node_id(a))} {edge} {_dot_id(node_id(b))}{_dot_attrs(data)};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def to_graphml(graph: Any) -> str:
-    """GraphML with node ids spelled as in DOT and in the engine (`[0, 1]`, not `(0, 1)`)."""
-    named = nx.relabel_nodes(graph, {n: node_key(n) for n in graph.nodes})
+    """GraphML with node ids spelled as in DOT (`[0, 1]`, not `(0, 1)`)."""
+    named = nx.relabel_nodes(graph, {n: node_id(n) for n in graph.nodes})
     return "\n".join(nx.generate_graphml(named)) + "\n"
 
 
 def to_plain(graph: Any) -> dict:
-    """Nodes and edges as JSON values (tuple nodes become lists)."""
-    def value(node: Any) -> Any:
-        return list(node) if isinstance(node, tuple) else node
-
-    return {"directed": graph.is_directed(), "nodes": [value(n) for n in graph.nodes],
-            "edges": [[value(a), value(b)] for a, b in graph.edges]}
+    """Nodes and edges as JSON values."""
+    return {"directed": graph.is_directed(), "nodes": [plain(n) for n in graph.nodes],
+            "edges": [[plain(a), plain(b)] for a, b in graph.edges]}

@@ -9,6 +9,7 @@ gathered; any error stops the load with a `RulesetError` holding them all.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from ruleplay.dsl.diagnostics import Diagnostic, RulesetError, sort_key
@@ -17,6 +18,7 @@ from ruleplay.dsl.yamlload import MAX_FILE_BYTES, YamlProblem
 from ruleplay.validators import semantic_checks
 from ruleplay.validators.schema import check_schema
 
+from . import userfiles
 from .model import GameModel, ModelBuilder
 
 RULESETS_DIR = Path(__file__).resolve().parent.parent / "rulesets"
@@ -41,15 +43,25 @@ def builtin_games() -> dict[str, Path]:
 
 
 def find_ruleset(name_or_path: str | os.PathLike) -> Path:
+    """A built-in game's file, or the regular file named (RP009 for anything else)."""
     text = str(name_or_path)
     games = builtin_games()
     if text in games:
         return games[text]
+    if not text:  # Path("") is the current folder: say what is really wrong
+        raise RulesetError([Diagnostic("RP009", "the game name is empty", "''",
+                                       hint=f"built-in games: {', '.join(games) or 'none'}; or give a path "
+                                            "to a .yaml file")])
     path = Path(text)
-    if path.is_file():
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):  # missing, or a name the OS refuses (too long, NUL byte)
+        mode = None
+    if mode is not None and stat.S_ISREG(mode):
         return path
-    if path.exists():
-        raise RulesetError([Diagnostic("RP009", f"{text} is not a file", text, hint="name a .yaml ruleset")])
+    if mode is not None:
+        raise RulesetError([Diagnostic("RP009", f"{text} is {userfiles.kind(mode)}, not a regular file", text,
+                                       hint="name a .yaml ruleset")])
     raise RulesetError([Diagnostic(
         "RP009", f"no game or file named {text!r}", text,
         hint=f"built-in games: {', '.join(games) or 'none'}; or give a path to a .yaml file")])

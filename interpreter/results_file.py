@@ -23,8 +23,9 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
+from . import userfiles
 from .errors import ResultsFileError
 from .outcome import GameFailure, GameOutcome
 from .play import game_seed
@@ -88,46 +89,85 @@ class ResultsWriter:
 
 
 def create(path: str | os.PathLike, head: dict) -> ResultsWriter:
-    """Start a new results file; refuses to overwrite one (finished games are never thrown away)."""
+    """Start a new results file; refuses to overwrite one (finished games are never thrown away).
+
+    A symbolic link to a file that does not exist yet is written through;
+    a FIFO, device or folder at `path` is refused (see `userfiles`).
+    """
     path = Path(path)
     try:
-        stream = open(path, "x", encoding="utf-8", newline="\n")
+        stream = open(userfiles.write_target(path), "x", encoding="utf-8", newline="\n")
     except FileExistsError:
         raise ResultsFileError(f"{path} exists: add --resume to complete that run, or remove the file "
                                f"to start again") from None
+    except OSError as err:
+        raise ResultsFileError(f"{path}: cannot write: {err.strerror or err}") from None
     stream.write(_dumps(head))
     stream.flush()
     return ResultsWriter(path, stream)
 
 
-def resume(path: str | os.PathLike, head: dict) -> tuple[ResultsWriter, list[GameOutcome]]:
-    """Reopen a results file for the run `head` describes: its finished games, and a writer for the rest.
+class GameSet:
+    """A set of game numbers 0..games-1, one bit each: a resumed run may hold very many."""
 
-    A missing file, or one killed before its header was whole, starts afresh.
-    A torn last line is cut off.  Any other damage, or a header of another
-    run, is a ResultsFileError naming the line.
+    def __init__(self, games: int):
+        self._bits = bytearray((games + 7) // 8)
+        self.count = 0
+
+    def add(self, index: int) -> None:
+        self._bits[index >> 3] |= 1 << (index & 7)
+        self.count += 1
+
+    def __contains__(self, index: int) -> bool:
+        return bool(self._bits[index >> 3] & (1 << (index & 7)))
+
+
+def resume(path: str | os.PathLike, head: dict,
+           finished: Callable[[GameOutcome], None]) -> tuple[ResultsWriter, GameSet]:
+    """Reopen a results file for the run `head` describes: a writer for the rest, and the games it holds.
+
+    Each game already in the file is passed to `finished` as it is read: the
+    file is read one line at a time, since a long run's file may be larger
+    than memory.  A missing file, or one killed before its header was whole,
+    starts afresh.  A torn last line is cut off.  Any other damage, a header
+    of another run, or a path that is not a regular file, is a
+    ResultsFileError naming the line; the file is then left as it was.
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        complete, games = _read_back(path, head, finished)
     except FileNotFoundError:
-        return create(path, head), []
+        return create(path, head), GameSet(head["games"])
     except OSError as err:
-        raise ResultsFileError(f"{path}: cannot read: {err.strerror}") from None
-    complete = raw[: raw.rfind(b"\n") + 1]
-    if not complete:
-        path.unlink()
-        return create(path, head), []
-    lines = complete.decode("utf-8", errors="replace").splitlines()
-    _check_header(path, _parse(path, 1, lines[0]), head)
-    outcomes = _read_outcomes(path, lines[1:], head)
+        raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
     try:
         stream = open(path, "r+", encoding="utf-8", newline="\n")
     except OSError as err:
-        raise ResultsFileError(f"{path}: cannot write: {err.strerror}") from None
-    stream.truncate(len(complete))  # the torn tail, if any
-    stream.seek(len(complete))
-    return ResultsWriter(path, stream), outcomes
+        raise ResultsFileError(f"{path}: cannot write: {err.strerror or err}") from None
+    stream.truncate(complete)  # the torn tail, if any (the whole file if not even the header is whole)
+    stream.seek(complete)
+    if not complete:
+        stream.write(_dumps(head))
+        stream.flush()
+    return ResultsWriter(path, stream), games
+
+
+def _read_back(path: Path, head: dict, finished: Callable[[GameOutcome], None]) -> tuple[int, GameSet]:
+    """Check the file line by line; the length of its complete lines, and the games they hold."""
+    games = GameSet(head["games"])
+    complete = 0
+    for number, raw in enumerate(userfiles.lines(path), start=1):
+        if not raw.endswith(b"\n"):
+            break  # a line torn by a kill: the game is played again
+        text = raw.decode("utf-8", errors="replace")
+        if number == 1:
+            _check_header(path, _parse(path, 1, text), head)
+        else:
+            outcome = _checked_outcome(path, number, _parse(path, number, text), head, games)
+            games.add(outcome.index)
+            finished(outcome)
+        complete += len(raw)
+    return complete, games
 
 
 def _parse(path: Path, number: int, text: str) -> Any:
@@ -153,20 +193,27 @@ def _check_header(path: Path, found: Any, expected: dict) -> None:
                                f"another file")
 
 
-def _read_outcomes(path: Path, lines: list[str], head: dict) -> list[GameOutcome]:
-    seen: dict[int, int] = {}
-    outcomes = []
-    for number, text in enumerate(lines, start=2):
-        outcome = _outcome(f"{path}:{number}", _parse(path, number, text), head["players"], head["games"])
-        if outcome.index in seen:
-            raise ResultsFileError(f"{path}:{number}: game {outcome.index} again (first on line "
-                                   f"{seen[outcome.index]})")
-        if outcome.seed != game_seed(head["seed"], outcome.index):
-            raise ResultsFileError(f"{path}:{number}: game {outcome.index} has seed {outcome.seed}, "
-                                   f"not the one run seed {head['seed']} gives it")
-        seen[outcome.index] = number
-        outcomes.append(outcome)
-    return outcomes
+def _checked_outcome(path: Path, number: int, line: Any, head: dict, seen: GameSet) -> GameOutcome:
+    outcome = _outcome(f"{path}:{number}", line, head["players"], head["games"])
+    if outcome.index in seen:
+        raise ResultsFileError(f"{path}:{number}: game {outcome.index} again (first on line "
+                               f"{_first_line(path, outcome.index)})")
+    if outcome.seed != game_seed(head["seed"], outcome.index):
+        raise ResultsFileError(f"{path}:{number}: game {outcome.index} has seed {outcome.seed}, "
+                               f"not the one run seed {head['seed']} gives it")
+    return outcome
+
+
+def _first_line(path: Path, index: int) -> int:
+    """The line that holds game `index` first (looked up again only to name a duplicate)."""
+    for number, raw in enumerate(userfiles.lines(path), start=1):
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if number > 1 and isinstance(line, dict) and line.get("index") == index:
+            return number
+    return 0
 
 
 def _outcome(where: str, line: Any, players: int, games: int) -> GameOutcome:
@@ -202,7 +249,8 @@ def _outcome(where: str, line: Any, players: int, games: int) -> GameOutcome:
 def count_games(path: str | os.PathLike) -> int:
     """Finished games in a results file (complete lines after the header), for progress messages."""
     try:
-        raw = Path(path).read_bytes()
+        with userfiles.open_regular(path) as stream:
+            ends = sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
     except OSError:
         return 0
-    return max(0, raw.count(b"\n") - 1)
+    return max(0, ends - 1)

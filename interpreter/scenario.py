@@ -53,10 +53,20 @@ class MutationReport:
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:
-    """Files as given; folders expand to their **/*.yaml, sorted."""
+    """Files as given; folders expand to their **/*.yaml, sorted.
+
+    A folder without scenario files, or no paths at all, is a ScenarioError
+    (RP640): a mistyped folder must fail a test run, not pass it with
+    nothing run.
+    """
+    if not paths:
+        raise ScenarioError(["no scenario files given"])
     out: list[Path] = []
     for path in paths:
-        out += sorted(path.glob("**/*.yaml")) if path.is_dir() else [path]
+        found = sorted(path.glob("**/*.yaml")) if path.is_dir() else [path]
+        if not found:
+            raise ScenarioError([f"no scenario files (*.yaml) in {path}"])
+        out += found
     return out
 
 
@@ -101,7 +111,10 @@ def _load_all(files: list[Path]) -> list[Scenario | ScenarioResult]:
 
 
 def run_scenarios(paths: list[Path], games: GameFactory | None = None) -> list[ScenarioResult]:
-    """Play every scenario file under `paths`; a file that cannot be read is a failed result."""
+    """Play every scenario file under `paths`; a file that cannot be read is a failed result.
+
+    Raises ScenarioError (RP640) if `paths` hold no scenario file at all.
+    """
     games = games or loading_factory()
     return [item if isinstance(item, ScenarioResult) else run_scenario(item, games)
             for item in _load_all(scenario_files(paths))]
@@ -165,8 +178,6 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
     base = load_game(game, players, variant)
     folders = paths if paths is not None else [Path.cwd() / "tests" / "scenarios" / base.model.name]
     files = scenario_files(folders)
-    if not files:
-        raise ScenarioError([f"no scenario files in {', '.join(str(p) for p in folders)}"])
     loaded = [item for item in _load_all(files) if not isinstance(item, Scenario) or item.variant == variant]
     if not loaded:
         which = f"variant {variant!r}" if variant is not None else "the base game (no `variant:`)"

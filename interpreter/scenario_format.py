@@ -24,9 +24,10 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
 from ruleplay.dsl.diagnostics import Diagnostic
-from ruleplay.dsl.yamlload import Document, YamlProblem, format_path, load_document
+from ruleplay.dsl.yamlload import MAX_FILE_BYTES, Document, YamlProblem, format_path, load_document
 from ruleplay.validators.schema import HINTS, KEYWORD_CODES
 
+from . import userfiles
 from .errors import RuleplayError
 
 _TEXT = {"type": "string", "minLength": 1}
@@ -268,7 +269,7 @@ def load_scenario(path: Path) -> Scenario:
     """Read and check one scenario file; raises ScenarioError with located messages."""
     file = str(path)
     try:
-        raw = path.read_bytes()
+        raw = userfiles.read_bytes(path, MAX_FILE_BYTES)  # the size limit of rulesets
     except OSError as err:
         raise ScenarioError([f"{file}: error RP641: cannot read the scenario: {err.strerror or err}"], "RP641")
     try:

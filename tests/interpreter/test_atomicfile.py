@@ -1,12 +1,15 @@
-"""Whole-file writes: the target holds the old text or the new, and no temporary file is left behind."""
+"""Whole-file writes: the target holds the old text or the new, no temporary file is left behind, and
+only a regular file (or one a symbolic link names) is ever replaced."""
 
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 
 from ruleplay.atomicfile import atomic_write_text
+from ruleplay.userfiles import UserFileError
 
 
 def test_writes_the_text(tmp_path):
@@ -35,3 +38,37 @@ def test_a_missing_folder_is_named(tmp_path):
     with pytest.raises(FileNotFoundError) as err:
         atomic_write_text(tmp_path / "nowhere" / "r.json", "x")
     assert err.value.filename == str(tmp_path / "nowhere" / "r.json")
+
+
+def test_a_symbolic_link_is_written_through(tmp_path):
+    target = tmp_path / "run-42.json"
+    target.write_text("old\n")
+    target.chmod(0o644)
+    link = tmp_path / "latest.json"
+    link.symlink_to(target.name)
+    assert atomic_write_text(link, "new\n") == link
+    assert link.is_symlink() and os.readlink(link) == target.name
+    assert target.read_text() == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o644  # the replaced file keeps its permissions
+    assert sorted(os.listdir(tmp_path)) == ["latest.json", "run-42.json"]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("through_link", [False, True])
+def test_a_fifo_is_refused_not_replaced(tmp_path, through_link):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    path = fifo
+    if through_link:
+        path = tmp_path / "link"
+        path.symlink_to(fifo)
+    with pytest.raises(UserFileError, match=r"a FIFO \(named pipe\), not a regular file") as err:
+        atomic_write_text(path, "x")
+    assert err.value.filename == str(path)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(os.listdir(tmp_path)) == sorted({"out.fifo", path.name})
+
+
+def test_a_folder_is_refused(tmp_path):
+    with pytest.raises(UserFileError, match="a folder, not a regular file"):
+        atomic_write_text(tmp_path, "x")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -366,3 +368,107 @@ def test_report_that_cannot_be_written_is_one_clear_error(tmp_path, monkeypatch)
     assert folder.exit_code == 2
     missing = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path / "no" / "r.json")])
     assert missing.exit_code == 2 and "no folder" in missing.output
+
+
+# ------------------------------------------------- files that are not regular files
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
+def test_inputs_must_be_regular_files(fifo):
+    replayed = run("replay", fifo)
+    assert replayed.exit_code == 1
+    assert replayed.output == f"error RP630: {fifo}: cannot read the log: a FIFO (named pipe), not a regular file\n"
+    state = run("graph", "tic-tac-toe", "--state", fifo)
+    assert state.exit_code == 1
+    assert state.output == (f"error RP620: {fifo}: cannot read the saved state: a FIFO (named pipe), "
+                            f"not a regular file\n")
+    scenario = run("scenario", fifo)
+    assert scenario.exit_code == 1 and "error RP641: cannot read the scenario: a FIFO (named pipe)" in scenario.output
+    ruleset = run("play", fifo)
+    assert ruleset.exit_code == 1
+    assert ruleset.output.startswith(f"{fifo}: error RP009: {fifo} is a FIFO (named pipe), not a regular file\n")
+    folder = run("validate", fifo.parent)
+    assert folder.exit_code == 1 and f"error RP009: {fifo.parent} is a folder, not a regular file" in folder.output
+
+
+def test_a_saved_state_has_a_size_limit(tmp_path, monkeypatch):
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(load_game("tic-tac-toe").new_state(0).to_json()))
+    monkeypatch.setattr("ruleplay.cli.MAX_STATE_BYTES", 100)
+    result = run("graph", "tic-tac-toe", "--state", path)
+    assert result.exit_code == 1
+    assert result.output == (f"error RP620: {path}: cannot read the saved state: the file is "
+                             f"{path.stat().st_size} bytes, over the limit of 100\n")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("args", [
+    ["perft", "tic-tac-toe", "--depth", "1", "--report"],
+    ["play", "tic-tac-toe", "--log"],
+    ["simulate", "tic-tac-toe", "-n", "2", "--out"],
+    ["simulate", "tic-tac-toe", "-n", "2", "--resume", "--out"],
+], ids=["report", "log", "out", "resume"])
+def test_outputs_never_replace_what_is_not_a_regular_file(tmp_path, fifo, args):
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    for target in (fifo, link):
+        result = run(*args, target)
+        assert result.exit_code == 2, result.output
+        assert f"{target} is a FIFO (named pipe), not a regular file" in result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "pipe.jsonl"]
+
+
+@pytest.mark.parametrize("args", [
+    ["perft", "tic-tac-toe", "--depth", "1", "--report"],
+    ["play", "tic-tac-toe", "--log"],
+], ids=["report", "log"])
+def test_outputs_are_written_through_a_symbolic_link(tmp_path, args):
+    target = tmp_path / "run-1.json"
+    target.write_text("old\n")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target.name)
+    assert run(*args, link).exit_code == 0
+    assert link.is_symlink() and target.read_text() != "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "run-1.json"]
+
+
+def must_not_run(*args, **kwargs):
+    raise AssertionError("the arguments should have been refused")
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-inf", "3601"])
+def test_bench_seconds_must_be_a_finite_bounded_time(monkeypatch, seconds):
+    monkeypatch.setattr("ruleplay.bench.bench", must_not_run)
+    result = run("bench", "tic-tac-toe", "--seconds", seconds, "--runs", "1")
+    assert result.exit_code == 2 and "Invalid value for '--seconds'" in result.output
+
+
+def test_game_counts_are_bounded(monkeypatch):
+    monkeypatch.setattr("ruleplay.simulate.simulate", must_not_run)
+    games = run("simulate", "tic-tac-toe", "-n", "1000000001")
+    assert games.exit_code == 2 and "1000000001 is not in the range 1<=x<=1000000000" in games.output
+    smoke = run("validate", "tic-tac-toe", "--smoke", "1000001")
+    assert smoke.exit_code == 2 and "1000001 is not in the range 0<=x<=1000000" in smoke.output
+
+
+@pytest.mark.parametrize("files", [[], ["notes.txt"]])
+def test_a_scenario_folder_without_scenarios_fails(tmp_path, files):
+    for name in files:
+        (tmp_path / name).write_text("x")
+    result = run("scenario", tmp_path)
+    assert result.exit_code == 1
+    assert result.output == f"error RP640: no scenario files (*.yaml) in {tmp_path}\n"
+    data = json.loads(run("scenario", tmp_path, "--json").stdout)
+    assert data["error"]["code"] == "RP640"
+
+
+def test_an_empty_game_name_is_named():
+    result = run("play", "")
+    assert result.exit_code == 1 and result.output.startswith("'': error RP009: the game name is empty\n")

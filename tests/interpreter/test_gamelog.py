@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 import ruleplay
-from ruleplay import ReplayError, load_game
+from ruleplay import ReplayError, load_game, userfiles
 from ruleplay.gamelog import replay, write_log
 from ruleplay.play import play_game
 
@@ -167,3 +168,32 @@ def test_writes_replace_the_file_whole_and_leave_no_temporaries(tmp_path, ttt):
     with pytest.raises(OSError):
         write_log(tmp_path / "no-such-folder" / "game.jsonl", result, "tic-tac-toe", ttt.info.ruleset_hash)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.jsonl"]
+
+
+@pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
+def test_only_a_regular_file_is_replayed(tmp_path):
+    fifo = tmp_path / "game.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ReplayError) as info:
+        replay(fifo)
+    assert str(info.value) == f"{fifo}: cannot read the log: a FIFO (named pipe), not a regular file"
+    with pytest.raises(ReplayError, match="cannot read the log: a folder, not a regular file"):
+        replay(tmp_path)
+
+
+def test_a_log_is_read_line_by_line_and_a_line_has_a_limit(log):
+    text = log.read_text()
+    first = text.index("\n") + 1
+    log.write_text(text[:first] + "x" * (userfiles.MAX_LINE_BYTES + 1) + "\n" + text[first:])
+    with pytest.raises(ReplayError) as info:
+        replay(log)
+    assert str(info.value) == (f"{log}: cannot read the log: line 2 is longer than the limit of "
+                               f"{userfiles.MAX_LINE_BYTES} bytes")
+
+
+def test_a_line_that_is_not_utf8_is_named(log):
+    data = log.read_bytes()
+    first = data.index(b"\n") + 1
+    log.write_bytes(data[:first] + b'{"n": 1, "move": "\xff"}\n' + data[first:])
+    with pytest.raises(ReplayError, match=r":2: the line is not UTF-8 text"):
+        replay(log)

@@ -1,12 +1,15 @@
-"""Graphs declared with `state:` are built from a state when exported, not at load."""
+"""Graphs declared with `state:` are built from a state when exported, not at load, from any rule values."""
 
 from __future__ import annotations
 
+import json
+
+import networkx as nx
 import pytest
 
 from ruleplay import RulesetError, load_game
 from ruleplay.dsl.runtime import RuleRuntimeError
-from ruleplay.graphexport import graphs_at, to_plain
+from ruleplay.graphexport import graphs_at, node_id, to_dot, to_graphml, to_plain
 
 LINKS = """\
 ruleplay: 1
@@ -68,3 +71,30 @@ def test_a_graph_has_one_source(tmp_path):
     with pytest.raises(RulesetError) as err:
         load(tmp_path, LINKS.replace('net: {state:', 'net: {edges: [[1, 2]], state:'))
     assert "graphs.net" in err.value.format()
+
+
+def test_any_rule_value_can_be_a_node_and_none_merges(tmp_path):
+    """true, 1 and 1.0 are equal in Python (and to networkx) but are three nodes; null, lists and maps export."""
+    edges = [[True, 1], [1.0, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
+    game = load(tmp_path, LINKS.replace('"[[a, a + 1] for a in made]"', '"made"'))
+    saved = game.new_state().to_json()
+    saved["data"]["vars"]["made"] = edges  # as a saved state (`ruleplay graph --state`) may hold
+    net = graphs_at(game, game.state_from_json(json.dumps(saved)))["net"]
+    plain = to_plain(net)
+    assert plain["nodes"] == [True, 1, 1.0, 2, None, "1", [[1], 2], {"a": [1, 2]}, "true", "null"]
+    assert [type(n) for n in plain["nodes"][:3]] == [bool, int, float]
+    assert plain["edges"] == [[True, 1], [1.0, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
+    ids = [node_id(n) for n in net.nodes]
+    assert ids == ["true", "1", "1.0", "2", "null", '"1"', "[[1], 2]", '{"a": [1, 2]}', '"true"', '"null"']
+    dot = to_dot("net", net)
+    assert '  "true" -- "1";\n  "1.0" -- "2";\n  "null" -- "\\"1\\"";\n' in dot
+    assert dot.count(";") == 10 + 5
+    parsed = nx.parse_graphml(to_graphml(net))
+    assert sorted(parsed.nodes) == sorted(ids) and parsed.number_of_edges() == 5
+
+
+def test_node_ids_of_distinct_nodes_differ():
+    values = ["a", "1", "true", "null", '"a"', "[1]", "NaN", " 1", 1, -1, (0, 1), ("a",), "[0, 1]", '["a"]']
+    ids = [node_id(v) for v in values]
+    assert len(set(ids)) == len(values)
+    assert ids[:2] == ["a", '"1"'] and node_id((0, 1)) == "[0, 1]"  # cells read as the engine writes them

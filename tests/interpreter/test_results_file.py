@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from ruleplay import ResultsFileError
 from ruleplay.outcome import GameFailure, GameOutcome
 from ruleplay.play import game_seed
-from ruleplay import results_file
+from ruleplay import results_file, userfiles
 
 SEED = 7
 
@@ -31,6 +33,14 @@ def failed(index: int) -> GameOutcome:
     return GameOutcome(index, s, failure=GameFailure(index, s, "RP504", "too long", "add an end"))
 
 
+def resume(path: Path, expected: dict) -> tuple[results_file.ResultsWriter, list[GameOutcome]]:
+    """The writer, and the outcomes the file held in the order they were read back."""
+    done: list[GameOutcome] = []
+    writer, games = results_file.resume(path, expected, done.append)
+    assert games.count == len(done) and all(o.index in games for o in done)
+    return writer, done
+
+
 def write(path: Path, outcomes: list[GameOutcome]) -> None:
     with results_file.create(path, head()) as writer:
         for outcome in outcomes:
@@ -41,7 +51,7 @@ def test_a_resume_reads_back_every_outcome_exactly(tmp_path):
     path = tmp_path / "r.jsonl"
     outcomes = [played(0), failed(3), played(4)]
     write(path, outcomes)
-    writer, done = results_file.resume(path, head())
+    writer, done = resume(path, head())
     writer.close()
     assert done == outcomes
     assert results_file.count_games(path) == 3
@@ -61,7 +71,7 @@ def test_a_torn_last_line_is_cut_and_the_rest_kept(tmp_path):
     write(path, [played(0), played(1)])
     whole = path.read_bytes()
     path.write_bytes(whole + b'{"index":2,"seed":12')  # killed in the middle of a write
-    with results_file.resume(path, head())[0] as writer:
+    with resume(path, head())[0] as writer:
         writer.write(played(2))
     lines = path.read_text().splitlines()
     assert [json.loads(line)["index"] for line in lines[1:]] == [0, 1, 2]
@@ -71,13 +81,13 @@ def test_a_torn_last_line_is_cut_and_the_rest_kept(tmp_path):
 def test_a_file_killed_before_its_header_was_whole_starts_afresh(tmp_path, content):
     path = tmp_path / "r.jsonl"
     path.write_bytes(content)
-    with results_file.resume(path, head())[0] as writer:
+    with resume(path, head())[0] as writer:
         writer.write(played(0))
     assert json.loads(path.read_text().splitlines()[0]) == head()
 
 
 def test_a_missing_file_is_a_new_run(tmp_path):
-    writer, done = results_file.resume(tmp_path / "new.jsonl", head())
+    writer, done = resume(tmp_path / "new.jsonl", head())
     writer.close()
     assert done == [] and results_file.count_games(tmp_path / "new.jsonl") == 0
 
@@ -94,7 +104,7 @@ def test_another_runs_file_is_refused_and_left_alone(tmp_path, change, named):
     write(path, [played(0)])
     before = path.read_bytes()
     with pytest.raises(ResultsFileError, match=r":1: the file holds another run") as err:
-        results_file.resume(path, head(**change))
+        resume(path, head(**change))
     assert named in str(err.value)
     assert path.read_bytes() == before
 
@@ -117,7 +127,7 @@ def test_a_damaged_line_is_named(tmp_path, line, problem):
     with path.open("a") as out:
         out.write(line + "\n")
     with pytest.raises(ResultsFileError) as err:
-        results_file.resume(path, head())
+        resume(path, head())
     assert problem in str(err.value)
 
 
@@ -125,4 +135,39 @@ def test_a_file_of_another_kind_is_refused(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_text('{"format": "ruleplay-log", "version": 1}\n')
     with pytest.raises(ResultsFileError, match=":1: not a ruleplay results file"):
-        results_file.resume(path, head())
+        resume(path, head())
+
+
+@pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
+def test_only_a_regular_file_is_resumed_or_created(tmp_path):
+    fifo = tmp_path / "r.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ResultsFileError) as err:
+        resume(fifo, head())
+    assert str(err.value) == f"{fifo}: cannot read: a FIFO (named pipe), not a regular file"
+    with pytest.raises(ResultsFileError) as err:
+        results_file.create(fifo, head())
+    assert str(err.value) == f"{fifo}: cannot write: a FIFO (named pipe), not a regular file"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_symbolic_link_is_followed(tmp_path):
+    target, link = tmp_path / "run.jsonl", tmp_path / "latest.jsonl"
+    link.symlink_to(target.name)  # dangling: the first run creates the file it names
+    with results_file.create(link, head()) as writer:
+        writer.write(played(0))
+    with resume(link, head())[0] as writer:
+        writer.write(played(1))
+    assert link.is_symlink() and results_file.count_games(target) == 2
+
+
+def test_an_overlong_line_is_refused(tmp_path):
+    path = tmp_path / "r.jsonl"
+    write(path, [played(0)])
+    with path.open("a") as out:
+        out.write("x" * (userfiles.MAX_LINE_BYTES + 1) + "\n")
+    before = path.read_bytes()
+    with pytest.raises(ResultsFileError, match=r"cannot read: line 3 is longer than the limit"):
+        resume(path, head())
+    assert path.read_bytes() == before
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -339,6 +340,30 @@ def test_unknown_game_and_missing_file_fail_cleanly(tmp_path: Path) -> None:
     missing = tmp_path / "missing.yaml"
     assert only_failure(run_one(missing)) == f"{missing}: error RP641: cannot read the scenario: No such file or " \
                                               "directory"
+
+
+@pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
+def test_only_a_regular_file_is_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    assert only_failure(run_one(fifo)) == f"{fifo}: error RP641: cannot read the scenario: a FIFO (named pipe), " \
+                                           "not a regular file"
+    write(tmp_path, "good.yaml", "game: tic-tac-toe\nmoves: [place(0)]\n")
+    results = run_scenarios([tmp_path])  # a FIFO in a folder fails on its own; the others still run
+    assert [(Path(r.file).name, r.passed) for r in results] == [("good.yaml", True), ("pipe.yaml", False)]
+
+
+@pytest.mark.parametrize("files", [[], ["notes.txt"], ["sub/notes.txt"]])
+def test_a_folder_without_scenarios_is_an_error_not_a_pass(tmp_path: Path, files: list[str]) -> None:
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for name in files:
+        write(folder, name, "not a scenario")
+    with pytest.raises(ScenarioError) as caught:
+        run_scenarios([write(tmp_path, "good.yaml", "game: tic-tac-toe\nmoves: [place(0)]\n"), folder])
+    assert caught.value.code == "RP640" and caught.value.message == f"no scenario files (*.yaml) in {folder}"
+    with pytest.raises(ScenarioError, match="no scenario files given"):
+        run_scenarios([])
 
 
 def test_directories_expand_to_sorted_yaml_files(tmp_path: Path) -> None:

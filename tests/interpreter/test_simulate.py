@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,55 @@ def test_bad_arguments():
         simulate(TTT, 2, agents=["random", "random", "random"])
     with pytest.raises(ValueError):
         simulate(TTT, 2, workers=0)
+
+
+def peak_memory(run) -> int:
+    """Peak bytes Python allocated while `run()` ran."""
+    tracemalloc.start()
+    try:
+        run()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def interrupted(after: int, **kwargs) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        simulate(TTT, 10 ** 7, seed=1, progress=Interrupt(after), **kwargs)
+
+
+def test_a_huge_batch_streams_instead_of_listing_its_games(tmp_path):
+    """Ten million games are not listed up front: the first ones start at once, in little memory.
+
+    (A list of their indices alone would take some 360 MB; loading the game takes a few.)
+    """
+    assert peak_memory(lambda: interrupted(3, keep_outcomes=False)) < 10_000_000
+    out = tmp_path / "r.jsonl"
+    interrupted(3, out=out)
+    # A resume keeps one bit per game (1.25 MB here) and reads the file line by line.
+    assert peak_memory(lambda: interrupted(6, out=out, resume=True, keep_outcomes=False)) < 10_000_000
+    assert len(out.read_text().splitlines()) == 1 + 6
+
+
+def test_outcomes_are_kept_only_when_asked_for():
+    kept = simulate(TTT, 8, seed=6)
+    tallied = simulate(TTT, 8, seed=6, keep_outcomes=False)
+    assert [o.index for o in kept.outcomes] == list(range(8)) and tallied.outcomes == []
+    assert kept.to_dict() | {"seconds": 0, "playouts_per_s": 0} == tallied.to_dict() | {"seconds": 0,
+                                                                                        "playouts_per_s": 0}
+
+
+def test_only_the_first_failures_are_listed_but_all_are_counted(tmp_path, monkeypatch):
+    monkeypatch.setattr("ruleplay.simulate.MAX_ERRORS_KEPT", 2)
+    report = simulate(GameSpec(str(looping_ruleset(tmp_path))), 5, seed=0, workers=2)
+    assert report.failed == 5 and report.completed == 0
+    assert [e.index for e in report.errors] == [0, 1]  # the lowest indices, whatever order games finished in
+    assert report.to_dict()["failed"] == 5
+
+
+def test_end_conditions_are_listed_in_a_fixed_order():
+    one = simulate(TTT, 40, seed=3, workers=1)
+    two = simulate(TTT, 40, seed=3, workers=2)
+    assert list(one.ended_by.items()) == list(two.ended_by.items())
+    assert list(one.ended_by.values()) == sorted(one.ended_by.values(), reverse=True)

@@ -24,10 +24,10 @@ the same memory.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import heapq
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
@@ -116,64 +116,114 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOut
                        result.ended_by)
 
 
-def _init_worker() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them once it has saved what finished.
+def _worker(conn: Any, spec: GameSpec, agents: list[str], seed: int, inherited: list[Any]) -> None:
+    """A worker process: play the game index it is sent, send back its outcome, until told to stop.
 
-    A worker reports only through its results (an exception in a game is sent
-    back too).  What multiprocessing itself would print on the worker's stderr
-    is a broken-pipe traceback when the parent was killed outright — noise on
-    the user's terminal after the kill — so it goes nowhere.
+    Workers leave Ctrl-C to the parent, which stops them once it has saved
+    what finished.  They report only through their pipe, so their stderr goes
+    nowhere (no broken-pipe traceback on the user's terminal after a kill).
+    The pipe ends a forked worker inherited from the parent are closed: when
+    the parent dies, the worker's next read then ends, instead of waiting for
+    ever on a pipe it holds open itself.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    for end in inherited:
+        end.close()
+    game = _game_in_worker(spec)
+    while True:
+        try:
+            index = conn.recv()
+        except (EOFError, OSError):
+            return
+        if index is None:
+            return
+        conn.send(run_one(game, agents, seed, index))
 
 
-def _run_in_worker(spec: GameSpec, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
-    return run_one(_game_in_worker(spec), agents, seed, index)
+@dataclass
+class _Worker:
+    process: Any
+    conn: Any
+    index: int | None = None  # the game it is playing
 
 
 @contextlib.contextmanager
 def _outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indices: Iterable[int],
               workers: int) -> Iterator[Iterator[GameOutcome]]:
-    """The outcomes of games `indices`, each as soon as it finishes; workers stop when the block exits."""
+    """The outcomes of games `indices`, each as soon as it finishes; workers stop when the block exits.
+
+    Each worker has a pipe of its own and plays one game at a time, so the
+    parent always knows which game a worker holds.  A pool with a shared
+    result queue could not say that, and a worker killed while holding the
+    queue's lock deadlocked it.
+    """
     if workers == 1:
         yield (run_one(game, agents, seed, i) for i in indices)
         return
-    _WORKER_GAME[spec] = game
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    crew: list[_Worker] = []
+    _WORKER_GAME[spec] = game  # forked workers inherit the loaded game
     try:
-        pool = multiprocessing.get_context("fork" if os.name == "posix" else "spawn").Pool(
-            workers, initializer=_init_worker)
+        for _ in range(workers):
+            mine, theirs = context.Pipe()
+            inherited = [w.conn for w in crew] + [mine] if context.get_start_method() == "fork" else []
+            process = context.Process(target=_worker, args=(theirs, spec, list(agents), seed, inherited),
+                                      daemon=True)
+            process.start()
+            theirs.close()
+            crew.append(_Worker(process, mine))
+    except BaseException:
+        _stop(crew)
+        raise
     finally:
-        _WORKER_GAME.clear()  # the forked workers have their copy; the parent keeps no stale game
+        _WORKER_GAME.clear()
     try:
-        started = {p.pid for p in multiprocessing.active_children()}
-        results = pool.imap_unordered(functools.partial(_run_in_worker, spec, list(agents), seed), indices)
-        yield _watched(results, started)
+        yield _dispatch(crew, iter(indices))
     finally:
-        pool.terminate()  # at once, also when interrupted: games in flight are replayed by a resume
-        pool.join()
+        _stop(crew)
 
 
-WATCH_EVERY_S = 1.0
+def _dispatch(crew: list[_Worker], todo: Iterator[int]) -> Iterator[GameOutcome]:
+    """Hand out games one at a time and yield outcomes as they come; WorkerLostError if a worker dies."""
+    for worker in crew:
+        _hand_out(worker, todo)
+    while busy := [w for w in crew if w.index is not None]:
+        ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+        for worker in busy:
+            if worker.conn in ready:
+                try:
+                    outcome = worker.conn.recv()
+                except (EOFError, OSError):
+                    _lost(worker)
+                yield outcome
+                _hand_out(worker, todo)
+            elif worker.process.sentinel in ready:
+                _lost(worker)
 
 
-def _watched(results: Any, workers: set[int]) -> Iterator[GameOutcome]:
-    """Results as they come, or WorkerLostError once a worker has died.
+def _hand_out(worker: _Worker, todo: Iterator[int]) -> None:
+    worker.index = next(todo, None)
+    try:
+        worker.conn.send(worker.index)
+    except OSError:  # it died between two games
+        if worker.index is not None:
+            _lost(worker)
 
-    A pool replaces a worker that was killed (by the user, or by the kernel
-    when memory ran out) but never learns that the game it was playing is
-    lost, and would wait for that result for ever.
-    """
-    while True:
-        try:
-            yield results.next(timeout=WATCH_EVERY_S)
-        except StopIteration:
-            return
-        except multiprocessing.TimeoutError:
-            lost = workers - {p.pid for p in multiprocessing.active_children()}
-            if lost:
-                raise WorkerLostError(f"worker process {min(lost)} died (killed, or out of memory?) "
-                                      f"with a game unfinished") from None
+
+def _lost(worker: _Worker) -> None:
+    raise WorkerLostError(f"worker process {worker.process.pid} died (killed, or out of memory?) while "
+                          f"playing game {worker.index}")
+
+
+def _stop(crew: list[_Worker]) -> None:
+    """Stop every worker at once, also when interrupted: games in flight are replayed by a resume."""
+    for worker in crew:
+        if worker.process.is_alive():
+            worker.process.kill()
+    for worker in crew:
+        worker.process.join()
+        worker.conn.close()
 
 
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),

@@ -210,6 +210,22 @@ def _show_rng(state: State, seen: dict) -> None:
     seen["rng"] = state.data["rng"]
 
 
+def observe_leaking(monkeypatch, reveal) -> None:
+    """Make State.observe add to the honest observation what `reveal(state, seen)` puts in it."""
+    honest = State.observe
+
+    def leaking(self: State, player: int) -> dict:
+        seen = honest(self, player)
+        reveal(self, seen)
+        return seen
+
+    monkeypatch.setattr(State, "observe", leaking)
+
+
+def _show_raw_bids(state: State, seen: dict) -> None:
+    seen["state"]["bid"] = list(state.data["vars"]["bid"])
+
+
 @pytest.mark.parametrize("ruleset,reveal,leak", [
     (str(TEST_RULESETS / "go-fish-lite.yaml"), _show_owner_entries, r"observe\(0\) changes with hand\[1\]"),
     ("kuhn-poker", _show_hidden_contents, r"changes with deck \(altered\)"),
@@ -221,14 +237,7 @@ def test_leak_check_catches_a_leaking_observer(ruleset, reveal, leak, monkeypatc
     _, states = playout(game, 0)
     for state in states:
         check_no_leak(state, TwinCounts())  # the engine's own observer passes on these very states
-    honest = State.observe
-
-    def leaking(self: State, player: int) -> dict:
-        seen = honest(self, player)
-        reveal(self, seen)
-        return seen
-
-    monkeypatch.setattr(State, "observe", leaking)
+    observe_leaking(monkeypatch, reveal)
     with pytest.raises(AssertionError, match=leak):
         for state in states:
             check_no_leak(state, TwinCounts())
@@ -264,14 +273,7 @@ def test_leak_check_covers_values_that_are_not_lists(make_game, monkeypatch):
     for state in states:
         check_no_leak(state, counts)
     assert counts.tested >= len(states) * 2  # each seat's view of the other's bid, in every state
-    honest = State.observe
-
-    def leaking(self: State, player: int) -> dict:
-        seen = honest(self, player)
-        seen["state"]["bid"] = list(self.data["vars"]["bid"])
-        return seen
-
-    monkeypatch.setattr(State, "observe", leaking)
+    observe_leaking(monkeypatch, _show_raw_bids)
     with pytest.raises(AssertionError, match=r"changes with bid\[1\] \(hidden as one item, altered\)"):
         for state in states:
             check_no_leak(state, TwinCounts())

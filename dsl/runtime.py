@@ -272,10 +272,6 @@ def contains(container: Any, item: Any, budget: Budget, pos: Pos | None = None) 
     raise RuleRuntimeError(f"`in` needs a list, map or string, not {type_name(container)}", pos)
 
 
-def truthy(value: Any) -> bool:
-    return bool(value)
-
-
 def negate(value: Any, pos: Pos | None = None) -> Any:
     if _num(value) and type(value) is not bool:
         return -value

@@ -176,7 +176,8 @@ def is_file(path: Path) -> bool:
 
 def read_document(path: Path, max_bytes: int) -> Document:
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as stream:
+            raw = stream.read(max_bytes + 1)  # enough to tell it is too big without reading all of it
     except OSError as err:
         raise YamlProblem(Diagnostic("RP001", f"cannot read {path}: {err.strerror}", str(path), 0, 0,
                                      hint="check the path")) from None

@@ -34,11 +34,18 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
             out.flush()
-            if target.exists():  # a replaced file keeps its permissions (mkstemp's are 0600)
-                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+            # mkstemp's 0600 would make a report private: a replaced file keeps its permissions,
+            # a new one gets what the user's umask gives any new file.
+            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode) if target.exists() else _new_file_mode())
             os.fsync(out.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask

@@ -20,9 +20,23 @@ class SpecRule:
     text: str
 
 
+MAX_SPEC_BYTES = 4_000_000  # a rule text many times the length of any game's rulebook
+
+
 def read_spec(path: Path) -> list[SpecRule]:
+    """The rules of a spec file; OSError if it is not a regular file, too large or not UTF-8 text."""
+    if not path.is_file():
+        raise OSError(f"{path} is not a regular file")
+    with open(path, "rb") as stream:
+        raw = stream.read(MAX_SPEC_BYTES + 1)
+    if len(raw) > MAX_SPEC_BYTES:
+        raise OSError(f"{path} is over {MAX_SPEC_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise OSError(f"{path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     rules = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         m = RULE_LINE.match(line)
         if m:
             rules.append(SpecRule(m.group(1), n, line.strip()))

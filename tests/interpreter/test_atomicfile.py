@@ -72,3 +72,12 @@ def test_a_fifo_is_refused_not_replaced(tmp_path, through_link):
 def test_a_folder_is_refused(tmp_path):
     with pytest.raises(UserFileError, match="a folder, not a regular file"):
         atomic_write_text(tmp_path, "x")
+
+
+def test_a_new_file_gets_the_umask_mode_not_a_private_one(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = atomic_write_text(tmp_path / "new.json", "{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -200,3 +200,19 @@ def test_the_allowed_spec_places_are_read(tmp_path: Path, spec: str):
                  f"spec: {spec}\n")
     game = load_game(path)
     assert [d.code for d in game.model.diagnostics] == []
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("make", ["fifo", "huge", "binary"])
+def test_a_spec_that_is_no_readable_text_file_is_one_diagnostic(tmp_path: Path, make: str):
+    spec = tmp_path / "games" / "rules.md"
+    spec.parent.mkdir()
+    if make == "fifo":
+        os.mkfifo(spec)  # reading it would wait for a writer for ever
+    elif make == "huge":
+        spec.write_bytes(b"- **MINI-1** x\n" * 300_000)
+    else:
+        spec.write_bytes(b"\xff\xfe- **MINI-1**\n")
+    path = write(tmp_path / "games", "main.yaml", BODY + "spec: rules.md\n")
+    message = fails_with(path, "RP404")
+    assert ("does not exist" if make == "fifo" else "cannot be read") in message  # not a regular file

@@ -18,6 +18,7 @@ where raw rates cannot.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -98,8 +99,8 @@ def baseline_ops_per_s(seconds: float) -> float:
 
 def bench(game: Game, seconds: float = 1.0, runs: int = 3, seed: int = 0) -> BenchReport:
     """Time random playouts (game k uses seed `derive(k)` of `seed`); rule errors propagate."""
-    if seconds <= 0 or runs < 1:
-        raise ValueError("bench needs seconds > 0 and runs >= 1")
+    if not (math.isfinite(seconds) and seconds > 0) or runs < 1:
+        raise ValueError("bench needs a finite number of seconds > 0 and runs >= 1")
     seeds = Rng(seed_state(seed))
     report = BenchReport(game.name)
     index = 0

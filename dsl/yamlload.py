@@ -102,18 +102,6 @@ def format_path(path: Path_) -> str:
     return out
 
 
-def value_at(data: Any, path: Path_) -> Any:
-    """The value at a YAML path in plain data, or None if the path does not exist."""
-    for step in path:
-        if isinstance(data, dict) and step in data:
-            data = data[step]
-        elif isinstance(data, list) and isinstance(step, int) and 0 <= step < len(data):
-            data = data[step]
-        else:
-            return None
-    return data
-
-
 class _Refused(Exception):
     """A document the composer will not finish: too deep, or too large once aliases expand."""
 

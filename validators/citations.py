@@ -16,7 +16,7 @@ from typing import Iterator
 from ruleplay.dsl.compiler import Suggester
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.variants import inside, is_file
-from ruleplay.dsl.yamlload import format_path, value_at
+from ruleplay.dsl.yamlload import format_path, lookup
 
 from .spec import read_spec
 
@@ -79,7 +79,7 @@ def check_citations(model, ruleset_path: Path) -> Iterator[Diagnostic]:
 
 def _citation_place(model, path: tuple, rule: str) -> tuple[str, int, int, str, tuple]:
     """Where the author wrote a citation: its `rule:`/`resolves:` entry, or the `@ID` in rule text."""
-    value = value_at(model.data, path)
+    value = lookup(model.data, path)
     if isinstance(value, dict):
         for key in ("rule", "resolves"):
             cited = value.get(key)

@@ -15,7 +15,7 @@ from ruleplay.dsl import ast as A
 from ruleplay.dsl.compiler import Suggester, listing
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects
-from ruleplay.dsl.yamlload import format_path, value_at
+from ruleplay.dsl.yamlload import format_path, lookup
 
 
 def _effect_paths(data: dict) -> list[tuple]:
@@ -33,7 +33,7 @@ def _effect_paths(data: dict) -> list[tuple]:
 def _statements(model) -> list[A.Control]:
     out = []
     for path in _effect_paths(model.data):
-        text = value_at(model.data, path)
+        text = lookup(model.data, path)
         if isinstance(text, str):
             try:
                 node = parse_effects(text, model.source.origin(path))

@@ -93,17 +93,6 @@ class SimulationReport:
                 "failed": self.failed, "errors": [e.to_dict() for e in self.errors]}
 
 
-_WORKER_GAME: dict[GameSpec, Game] = {}  # set by the parent just before forking, so workers skip loading
-
-
-def _game_in_worker(spec: GameSpec) -> Game:
-    """The parent's game when forked; loaded once per worker when spawned."""
-    game = _WORKER_GAME.get(spec)
-    if game is None:
-        game = _WORKER_GAME[spec] = spec.load()
-    return game
-
-
 def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
     gseed = game_seed(seed, index)
     try:
@@ -116,8 +105,12 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOut
                        result.ended_by)
 
 
-def _worker(conn: Any, spec: GameSpec, agents: list[str], seed: int, inherited: list[Any]) -> None:
+def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int,
+            inherited: list[Any]) -> None:
     """A worker process: play the game index it is sent, send back its outcome, until told to stop.
+
+    A forked worker gets the parent's loaded `game`; a spawned one (where
+    arguments are pickled, and compiled rules do not pickle) loads `spec`.
 
     Workers leave Ctrl-C to the parent, which stops them once it has saved
     what finished.  They report only through their pipe, so their stderr goes
@@ -130,7 +123,8 @@ def _worker(conn: Any, spec: GameSpec, agents: list[str], seed: int, inherited: 
     sys.stderr = open(os.devnull, "w", encoding="utf-8")
     for end in inherited:
         end.close()
-    game = _game_in_worker(spec)
+    if game is None:
+        game = spec.load()
     while True:
         try:
             index = conn.recv()
@@ -162,22 +156,20 @@ def _outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indi
         yield (run_one(game, agents, seed, i) for i in indices)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    forked = context.get_start_method() == "fork"
     crew: list[_Worker] = []
-    _WORKER_GAME[spec] = game  # forked workers inherit the loaded game
     try:
         for _ in range(workers):
             mine, theirs = context.Pipe()
-            inherited = [w.conn for w in crew] + [mine] if context.get_start_method() == "fork" else []
-            process = context.Process(target=_worker, args=(theirs, spec, list(agents), seed, inherited),
-                                      daemon=True)
+            inherited = [w.conn for w in crew] + [mine] if forked else []
+            process = context.Process(target=_worker, daemon=True,
+                                      args=(theirs, spec, game if forked else None, list(agents), seed, inherited))
             process.start()
             theirs.close()
             crew.append(_Worker(process, mine))
     except BaseException:
         _stop(crew)
         raise
-    finally:
-        _WORKER_GAME.clear()
     try:
         yield _dispatch(crew, iter(indices))
     finally:

@@ -99,22 +99,26 @@ def seen_item_lists(model: GameModel, data: dict, viewer: int) -> Iterator[tuple
                 yield decl, seat
 
 
-def masked_items(model: GameModel, data: dict, decl: VarDecl, viewer: int, owner: int | None) -> dict[int, str]:
-    """{index: its back as JSON} for the items of a list that `viewer` does not see.
+def hidden_back(model: GameModel, data: dict, decl: VarDecl, item: Any, index: int | None, viewer: int,
+                owner: int | None) -> str | None:
+    """The back (as JSON) `viewer` sees instead of `item`, or None if `visible_if` shows it.
 
     Computed from the declaration, not from `observe`, so that a masking bug
     in `observe` cannot hide itself by also hiding what the check should move.
     """
     assert decl.visible_if is not None
-    items = data["vars"][decl.name] if owner is None else data["vars"][decl.name][owner]
     ctx = R.Ctx(data["vars"], data["flow"], model)
-    out = {}
-    for index, item in enumerate(items):
-        ctx.env = {"item": item, "index": index, "viewer": viewer, "owner": owner}
-        if not decl.visible_if(ctx):
-            back = decl.back(ctx) if decl.back is not None else None
-            out[index] = json.dumps(back, sort_keys=True)
-    return out
+    ctx.env = {"item": item, "index": index, "viewer": viewer, "owner": owner}
+    if decl.visible_if(ctx):
+        return None
+    return json.dumps(decl.back(ctx) if decl.back is not None else None, sort_keys=True)
+
+
+def masked_items(model: GameModel, data: dict, decl: VarDecl, viewer: int, owner: int | None) -> dict[int, str]:
+    """{index: its back as JSON} for the items of a list that `viewer` does not see."""
+    items = data["vars"][decl.name] if owner is None else data["vars"][decl.name][owner]
+    backs = {index: hidden_back(model, data, decl, item, index, viewer, owner) for index, item in enumerate(items)}
+    return {index: back for index, back in backs.items() if back is not None}
 
 
 def shuffled_masked(items: list, masked: dict[int, str]) -> list:
@@ -167,17 +171,6 @@ def item_twins(model: GameModel, data: dict, viewer: int, counts: TwinCounts) ->
         yield Twin(f"the order of the masked items of {where}", twin)
 
 
-def _hidden_back(model: GameModel, data: dict, decl: VarDecl, value: Any, viewer: int,
-                 owner: int | None) -> str | None:
-    """The back `viewer` sees instead of a value that is not a list (as JSON), or None if it is shown."""
-    assert decl.visible_if is not None
-    ctx = R.Ctx(data["vars"], data["flow"], model)
-    ctx.env = {"item": value, "index": None, "viewer": viewer, "owner": owner}
-    if decl.visible_if(ctx):
-        return None
-    return json.dumps(decl.back(ctx) if decl.back is not None else None, sort_keys=True)
-
-
 def whole_value_twins(model: GameModel, data: dict, viewer: int, counts: TwinCounts) -> Iterator[Twin]:
     """Twins that change a value that is not a list while its `visible_if` hides it behind the same back."""
     for name, decl in model.vars.items():
@@ -192,8 +185,8 @@ def whole_value_twins(model: GameModel, data: dict, viewer: int, counts: TwinCou
             changed = altered(item)
             twin = _with_var(data, name, owner, changed)
             try:
-                back = _hidden_back(model, data, decl, item, viewer, owner)
-                same_back = back is not None and _hidden_back(model, twin, decl, changed, viewer, owner) == back
+                back = hidden_back(model, data, decl, item, None, viewer, owner)
+                same_back = back is not None and hidden_back(model, twin, decl, changed, None, viewer, owner) == back
             except R.RuleRuntimeError:
                 counts.rejected += 1
                 continue

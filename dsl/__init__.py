@@ -1,0 +1,9 @@
+"""The rules language: safe YAML loading, the expression grammar and parser, the compiler and its reference evaluator.
+
+`yamlload` reads ruleset files with positions for every value; `variants`
+applies `extends:`, `include:` and variant patches; `parser` (on
+`grammar.lark`) builds the typed AST of `ast`; `compiler` turns it into
+closures and `reference` evaluates it the simple way, sharing the operator
+semantics of `runtime` and the builtins of `builtins`.  Imports nothing else
+of ruleplay: the engine and the validators are built on it.
+"""

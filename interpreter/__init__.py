@@ -3,16 +3,30 @@
     from ruleplay import load_game, CHANCE
     game = load_game("my-game.yaml", players=2)   # a path, or a built-in name (`ruleplay list`)
     state = game.new_state(seed=7)
+
+The package is layered; each subpackage's docstring says what it may import
+(`docs/architecture.md` has the map): `engine` (the game model and play),
+`agents`, `runs` (playing many games and what they produce), `authoring`
+(scenarios and mutation testing), `view`, `cli`, beside the language
+(`ruleplay.dsl`) and the checks (`ruleplay.validators`).
 """
 
-from .errors import (
-    DeadlockError, GameOverError, IllegalMoveError, MoveParseError, ReplayError, ResultsFileError, RuleplayError,
-    RulesetError, StateFormatError, StepLimitError,
+from .engine.errors import (
+    DeadlockError,
+    GameOverError,
+    IllegalMoveError,
+    MoveParseError,
+    ReplayError,
+    ResultsFileError,
+    RuleplayError,
+    RulesetError,
+    StateFormatError,
+    StepLimitError,
 )
-from .game import ENGINE_VERSION, Game, GameInfo, load_game
-from .legal import CHANCE, TERMINAL
-from .moves import Move, parse_move
-from .state import State
+from .engine.game import ENGINE_VERSION, Game, GameInfo, load_game
+from .engine.legal import CHANCE, TERMINAL
+from .engine.moves import Move, parse_move
+from .engine.state import State
 
 __version__ = ENGINE_VERSION
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ruleplay.scenario import loading_factory, run_scenarios
+from ruleplay.authoring.runner import loading_factory, run_scenarios
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 FILES = sorted(SCENARIOS.glob("**/*.yaml"))

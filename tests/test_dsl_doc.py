@@ -137,7 +137,7 @@ def test_the_doc_lists_every_builtin():
 def test_the_doc_lists_every_diagnostic_code():
     used = set()
     for folder in ("dsl", "interpreter", "validators"):
-        for path in (ROOT / folder).glob("*.py"):
+        for path in (ROOT / folder).rglob("*.py"):
             used |= set(re.findall(r"RP\d{3}", path.read_text(encoding="utf-8")))
     text = DOC.read_text(encoding="utf-8")
     table = text.split("<!-- codes:start -->")[1].split("<!-- codes:end -->")[0]

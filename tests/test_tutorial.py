@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from docblocks import Block, play_random, read_blocks
 from ruleplay import load_game
 from ruleplay.cli import main
-from ruleplay.scenario import run_scenarios
+from ruleplay.authoring.runner import run_scenarios
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tutorial.md"
 BLOCKS = read_blocks(DOC)

@@ -3,7 +3,8 @@
 Each check is a small generator of diagnostics registered in `CHECKS`, so
 adding one never touches the others (the jsonschema way).  The schema check
 (`validators.schema`) runs earlier, on the raw data, because the model
-cannot be built from structurally broken input.
+cannot be built from structurally broken input.  Imports only `ruleplay.dsl`:
+the checks read the model they are given and never load or play a game.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.geometry import Grid
 from ruleplay.dsl.parser import parse_expr
 from ruleplay.dsl.scope import Scope
-from ruleplay.model import flatten_graph
+from ruleplay.engine.builders.components import flatten_graph
 
 
 def _graph(edges, nodes=(), directed=False):

@@ -10,7 +10,7 @@ from ruleplay.dsl import runtime as R
 from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.parser import parse_effects, parse_expr
 from ruleplay.dsl.scope import Callable_, Scope
-from ruleplay.rng import Rng
+from ruleplay.engine.rng import Rng
 
 MODEL = SimpleNamespace(
     component_ids=["r1", "b1"],

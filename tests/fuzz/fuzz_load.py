@@ -30,7 +30,7 @@ import traceback
 from pathlib import Path
 
 from ruleplay import RulesetError, load_game
-from ruleplay.loader import rulesets_dir
+from ruleplay.engine.loader import rulesets_dir
 
 PIECES = [b"(", b")", b"[", b"]", b"{", b"}", b'"', b"'", b":", b": ", b"- ", b"\n", b"\t", b"  ", b"#", b"&a ",
           b"*a", b"!!python/name:os.system", b"<<: ", b"---\n", b"if ", b" then ", b" and ", b"not ", b"==",

@@ -21,7 +21,7 @@ import pytest
 
 from ruleplay import RulesetError, StepLimitError, load_game
 from ruleplay.dsl.diagnostics import Diagnostic
-from ruleplay.play import play_game
+from ruleplay.runs.play import play_game
 
 CORPUS = Path(__file__).resolve().parent.parent / "bad_rulesets"
 EXPECT = re.compile(rb"^# expect: (RP\d{3}) (?:(\S+):)?(\d+):(\d+)\s*$", re.M)
@@ -138,7 +138,7 @@ def test_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_path: Path)
     path = tmp_path / "big.yaml"
     path.write_text((CORPUS / "never_ends.yaml").read_text(encoding="utf-8") + "# " + "x" * 5000 + "\n",
                     encoding="utf-8")
-    from ruleplay.loader import load_model
+    from ruleplay.engine.loader import load_model
 
     with pytest.raises(RulesetError) as info:
         load_model(path, max_bytes=4096)

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ruleplay import Game, RulesetError, load_game
-from ruleplay.loader import rulesets_dir
+from ruleplay.engine.loader import rulesets_dir
 
 # Read once, so every example (and hypothesis's replay of it) sees the same bytes.
 SOURCES = {p.name: p.read_bytes() for p in sorted(rulesets_dir().glob("*.yaml"))}

@@ -9,7 +9,7 @@ import pytest
 
 from ruleplay import RulesetError
 from ruleplay.dsl.builtins import BUILTINS
-from ruleplay.loader import builtin_games, load_model
+from ruleplay.engine.loader import builtin_games, load_model
 from ruleplay.validators.signatures import accepts
 from ruleplay.validators.types import check_types
 

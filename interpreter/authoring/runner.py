@@ -1,0 +1,105 @@
+"""Running scenario files: rule behaviour written as data, each failure located in its file.
+
+`run_scenarios` finds the scenario files under the paths given, loads each
+(`scenario_file`), plays it against its game (`steps`) and reports every
+failure as a diagnostic pointing into the scenario file.  Games come from a
+`GameFactory`, so mutation testing (`mutation`) can hand in games with a
+rule switched off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ruleplay.dsl.diagnostics import RulesetError
+
+from ..engine.errors import RuleplayError
+from ..engine.game import Game, load_game
+from .scenario_file import Scenario, ScenarioError, load_scenario
+from .steps import play
+
+# (game reference, players, variant) -> Game; scenarios never load games themselves.
+GameFactory = Callable[[str, int | None, str | None], Game]
+
+__all__ = ["ScenarioResult", "ScenarioError", "GameFactory", "run_scenarios", "run_scenario", "scenario_files",
+           "load_all", "loading_factory"]
+
+
+@dataclass
+class ScenarioResult:
+    """One scenario file's outcome; each failure is a located diagnostic (file:line:col first)."""
+
+    file: str
+    name: str
+    passed: bool
+    failures: list[str]
+
+
+def scenario_files(paths: list[Path]) -> list[Path]:
+    """Files as given; folders expand to their **/*.yaml, sorted.
+
+    A folder without scenario files, or no paths at all, is a ScenarioError
+    (RP640): a mistyped folder must fail a test run, not pass it with
+    nothing run.
+    """
+    if not paths:
+        raise ScenarioError(["no scenario files given"])
+    out: list[Path] = []
+    for path in paths:
+        found = sorted(path.glob("**/*.yaml")) if path.is_dir() else [path]
+        if not found:
+            raise ScenarioError([f"no scenario files (*.yaml) in {path}"])
+        out += found
+    return out
+
+
+def loading_factory() -> GameFactory:
+    """Loads each (game, players, variant) once."""
+    cache: dict[tuple, Game] = {}
+
+    def load(ref: str, players: int | None, variant: str | None) -> Game:
+        key = (ref, players, variant)
+        if key not in cache:
+            cache[key] = load_game(ref, players, variant)
+        return cache[key]
+
+    return load
+
+
+def run_scenario(scenario: Scenario, games: GameFactory) -> ScenarioResult:
+    try:
+        game = games(scenario.game, scenario.players, scenario.variant)
+    except RulesetError as err:
+        failure = scenario.problem("RP643", f"cannot load game {scenario.game!r}:", ("game",))
+        return ScenarioResult(scenario.file, scenario.name, False, [failure + "\n" + _indent(err.format())])
+    except RuleplayError as err:
+        failure = scenario.problem("RP643", f"cannot load game {scenario.game!r}: {err}", ("game",))
+        return ScenarioResult(scenario.file, scenario.name, False, [failure])
+    failures = play(scenario, game)
+    return ScenarioResult(scenario.file, scenario.name, not failures, failures)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())
+
+
+def load_all(files: list[Path]) -> list[Scenario | ScenarioResult]:
+    out: list[Scenario | ScenarioResult] = []
+    for path in files:
+        try:
+            out.append(load_scenario(path))
+        except ScenarioError as err:
+            out.append(ScenarioResult(str(path), path.stem, False, err.failures))
+    return out
+
+
+def run_scenarios(paths: list[Path], games: GameFactory | None = None) -> list[ScenarioResult]:
+    """Play every scenario file under `paths`; a file that cannot be read is a failed result.
+
+    Raises ScenarioError (RP640) if `paths` hold no scenario file at all.
+    """
+    games = games or loading_factory()
+    return [item if isinstance(item, ScenarioResult) else run_scenario(item, games)
+            for item in load_all(scenario_files(paths))]

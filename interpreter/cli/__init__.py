@@ -1,0 +1,37 @@
+"""The `ruleplay` command: validate, inspect, play, simulate and test rulesets.
+
+One module per command (`catalog` holds `list` and `schema`); the options
+they share live in `options`, and how they print results and errors in
+`output`.  Commands parse arguments and present results; the work itself is
+done by the tools (`runs`, `authoring`, `view`) and the engine, so nothing
+here holds game logic.  `cli` may import every other part of ruleplay, and
+nothing imports `cli`.
+
+Exit codes: 0 success; 1 an invalid ruleset, a failed scenario or replay, or
+a rule error during play; 2 a usage error (click's own); 130 interrupted.
+Every error is one clear message — diagnostics for rulesets, code and
+position for rule errors — never a traceback.  With `--json` every command
+prints one JSON document on stdout, errors included.  Output holds no clock
+times, only timing fields.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..engine.game import ENGINE_VERSION
+from . import bench, catalog, graph, perft, play, replay, scenario, simulate, validate
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(ENGINE_VERSION, prog_name="ruleplay")
+def main() -> None:
+    """ruleplay: games written as YAML rules, played, checked and measured."""
+
+
+for command in (catalog.list_command, validate.validate_command, catalog.schema_command, graph.graph_command,
+                perft.perft_command, play.play_command, simulate.simulate_command, bench.bench_command,
+                replay.replay_command, scenario.scenario_command):
+    main.add_command(command)
+
+__all__ = ["main"]

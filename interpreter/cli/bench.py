@@ -1,0 +1,45 @@
+"""`ruleplay bench`: random playouts per second, and their cost against a same-process baseline."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from ..engine.game import load_game
+from .options import game_options, json_option
+from .output import emit_json, reports_errors
+
+MAX_BENCH_SECONDS = 3600.0
+
+
+def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """FloatRange lets nan through (nan compares false with both bounds), and a run of nan seconds never ends."""
+    if math.isnan(value):
+        raise click.BadParameter("nan is not a number of seconds")
+    return value
+
+
+@click.command("bench")
+@click.argument("game_name", metavar="GAME")
+@click.option("--seconds", type=click.FloatRange(min=0, min_open=True, max=MAX_BENCH_SECONDS), default=1.0,
+              show_default=True, callback=_not_nan, metavar="S", help="Length of each timed run.")
+@click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True, metavar="R")
+@game_options
+@json_option
+@reports_errors
+def bench_command(game_name: str, seconds: float, runs: int, players: int | None, variant: str | None, seed: int,
+                  as_json: bool) -> None:
+    """Measure random playouts per second (median of several runs)."""
+    from ..runs.bench import bench as measure
+
+    report = measure(load_game(game_name, players, variant), seconds, runs, seed)
+    data = report.to_dict()
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(f"{report.game}: {data['playouts_per_s']:.1f} playouts/s (median of {runs} runs, "
+               f"min {data['min_playouts_per_s']:.1f}, max {data['max_playouts_per_s']:.1f}), "
+               f"mean length {data['mean_length']:.2f} moves")
+    click.echo(f"  a playout costs {data['baseline_ops_per_playout']:.1f} baseline operations (the same-process "
+               f"yardstick: compare this figure across machines and commits)")

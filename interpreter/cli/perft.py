@@ -1,0 +1,27 @@
+"""`ruleplay perft`: move-generator counts to a fixed depth."""
+
+from __future__ import annotations
+
+import click
+
+from ..engine.game import load_game
+from .options import game_options, json_option
+from .output import emit_json, reports_errors
+
+
+@click.command("perft")
+@click.argument("game_name", metavar="GAME")
+@click.option("--depth", type=click.IntRange(min=0), required=True, metavar="D")
+@game_options
+@json_option
+@reports_errors
+def perft_command(game_name: str, depth: int, players: int | None, variant: str | None, seed: int,
+                  as_json: bool) -> None:
+    """Count the move sequences of exactly D decisions from the initial state."""
+    from ..runs.perft import perft as count
+
+    result = count(load_game(game_name, players, variant).new_state(seed), depth)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        click.echo(f"perft {depth}: {result.nodes} nodes, {result.terminals} terminal states")

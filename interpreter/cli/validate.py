@@ -1,0 +1,81 @@
+"""`ruleplay validate`: every diagnostic of each ruleset and variant at once, and optional smoke games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ruleplay.dsl.diagnostics import ERROR
+
+from ..engine.errors import RulesetError
+from ..engine.game import load_game
+from .options import game_options, json_option
+from .output import echo_failures, emit_json, reports_errors
+
+# A smoke test is a check, not an experiment: a bound no real check reaches, and a typo's extra zeros do.
+MAX_SMOKE_GAMES = 10**6
+
+
+def _validate_one(target: str, players: int | None, variant: str | None, smoke: int,
+                  seed: int) -> tuple[dict, tuple[str, ...]]:
+    """The check of one ruleset (one variant), and the variants it declares."""
+    from ..runs.simulate import GameSpec, simulate
+
+    entry: dict[str, Any] = {"target": target, "variant": variant, "ok": True, "diagnostics": [], "smoke": None}
+    try:
+        game = load_game(target, players, variant)
+    except RulesetError as err:
+        entry["ok"] = False
+        entry["diagnostics"] = err.diagnostics
+        return entry, ()
+    entry["diagnostics"] = game.model.diagnostics
+    if smoke:
+        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"], keep_outcomes=False)
+        entry["smoke"] = report
+        entry["ok"] = not report.failed
+    return entry, game.info.variants
+
+
+@click.command("validate")
+@click.argument("targets", nargs=-1, required=True, metavar="PATH|NAME...")
+@click.option("--smoke", type=click.IntRange(min=0, max=MAX_SMOKE_GAMES), default=0, metavar="N",
+              help="Also play N random games, which must end within the step limit.")
+@game_options
+@json_option
+@reports_errors
+def validate_command(targets: tuple[str, ...], smoke: int, players: int | None, variant: str | None, seed: int,
+                     as_json: bool) -> None:
+    """Check rulesets (and, without --variant, each of their variants); exit 1 on any error."""
+    entries = []
+    for target in targets:
+        entry, variants = _validate_one(target, players, variant, smoke, seed)
+        entries.append(entry)
+        if variant is None:
+            entries.extend(_validate_one(target, players, name, smoke, seed)[0] for name in variants)
+    if as_json:
+        emit_json([{**e, "diagnostics": [d.to_dict() for d in e["diagnostics"]],
+                     "smoke": e["smoke"] and e["smoke"].to_dict()} for e in entries])
+    else:
+        for e in entries:
+            _print_validation(e)
+    if not all(e["ok"] for e in entries):
+        raise click.exceptions.Exit(1)
+
+
+def _print_validation(entry: dict) -> None:
+    label = entry["target"] + (f" (variant {entry['variant']})" if entry["variant"] else "")
+    for d in entry["diagnostics"]:
+        click.echo(d.format())
+    errors = sum(d.severity == ERROR for d in entry["diagnostics"])
+    warnings = len(entry["diagnostics"]) - errors
+    if errors:
+        click.echo(f"{label}: invalid ({errors} errors, {warnings} warnings)")
+        return
+    click.echo(f"{label}: valid ({warnings} warnings)")
+    report = entry["smoke"]
+    if report is None:
+        return
+    click.echo(f"  smoke: {report.completed} of {report.games} random games ended, "
+               f"mean length {report.mean_length:.1f} moves")
+    echo_failures(report.errors, report.failed, "  smoke ", err=False)

@@ -1,0 +1,154 @@
+"""The model builder's one entry point: ruleset data in, a `GameModel` and its diagnostics out.
+
+It settles what the other builders depend on (player count, limits,
+constants, the name scope, user functions and procedures), calls each of
+them for its part of the ruleset, and assembles the model with what is
+derived from the whole: the ruleset hash, whether the game uses chance or
+hides information, and the global action numbering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from ruleplay.dsl import ast as A
+from ruleplay.dsl.diagnostics import Diagnostic
+from ruleplay.dsl.scope import Callable_, Scope
+from ruleplay.dsl.variants import SourceMap
+
+from ..model import DEFAULT_LIMITS, Action, GameModel
+from .actions import build_actions
+from .components import StaticModel, build_boards, build_components, build_graphs
+from .context import BuildContext, noop
+from .flow import build_flow, build_variables
+from .render import build_render
+from .scoring import build_end, build_invariants, build_scoring
+
+
+def build_model(data: dict, smap: SourceMap, players: int | None, variant: str | None,
+                disabled_rules: frozenset[str] = frozenset()) -> tuple[GameModel | None, list[Diagnostic]]:
+    """Compile ruleset data; the model is None when an error makes it unusable."""
+    b = BuildContext(data, smap, disabled_rules)
+    return _build(b, players, variant), b.diags
+
+
+def _player_count(b: BuildContext, requested: int | None) -> tuple[int, int, int] | None:
+    """(players, min, max), or None (with a diagnostic) when the requested count is out of range."""
+    d = b.data
+    prange = d.get("players", 2)
+    if isinstance(prange, dict):
+        lo, hi = prange.get("min", 2), prange.get("max", 2)
+        default = prange.get("default", lo)
+    else:
+        lo = hi = default = prange
+    if lo > hi:
+        b.diag("RP301", f"players: min {lo} is greater than max {hi}", ("players",), hint="swap the two numbers")
+    players = requested if requested is not None else default
+    if not lo <= players <= hi:
+        b.diag("RP302", f"{d.get('game', 'game')} is for {lo}-{hi} players, not {players}", ("players",),
+               hint=f"use --players between {lo} and {hi}")
+        return None
+    return players, lo, hi
+
+
+def _scope(b: BuildContext, constants: dict) -> Scope:
+    """The names every expression may use, with user functions and procedures compiled into it."""
+    d = b.data
+    state_names = frozenset((d.get("state") or {}).keys())
+    for n in sorted(state_names & frozenset(constants)):
+        b.diag("RP214", f"`{n}` is both a constant and a state variable", ("state", n), key=True,
+               hint="rename one of the two")
+    functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
+    procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
+    scope = Scope(state_names, constants, frozenset(), functions, procedures, b.disabled)
+    for n, f in (d.get("functions") or {}).items():
+        b.cite(f.get("rule"), ("functions", n))
+        body = b.expr(("functions", n, "value"), scope.only_locals(*functions[n].params))
+        b.compiler.function_bodies[n] = body or (lambda ctx: None)
+    for n, f in (d.get("procedures") or {}).items():
+        b.cite(f.get("rule"), ("procedures", n), mutable=True)
+        body = b.effects(("procedures", n, "effects"), scope.only_locals(*procedures[n].params))
+        b.compiler.procedure_bodies[n] = noop if b.off(f.get("rule")) else body
+    return scope
+
+
+def _build(b: BuildContext, requested_players: int | None, variant: str | None) -> GameModel | None:
+    d = b.data
+    counts = _player_count(b, requested_players)
+    if counts is None:
+        return None
+    players, lo, hi = counts
+    if not (d.get("flow") or {}).get("phases"):
+        b.diag("RP102", "`flow:` is missing: a game needs at least one phase to be played", (),
+               hint="add flow: {phases: [{name: play, actions: [...]}]}")
+    limits = dict(DEFAULT_LIMITS)
+    limits.update(d.get("limits") or {})
+    constants = dict(d.get("constants") or {})
+    comp_ids, by_kind, props = build_components(b, limits)
+    boards = build_boards(b)
+    graphs, nx_graphs = build_graphs(b, boards)
+    scope = _scope(b, constants)
+
+    vars_ = build_variables(b, scope)
+    setup = b.effects(("setup",), scope)
+    actions = build_actions(b, scope, players, StaticModel(comp_ids, by_kind, props, boards, graphs))
+    flow = build_flow(b, scope, actions)
+    end = build_end(b, scope)
+    scoring = build_scoring(b, scope)
+    invariants = build_invariants(b, scope)
+    render = build_render(b, scope)
+    state_graphs = {n: fn for n, spec in (d.get("graphs") or {}).items() if "state" in spec
+                    and (fn := b.expr(("graphs", n, "state"), scope)) is not None}
+    for i, a in enumerate(d.get("assumptions") or []):
+        res = a.get("resolves")
+        for r in ([res] if isinstance(res, str) else res or []):
+            b.cite(r, ("assumptions", i))
+    if b.has_errors():
+        return None
+
+    texts = "\n".join(doc.text for doc in b.smap.documents())
+    model = GameModel(
+        name=d.get("game", "game"), title=d.get("title", d.get("game", "game")),
+        description=d.get("description", ""), players=players, min_players=lo, max_players=hi, variant=variant,
+        variants=sorted((d.get("variants") or {}).keys()), data=d, source=b.smap,
+        constants=constants, component_ids=comp_ids, components_by_kind=by_kind,
+        component_props=props, boards=boards, graphs=graphs, nx_graphs=nx_graphs, vars=vars_,
+        setup=setup, **flow, actions=actions, end=end, **scoring, invariants=invariants, render=render,
+        assumptions=list(d.get("assumptions") or []), spec=d.get("spec"), cited_rules=b.cited,
+        mutable_rules=b.mutable, limits=limits,
+        ruleset_hash=hashlib.sha256((texts + json.dumps([variant, players], sort_keys=True)).encode()).hexdigest()[:16],
+        uses_chance=_uses_chance(b, actions),
+        hidden_info=any(v.visibility != "public" or v.visible_if is not None for v in vars_.values()),
+        scope=scope, function_bodies=b.compiler.function_bodies, procedure_bodies=b.compiler.procedure_bodies,
+        state_graphs=state_graphs,
+    )
+    model.num_actions = _number_actions(actions)
+    return model
+
+
+def _uses_chance(b: BuildContext, actions: dict[str, Action]) -> bool:
+    """A chance action, or a shuffle in any effects text."""
+    return any(a.chance for a in actions.values()) or any(
+        isinstance(n, A.ListOp) and n.op == "shuffle"
+        for path in _effect_paths(b.data) for n in A.walk(b.parse(path, True)))
+
+
+def _effect_paths(d: dict) -> list[tuple]:
+    paths: list[tuple] = [("setup",)]
+    paths += [("actions", n, "effects") for n in d.get("actions") or {}]
+    paths += [("procedures", n, "effects") for n in d.get("procedures") or {}]
+    for i, _ in enumerate((d.get("flow") or {}).get("phases") or []):
+        paths += [("flow", "phases", i, "on_begin"), ("flow", "phases", i, "on_end")]
+    paths += [("flow", "on_round_begin"), ("flow", "on_round_end")]
+    paths += [("triggers", i, "effects") for i in range(len(d.get("triggers") or []))]
+    return paths
+
+
+def _number_actions(actions: dict[str, Action]) -> int:
+    """Give each action its first index in the global numbering; the total number of moves."""
+    index = 0
+    for a in actions.values():
+        a.first_index = index
+        index += a.size
+    return index

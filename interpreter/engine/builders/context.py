@@ -1,0 +1,127 @@
+"""What every part of the model builder shares: the ruleset data, the compiler and the diagnostics.
+
+The builders for components, state and flow, actions, scoring and render
+each read their own part of the ruleset through one `BuildContext`, so a
+problem anywhere becomes a located diagnostic in one list (reported all at
+once, never raised one by one) and every citation lands in one table.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ruleplay.dsl import ast as A
+from ruleplay.dsl.compiler import CompileProblem, Compiler
+from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
+from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
+from ruleplay.dsl.scope import Scope
+from ruleplay.dsl.variants import SourceMap
+from ruleplay.dsl.yamlload import format_path, lookup
+
+from ..model import Exec, Fn, rule_list
+
+UNKNOWN_NAME_HINT = ("a name is a state variable, a constant, a parameter, a `let` or loop name, "
+                     "or a flow value such as `current`")
+
+
+def noop(ctx: Any) -> None:
+    """The effects of an empty (or missing) effects text."""
+    return None
+
+
+class BuildContext:
+    """The ruleset being compiled, with helpers that turn problems into diagnostics."""
+
+    def __init__(self, data: dict, smap: SourceMap, disabled_rules: frozenset[str] = frozenset()):
+        self.data = data
+        self.smap = smap
+        self.diags: list[Diagnostic] = []
+        self.compiler = Compiler()
+        self.disabled = disabled_rules
+        self.cited: dict[str, list[tuple]] = {}
+        self.mutable: set[str] = set()
+        self.lines = SourceLines()
+        for doc in smap.documents():
+            self.lines.add(doc.file, doc.text)
+
+    # ----------------------------------------------------------- diagnostics
+    def diag(self, code: str, message: str, path: tuple, hint: str = "", severity: str = "error",
+             key: bool = False) -> None:
+        file, line, col, source = self.smap.where(path, key=key)
+        self.diags.append(Diagnostic(code, message, file, line, col, severity, hint, format_path(path), source))
+
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.diags)
+
+    def _flush_problems(self) -> None:
+        for p in self.compiler.problems:
+            self._problem(p)
+        self.compiler.problems.clear()
+
+    def _problem(self, p: CompileProblem) -> None:
+        hint = p.hint or (UNKNOWN_NAME_HINT if p.code == "RP210" else "")
+        self.diags.append(Diagnostic(p.code, p.message, p.pos.file, p.pos.line, p.pos.col, hint=hint,
+                                     source_line=self.lines.line(p.pos.file, p.pos.line)))
+
+    # -------------------------------------------------------------- citations
+    def cite(self, rules: str | list | None, path: tuple, mutable: bool = False) -> None:
+        """Record citations; `mutable` ones sit where mutation testing can switch them off."""
+        for rule in rule_list(rules):
+            self.cited.setdefault(rule, []).append(path)
+            if mutable:
+                self.mutable.add(rule)
+
+    def off(self, rules: str | list | None) -> bool:
+        """Whether mutation testing switched off one of these rules."""
+        return any(r in self.disabled for r in rule_list(rules))
+
+    def _cites_in(self, node: Any, path: tuple) -> None:
+        for n in A.walk(node):
+            if isinstance(n, A.Cited):
+                self.cite(n.rule, path, mutable=True)
+
+    # ------------------------------------------------------------------ code
+    def get(self, path: tuple, default: Any = None) -> Any:
+        return lookup(self.data, path, default)
+
+    def parse(self, path: tuple, effects: bool) -> A.Node | None:
+        text = self.get(path)
+        if text is None:
+            return None
+        if not isinstance(text, str):
+            text = json.dumps(text) if not effects else str(text)
+        origin = self.smap.origin(path)
+        try:
+            node = parse_effects(text, origin) if effects else parse_expr(text, origin)
+        except DslSyntaxError as err:
+            pos = err.pos
+            self.diags.append(Diagnostic(err.code, err.message, pos.file, pos.line, pos.col, hint=err.hint,
+                                         path=format_path(path), source_line=self.lines.line(pos.file, pos.line)))
+            return None
+        self._cites_in(node, path)
+        return node
+
+    def expr(self, path: tuple, scope: Scope, default: Fn | None = None) -> Fn | None:
+        node = self.parse(path, effects=False)
+        if node is None:
+            return default
+        fn = self.compiler.expr(node, scope)
+        self._flush_problems()
+        return fn
+
+    def effects(self, path: tuple, scope: Scope) -> Exec:
+        node = self.parse(path, effects=True)
+        if node is None:
+            return noop
+        fn = self.compiler.block(node, scope)
+        self._flush_problems()
+        return fn
+
+    def names_read(self, path: tuple) -> set[str] | None:
+        """The names an expression reads, or None if it does not parse."""
+        try:
+            node = parse_expr(self.get(path), self.smap.origin(path))
+        except DslSyntaxError:
+            return None
+        return {n.name for n in A.walk(node) if isinstance(n, A.Name)}

@@ -1,0 +1,43 @@
+"""How a game ends and is judged: end conditions, scores, tiebreaks, returns and invariants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruleplay.dsl.scope import Scope
+
+from ..model import EndCondition, Invariant, first_rule
+from .context import BuildContext
+
+
+def build_end(b: BuildContext, scope: Scope) -> list[EndCondition]:
+    end = []
+    for i, e in enumerate(b.data.get("end") or []):
+        b.cite(e.get("rule"), ("end", i), mutable=True)
+        fn = b.expr(("end", i, "when"), scope)
+        if fn is not None:
+            end.append(EndCondition(fn, e.get("at", "now"), first_rule(e.get("rule")), b.off(e.get("rule")),
+                                    ("end", i)))
+    return end
+
+
+def build_scoring(b: BuildContext, scope: Scope) -> dict[str, Any]:
+    """The scoring fields of the `GameModel`: a seat's score, its tiebreaks and declared returns."""
+    scoring = b.data.get("scoring") or {}
+    b.cite(scoring.get("rule"), ("scoring",))
+    pscope = scope.with_locals("p")
+    score = b.expr(("scoring", "score"), pscope)
+    tiebreak = [f for i in range(len(scoring.get("tiebreak") or []))
+                if (f := b.expr(("scoring", "tiebreak", i), pscope)) is not None]
+    return {"score": score, "tiebreak": tiebreak, "returns": b.expr(("scoring", "returns"), pscope)}
+
+
+def build_invariants(b: BuildContext, scope: Scope) -> list[Invariant]:
+    invariants = []
+    for i, inv in enumerate(b.data.get("invariants") or []):
+        b.cite(inv.get("rule"), ("invariants", i))
+        fn = b.expr(("invariants", i, "check"), scope)
+        if fn is not None:
+            invariants.append(Invariant(fn, inv.get("message", inv["check"]), first_rule(inv.get("rule")),
+                                        ("invariants", i)))
+    return invariants

@@ -1,0 +1,116 @@
+"""From a game name or a file to a validated `GameModel`.
+
+The pipeline: find the file, read YAML safely (positions kept), follow
+`extends:`/`include:`, check the JSON Schema, apply the chosen variant and
+check again, compile, then run the semantic validators.  All diagnostics are
+gathered; any error stops the load with a `RulesetError` holding them all.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ruleplay.dsl.diagnostics import Diagnostic, RulesetError, sort_key
+from ruleplay.dsl.variants import PatchProblem, SourceMap, apply_variant, load_with_extends
+from ruleplay.dsl.yamlload import MAX_FILE_BYTES, YamlProblem
+from ruleplay.validators import semantic_checks
+from ruleplay.validators.schema import check_schema
+
+from .. import files
+from .builders import build_model
+from .model import GameModel
+
+RULESETS_DIR = Path(__file__).resolve().parent.parent / "rulesets"
+
+
+def rulesets_dir() -> Path:
+    """The built-in rulesets: the source tree's folder, or the installed package's."""
+    try:
+        from importlib import resources
+
+        installed = Path(str(resources.files("ruleplay.rulesets")))
+        if installed.is_dir():
+            return installed
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return RULESETS_DIR
+
+
+def builtin_games() -> dict[str, Path]:
+    folder = rulesets_dir()
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def find_ruleset(name_or_path: str | os.PathLike) -> Path:
+    """A built-in game's file, or the regular file named (RP009 for anything else)."""
+    text = str(name_or_path)
+    games = builtin_games()
+    if text in games:
+        return games[text]
+    if not text:  # Path("") is the current folder: say what is really wrong
+        raise RulesetError([Diagnostic("RP009", "the game name is empty", "''",
+                                       hint=f"built-in games: {', '.join(games) or 'none'}; or give a path "
+                                            "to a .yaml file")])
+    path = Path(text)
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):  # missing, or a name the OS refuses (too long, NUL byte)
+        mode = None
+    if mode is not None and stat.S_ISREG(mode):
+        return path
+    if mode is not None:
+        raise RulesetError([Diagnostic("RP009", f"{text} is {files.kind(mode)}, not a regular file", text,
+                                       hint="name a .yaml ruleset")])
+    raise RulesetError([Diagnostic(
+        "RP009", f"no game or file named {text!r}", text,
+        hint=f"built-in games: {', '.join(games) or 'none'}; or give a path to a .yaml file")])
+
+
+def _fail(diags: list[Diagnostic]) -> RulesetError:
+    return RulesetError(sorted(diags, key=sort_key))
+
+
+def load_model(name_or_path: str | os.PathLike, players: int | None = None, variant: str | None = None,
+               disabled_rules: frozenset[str] = frozenset(), max_bytes: int = MAX_FILE_BYTES) -> GameModel:
+    path = find_ruleset(name_or_path)
+    try:
+        data, smap = load_with_extends(path, max_bytes)
+    except YamlProblem as err:
+        raise _fail([err.diagnostic]) from None
+    except PatchProblem as err:
+        raise _fail([err.diagnostic]) from None
+    if not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else f"a single value ({type(data).__name__})"
+        file, line, col, source = smap.where(())
+        raise _fail([Diagnostic("RP006", f"the top level is {kind}, not a mapping", file, line, col,
+                                hint="a ruleset is a mapping that starts with `ruleplay: 1` and `game: NAME`",
+                                source_line=source)])
+    diags = _schema_diagnostics(data, smap)
+    if diags:
+        raise _fail(diags)
+    if variant is not None:
+        known = sorted((data.get("variants") or {}).keys())
+        if variant not in known:
+            file, line, col, source = smap.where(("variants",), key=True)
+            raise _fail([Diagnostic("RP405", f"{data.get('game')} has no variant {variant!r}", file, line, col,
+                                    hint=f"variants: {', '.join(known) or 'none'}", source_line=source)])
+        try:
+            data = apply_variant(data, smap, variant)
+        except PatchProblem as err:
+            raise _fail([err.diagnostic]) from None
+        diags = _schema_diagnostics(data, smap)
+        if diags:
+            raise _fail(diags)
+    model, diags = build_model(data, smap, players, variant, disabled_rules)
+    if model is not None:
+        diags += list(semantic_checks(model, Path(smap.base.file)))
+    if model is None or any(d.severity == "error" for d in diags):
+        raise _fail(diags)
+    model.diagnostics = sorted(diags, key=sort_key)
+    return model
+
+
+def _schema_diagnostics(data: dict, smap: SourceMap) -> list[Diagnostic]:
+    return list(check_schema(data, smap))

@@ -1,0 +1,213 @@
+"""The compiled game model: a ruleset with names resolved and code compiled.
+
+These are plain records that play reads and never changes: `engine.builders`
+fills them in once when a ruleset loads, and flow, legal moves, scoring,
+observation and rendering only call the closures they hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ruleplay.dsl import runtime as R
+from ruleplay.dsl.compiler import Compiler
+from ruleplay.dsl.diagnostics import Diagnostic
+from ruleplay.dsl.geometry import Grid
+from ruleplay.dsl.scope import Scope
+from ruleplay.dsl.variants import SourceMap
+
+Fn = Callable[[R.Ctx], Any]
+Exec = Callable[[R.Ctx], None]
+
+DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "max_depth": 64,
+                  "max_components": 100_000, "copies_per_move": R.DEFAULT_COPIES}
+
+
+def rule_list(value: str | list | None) -> list[str]:
+    """A `rule:` value (one id or a list of ids) as a list."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else [r for r in value if isinstance(r, str)]
+
+
+def first_rule(value: str | list | None) -> str | None:
+    rules = rule_list(value)
+    return rules[0] if rules else None
+
+
+@dataclass
+class VarDecl:
+    name: str
+    per_player: bool
+    visibility: str
+    init: Fn
+    visible_if: Fn | None
+    back: Fn | None
+    type: str
+
+
+@dataclass
+class Param:
+    name: str
+    universe: list
+    source: Fn | None  # `from:` candidates computed from the state
+    where: Fn | None
+    path: tuple
+
+
+@dataclass
+class Requirement:
+    check: Fn
+    rule: str | None
+    message: str
+    path: tuple
+    level: int = -1  # index of the last parameter it reads: checked as soon as that one is bound
+
+
+@dataclass
+class Action:
+    name: str
+    rules: list[str]
+    chance: bool
+    weight: Fn | None
+    params: list[Param]
+    requires: list[Requirement]
+    effects: Exec
+    disabled: bool
+    path: tuple
+    first_index: int = 0  # position of this action's first move in the global numbering
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for p in self.params:
+            n *= len(p.universe)
+        return n
+
+
+@dataclass
+class Stage:
+    name: str
+    actions: list[str]
+    chance: bool
+
+
+@dataclass
+class Phase:
+    name: str
+    order: str
+    first: Fn | None
+    actions: list[str]
+    turn: str
+    stages: dict[str, Stage]
+    end_if: Fn | None
+    on_begin: Exec
+    on_end: Exec
+    next: str | None
+    when_stuck: str
+    rule: str | None
+    path: tuple
+
+
+@dataclass
+class EndCondition:
+    when: Fn
+    at: str
+    rule: str | None
+    disabled: bool
+    path: tuple
+
+
+@dataclass
+class Trigger:
+    when: Fn
+    effects: Exec
+    rules: list[str]
+    path: tuple
+
+
+@dataclass
+class Invariant:
+    check: Fn
+    message: str
+    rule: str | None
+    path: tuple
+
+
+@dataclass
+class RenderItem:
+    show: Fn
+    kind: str
+    board: str | None
+    label: str
+    cell: Fn | None
+    width: int
+
+
+@dataclass
+class GameModel:
+    name: str
+    title: str
+    description: str
+    players: int
+    min_players: int
+    max_players: int
+    variant: str | None
+    variants: list[str]
+    data: dict
+    source: SourceMap
+    constants: dict[str, Any]
+    component_ids: list[str]
+    components_by_kind: dict[str, list[str]]
+    component_props: dict[str, dict]
+    boards: dict[str, Grid]
+    graphs: dict[str, dict]
+    nx_graphs: dict[str, Any]
+    vars: dict[str, VarDecl]
+    setup: Exec
+    start_player: Fn | None
+    rotate_start: bool
+    skip_if: Fn | None
+    on_round_begin: Exec
+    on_round_end: Exec
+    phases: dict[str, Phase]
+    phase_order: list[str]
+    actions: dict[str, Action]
+    end: list[EndCondition]
+    score: Fn | None
+    tiebreak: list[Fn]
+    returns: Fn | None
+    invariants: list[Invariant]
+    triggers: list[Trigger]
+    render: list[RenderItem]
+    assumptions: list[dict]
+    spec: str | None
+    cited_rules: dict[str, list[tuple]]
+    mutable_rules: set[str]
+    limits: dict[str, int]
+    ruleset_hash: str
+    uses_chance: bool
+    hidden_info: bool
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    num_actions: int = 0
+    scope: Scope = field(default_factory=Scope)
+    function_bodies: dict[str, Fn] = field(default_factory=dict)
+    procedure_bodies: dict[str, Exec] = field(default_factory=dict)
+    state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
+
+    def budget(self) -> R.Budget:
+        """A fresh work budget for one move (or one setup, or one legal-move listing)."""
+        limits = self.limits
+        return R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"])
+
+    def compiler(self) -> Compiler:
+        """A compiler for code written outside the ruleset (scenario checks) that calls its functions.
+
+        Compile with `self.scope`; user function and procedure calls then find the
+        bodies compiled at load time, so extra code sees exactly the game's names.
+        """
+        compiler = Compiler()
+        compiler.function_bodies = self.function_bodies
+        compiler.procedure_bodies = self.procedure_bodies
+        return compiler

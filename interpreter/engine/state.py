@@ -1,0 +1,260 @@
+"""Game states: plain JSON data, applied move by move.
+
+A state is `{"vars": …, "flow": …, "rng": int}` and nothing else — no Python
+objects — so copy, hash, save, load and replay are exact by construction.
+`apply` works on a deep copy (states are values; the old one stays valid),
+and caches the next legal moves, which the flow loop computes anyway to
+detect a player who cannot move.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Protocol
+
+from ruleplay.dsl import runtime as R
+
+from .errors import IllegalMoveError, MoveParseError, RuleplayError
+from .flow import FlowRunner
+from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate
+from .model import GameModel
+from .moves import Move, parse_move
+from .observe import observe
+from .render import render_text
+from .rng import Rng
+from .scoring import rank_returns, scores
+
+
+class GameOfState(Protocol):
+    """What a state needs of its game; `engine.game.Game` is one.
+
+    Naming it here keeps the import one way (game imports state, never the
+    reverse), while the state still answers through its game for the action
+    numbering, the saved-state header and invariant checks.
+    """
+
+    model: GameModel
+    checking: bool
+    max_chance_outcomes: int
+
+    def move_to_index(self, move: Move | str) -> int: ...
+
+    def state_header(self) -> dict: ...
+
+    def check_invariants(self, state: "State") -> None: ...
+
+
+class State:
+    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "history")
+
+    def __init__(self, game: GameOfState, data: dict, legal: list[Move] | None = None,
+                 history: tuple[Move, ...] = ()):
+        self.game = game
+        self.data = data
+        self._legal = legal
+        self.last_fired: list[str] = []
+        self.last_log: list[Any] = []
+        self.history = history
+
+    # ------------------------------------------------------------- queries
+    @property
+    def current_player(self) -> int:
+        """0..N-1, CHANCE (-1) at a chance node, TERMINAL (-4) when the game is over."""
+        return self.data["flow"]["player"]
+
+    @property
+    def phase(self) -> str:
+        return self.data["flow"]["phase"]
+
+    @property
+    def round(self) -> int:
+        return self.data["flow"]["round"]
+
+    def is_chance_node(self) -> bool:
+        return self.data["flow"]["player"] == CHANCE
+
+    def is_terminal(self) -> bool:
+        return self.data["flow"]["done"]
+
+    def legal_moves(self) -> list[Move]:
+        """Legal moves (or chance outcomes) in the ruleset's fixed order."""
+        if self._legal is None:
+            with R.recursion_guard():
+                self._legal = generate(self.game.model, self.data["vars"], self.data["flow"])
+        return list(self._legal)
+
+    def is_legal(self, move: Move) -> bool:
+        return move in (self._legal if self._legal is not None else self.legal_moves())
+
+    def legal_actions(self) -> list[int]:
+        """Legal moves as indices of the game's fixed action numbering."""
+        return [self.game.move_to_index(m) for m in self.legal_moves()]
+
+    def chance_outcomes(self) -> list[tuple[Move, float]] | None:
+        """[(outcome, probability)] at a chance node, or None if there are too many to list."""
+        if not self.is_chance_node():
+            return []
+        moves = self.legal_moves()
+        if len(moves) > self.game.max_chance_outcomes:
+            return None
+        weights = self._weights(moves)
+        total = sum(weights)
+        return [(m, w / total) for m, w in zip(moves, weights)]
+
+    def _weights(self, moves: list[Move]) -> list[float]:
+        model = self.game.model
+        out = []
+        ctx = R.Ctx(self.data["vars"], self.data["flow"], model)
+        for m in moves:
+            action = model.actions[m.action]
+            if action.weight is None:
+                out.append(1.0)
+                continue
+            ctx.env = bind(action, m)
+            w = action.weight(ctx)
+            if type(w) not in (int, float) or not math.isfinite(w) or w < 0:
+                shown = w if type(w) in (int, float) else R.type_name(w)
+                raise R.RuleRuntimeError(f"the weight of {m} is {shown}, not a finite number >= 0",
+                                         model.source.origin(action.path + ("weight",)).pos(1, 1))
+            out.append(float(w))
+        total = sum(out)
+        if not total > 0 or not math.isfinite(total):
+            first = model.actions[moves[0].action]
+            raise R.RuleRuntimeError(f"the chance outcomes' weights sum to {total}: nothing can be drawn",
+                                     model.source.origin(first.path + ("weight",)).pos(1, 1),
+                                     hint="at least one outcome needs a weight above 0, and the sum must be finite")
+        return out
+
+    def explain(self, move: Move | str) -> str | None:
+        """Why `move` is illegal now, or None if it is legal."""
+        try:
+            explain(self.game.model, self.data["vars"], self.data["flow"], self._coerce(move))
+        except IllegalMoveError as err:
+            return str(err)
+        return None
+
+    # ------------------------------------------------------------ changes
+    def _coerce(self, move: Move | str) -> Move:
+        if isinstance(move, Move):
+            return move
+        if isinstance(move, str):
+            return parse_move(move)
+        raise MoveParseError(f"not a move: {move!r}")
+
+    def apply(self, move: Move | str, player: int | None = None) -> "State":
+        """The state after `move` (this state is unchanged). Raises IllegalMoveError."""
+        move = self._coerce(move)
+        model, data = self.game.model, self.data
+        if player is not None and player != data["flow"]["player"] and not data["flow"]["done"]:
+            raise IllegalMoveError(move, f"it is not player {player}'s turn "
+                                   f"(player {data['flow']['player']} is to move)", "RP607")
+        legal = self._legal if self._legal is not None else self.legal_moves()
+        try:
+            move = legal[legal.index(move)]  # the rules' own values: `pick(1.0)` is played as `pick(1)`
+        except ValueError:
+            explain(model, data["vars"], data["flow"], move)
+            raise IllegalMoveError(move, "not a legal move now", "RP601") from None
+        new = R.clone(data)
+        action = model.actions[move.action]
+        rng = Rng(new["rng"])
+        ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
+                    budget=model.budget())
+        ctx.fired.extend(action.rules)
+        with R.recursion_guard():
+            action.effects(ctx)
+            ctx.env = {}
+            runner = FlowRunner(model, ctx)
+            runner.after_move()
+            legal = runner.settle()
+        new["rng"] = rng.state
+        state = State(self.game, new, legal, self.history + (move,))
+        state.last_fired = list(dict.fromkeys(ctx.fired))  # each rule once, in firing order
+        state.last_log = ctx.log
+        if self.game.checking:
+            self.game.check_invariants(state)
+        return state
+
+    def apply_chance(self) -> "State":
+        """Sample an outcome at a chance node with the state's own seeded generator."""
+        if not self.is_chance_node():
+            raise RuleplayError("apply_chance() at a node that is not a chance node", "RP607")
+        moves = self.legal_moves()
+        weights = self._weights(moves)
+        rng = Rng(self.data["rng"])
+        pick = rng.random() * sum(weights)
+        chosen = moves[-1]
+        for m, w in zip(moves, weights):
+            if pick < w:
+                chosen = m
+                break
+            pick -= w
+        advanced = State(self.game, dict(self.data, rng=rng.state), self._legal, self.history)
+        return advanced.apply(chosen)
+
+    # ------------------------------------------------------------- results
+    def scores(self) -> list[float]:
+        return scores(self.game.model, self.data)
+
+    def returns(self) -> list[float]:
+        """Utilities in [-1, 1] at the end (declared by the ruleset, or by rank); zeros before."""
+        if not self.is_terminal():
+            return [0.0] * self.data["flow"]["players"]
+        return rank_returns(self.game.model, self.data)
+
+    def winners(self) -> list[int]:
+        if not self.is_terminal():
+            return []
+        r = self.returns()
+        best = max(r)
+        return [p for p, v in enumerate(r) if v == best] if len(set(r)) > 1 else list(range(len(r)))
+
+    def observe(self, player: int) -> dict:
+        """What `player` sees now (plus what they were shown); nothing hidden leaks."""
+        return observe(self.game.model, self.data, player)
+
+    def graph_edges(self) -> dict[str, list]:
+        """The [a, b] edges of each graph declared with `state:`, as its expression gives them now."""
+        model = self.game.model
+        ctx = R.Ctx(self.data["vars"], self.data["flow"], model, budget=model.budget())
+        out = {}
+        with R.recursion_guard():
+            for name, edges_of in model.state_graphs.items():
+                edges = edges_of(ctx)
+                if type(edges) is not list or not all(type(e) is list and len(e) == 2 for e in edges):
+                    raise R.RuleRuntimeError(f"graph {name!r}: `state:` must give a list of [a, b] edges, "
+                                             f"not {edges!r:.60}")
+                out[name] = edges
+        return out
+
+    def available_actions(self) -> list[str]:
+        return [] if self.is_terminal() else list(available_actions(self.game.model, self.data["flow"])[0])
+
+    # ------------------------------------------------------ value semantics
+    def copy(self) -> "State":
+        return State(self.game, R.clone(self.data), list(self._legal) if self._legal is not None else None,
+                     self.history)
+
+    def to_json(self) -> dict:
+        return self.game.state_header() | {"data": R.clone(self.data),
+                                           "history": [str(m) for m in self.history]}
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and other.game is self.game and other.data == self.data
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.data, sort_keys=True, separators=(",", ":")))
+
+    def __repr__(self) -> str:
+        f = self.data["flow"]
+        who = "over" if f["done"] else ("chance" if f["player"] == CHANCE else f"player {f['player']}")
+        return f"<State {self.game.model.name} round {f['round']} phase {f['phase']} {who}>"
+
+    def render(self) -> str:
+        return render_text(self.game.model, self.data)
+
+
+__all__ = ["State", "CHANCE", "TERMINAL"]

@@ -1,0 +1,195 @@
+"""Game logs as JSON Lines, and their exact replay.
+
+A log is a header line, one line per applied move, and an end line:
+
+    {"format": "ruleplay-log", "version": 1, "game": ..., "ruleset": ..., "variant": ...,
+     "players": ..., "seed": ..., "ruleset_hash": ..., "engine": ..., "agents": [...]}
+    {"n": 1, "player": 0, "move": "place(4)", "rules": ["TT-2.1"]}
+    ...
+    {"end": true, "scores": [...], "returns": [...], "moves": 9}
+
+Move `n` sits on line n + 1.  Chance outcomes (player -1) are drawn again by
+`apply_chance()` on replay, which must give the logged outcome: applying the
+outcome directly would leave the state's generator in a different place and
+every later random event would differ.  Replay checks the ruleset hash first
+so that a changed ruleset is named as the cause, not its first symptom.
+A log is read one line at a time and only from a regular file: a log of a
+long game costs time, never memory, and /dev/zero or a FIFO is refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from .. import files
+from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError
+from ..engine.game import ENGINE_VERSION, Game, load_game
+from ..engine.legal import CHANCE
+from ..engine.state import State
+from ..files import atomic_write_text
+from .play import PlayResult
+
+FORMAT = "ruleplay-log"
+VERSION = 1
+HEADER_TYPES: dict[str, tuple[type, ...]] = {
+    "game": (str,), "ruleset": (str,), "variant": (str, type(None)), "players": (int,), "seed": (int,),
+    "ruleset_hash": (str,), "engine": (str,),
+}
+
+
+def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str) -> list[dict]:
+    header = {"format": FORMAT, "version": VERSION, "game": result.game, "ruleset": ruleset,
+              "variant": result.variant, "players": result.players, "seed": result.seed,
+              "ruleset_hash": ruleset_hash, "engine": ENGINE_VERSION, "agents": result.agents}
+    moves = [{"n": r.n, "player": r.player, "move": r.move, "rules": list(r.rules)} for r in result.records]
+    end = {"end": True, "scores": result.scores, "returns": result.returns, "moves": result.length}
+    return [header, *moves, end]
+
+
+def write_log(path: str | os.PathLike, result: PlayResult, ruleset: str, ruleset_hash: str) -> Path:
+    """Write the log of `result`; `ruleset` is the name or path given to `load_game`."""
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in log_lines(result, ruleset, ruleset_hash))
+    return atomic_write_text(path, text)
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    path: str
+    game: str
+    ruleset: str
+    variant: str | None
+    players: int
+    seed: int
+    moves: int
+    scores: list[float]
+    returns: list[float]
+    engine: str
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "game": self.game, "ruleset": self.ruleset, "variant": self.variant,
+                "players": self.players, "seed": self.seed, "moves": self.moves, "scores": self.scores,
+                "returns": self.returns, "engine": self.engine}
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict]]:
+    """The log's lines as objects, read one at a time (a regular file only, each line of bounded length)."""
+    raw_lines = files.lines(path)
+    for number in itertools.count(1):
+        try:
+            raw = next(raw_lines, None)
+        except OSError as err:
+            raise ReplayError(f"{path}: cannot read the log: {err.strerror or err}") from None
+        if raw is None:
+            return
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ReplayError(f"{path}:{number}: the line is not UTF-8 text") from None
+        try:
+            value = json.loads(line)
+        except ValueError:
+            raise ReplayError(f"{path}:{number}: not a JSON line: {line.rstrip()[:60]!r}") from None
+        if not isinstance(value, dict):
+            raise ReplayError(f"{path}:{number}: expected a JSON object, got {line.rstrip()[:60]!r}")
+        yield number, value
+
+
+def _check_header(path: Path, header: dict) -> None:
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
+        raise ReplayError(f"{path}:1: unknown log format {header.get('format')!r} version "
+                          f"{header.get('version')!r} (expected {FORMAT!r} version {VERSION})")
+    for key, types in HEADER_TYPES.items():
+        value = header.get(key)
+        if type(value) not in types:
+            raise ReplayError(f"{path}:1: header field {key!r} is {json.dumps(value)}, "
+                              f"expected {' or '.join('null' if t is type(None) else t.__name__ for t in types)}")
+
+
+def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:
+    where = f"{path}:{number}"
+    if line.get("n") != n:
+        raise ReplayError(f"{where}: expected move number {n}, found {json.dumps(line.get('n'))}")
+    if type(line.get("player")) is not int:
+        raise ReplayError(f"{where}: `player` must be an int")
+    if not isinstance(line.get("move"), str):
+        raise ReplayError(f"{where}: `move` must be a move text")
+    rules = line.get("rules")
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise ReplayError(f"{where}: `rules` must be a list of rule ids")
+
+
+def replay(path: str | os.PathLike) -> ReplayReport:
+    """Re-run a log move by move; raises ReplayError (with the line) on any difference."""
+    path = Path(path)
+    lines = _lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise ReplayError(f"{path}: the log is empty")
+    header = first[1]
+    _check_header(path, header)
+    try:
+        game = load_game(header["ruleset"], header["players"], header["variant"])
+    except RulesetError as err:
+        raise ReplayError(f"{path}:1: the ruleset {header['ruleset']!r} does not load:\n{err}") from None
+    if game.info.ruleset_hash != header["ruleset_hash"]:
+        raise ReplayError(f"{path}:1: the ruleset changed since the log was written: log has ruleset_hash "
+                          f"{header['ruleset_hash']}, {header['ruleset']} now has {game.info.ruleset_hash}")
+    if game.name != header["game"]:
+        raise ReplayError(f"{path}:1: the log is for game {header['game']!r}, the ruleset is {game.name!r}")
+    try:
+        state = game.new_state(header["seed"])
+    except RuleRuntimeError as err:
+        raise ReplayError(f"{path}:1: the game does not start: {err}") from None
+    n = 0
+    for number, line in lines:
+        where = f"{path}:{number}"
+        if "end" in line:
+            _check_end(where, line, state, n)
+            extra = next(lines, None)
+            if extra is not None:
+                raise ReplayError(f"{path}:{extra[0]}: a line after the end line")
+            return ReplayReport(str(path), game.name, header["ruleset"], header["variant"], header["players"],
+                                header["seed"], n, state.scores(), state.returns(), header["engine"])
+        n += 1
+        _check_move_line(path, number, line, n)
+        if state.is_terminal():
+            raise ReplayError(f"{where}: move {line['move']} after the game ended")
+        if line["player"] != state.current_player:
+            raise ReplayError(f"{where}: the log has player {line['player']} to move, "
+                              f"the game has player {state.current_player}")
+        state = _advance(where, game, state, line["move"])
+        if state.last_fired != line["rules"]:
+            raise ReplayError(f"{where}: move {line['move']} fired {state.last_fired}, the log says {line['rules']}")
+    raise ReplayError(f"{path}: truncated: no end line after {n} moves")
+
+
+def _advance(where: str, game: Game, state: State, text: str) -> State:
+    try:
+        move = game.parse_move(text)
+        if state.current_player == CHANCE:
+            after = state.apply_chance()
+            if after.history[-1] != move:
+                raise ReplayError(f"{where}: chance gave {after.history[-1]}, the log says {text}")
+            return after
+        return state.apply(move)
+    except (RuleplayError, RuleRuntimeError) as err:
+        if isinstance(err, ReplayError):
+            raise
+        raise ReplayError(f"{where}: move {text} does not replay: {err}") from None
+
+
+def _check_end(where: str, line: dict, state: State, n: int) -> None:
+    if line.get("end") is not True:
+        raise ReplayError(f"{where}: malformed end line (`end` must be true)")
+    if not state.is_terminal():
+        raise ReplayError(f"{where}: the log ends after {n} moves but the game is not over")
+    if line.get("moves") != n:
+        raise ReplayError(f"{where}: the end line counts {json.dumps(line.get('moves'))} moves, the log has {n}")
+    for key, actual in (("scores", state.scores()), ("returns", state.returns())):
+        if line.get(key) != actual:
+            raise ReplayError(f"{where}: final {key} differ: log {json.dumps(line.get(key))}, replay {actual}")

@@ -1,0 +1,121 @@
+"""Playing one whole game headlessly: agents at decision nodes, the seeded RNG at chance nodes.
+
+Everything random in a game follows from its one `seed`: the state's own
+generator draws chance outcomes, and seat k's agent is seeded with
+`Rng(seed_state(seed)).derive(k)`.  So `play_game(game, agents, seed)` is a
+pure function of its arguments — the property simulations and logs rely on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..agents import Agent, make_agent
+from ..engine.game import Game
+from ..engine.legal import CHANCE
+from ..engine.outcome import winning_seats
+from ..engine.rng import Rng, seed_state
+from ..engine.state import State
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """One applied move: who made it (CHANCE = -1), its text, and the rule ids it fired."""
+
+    n: int  # 1-based move number
+    player: int
+    move: str
+    rules: tuple[str, ...]
+
+
+@dataclass
+class PlayResult:
+    game: str
+    variant: str | None
+    players: int
+    seed: int
+    agents: list[str]
+    records: list[MoveRecord] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    returns: list[float] = field(default_factory=list)
+    ended_by: str | None = None  # the end condition's rule id (or label) that ended the game
+
+    @property
+    def moves(self) -> list[str]:
+        return [r.move for r in self.records]
+
+    @property
+    def length(self) -> int:
+        """Every applied move, chance outcomes included."""
+        return len(self.records)
+
+    @property
+    def winners(self) -> list[int]:
+        return winning_seats(self.returns)
+
+    def to_dict(self) -> dict:
+        return {"game": self.game, "variant": self.variant, "players": self.players, "seed": self.seed,
+                "agents": self.agents, "moves": self.moves, "scores": self.scores, "returns": self.returns}
+
+
+def agent_seed(seed: int, seat: int) -> int:
+    return Rng(seed_state(seed)).derive(seat)
+
+
+def game_seed(batch_seed: int, index: int) -> int:
+    """The seed of game `index` of a batch: a function of the two alone, so workers and resumes agree."""
+    return Rng(seed_state(batch_seed)).derive(index)
+
+
+class SeatingError(ValueError):
+    """As many agents as fit no seating of the game's players."""
+
+
+def seat_agents(agents: Sequence[str | Agent], players: int) -> list[str | Agent]:
+    """One agent per seat; a single agent is repeated. Raises SeatingError on a count mismatch."""
+    if len(agents) == 1:
+        return list(agents) * players
+    if len(agents) != players:
+        raise SeatingError(f"{len(agents)} agents for {players} players: give one agent, or one per seat")
+    return list(agents)
+
+
+def agent_name(agent: str | Agent) -> str:
+    return agent if isinstance(agent, str) else type(agent).__name__
+
+
+Watcher = Callable[[State, MoveRecord | None], None]
+
+
+def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: Watcher | None = None) -> PlayResult:
+    """Play one game to its end.
+
+    `agents` are registered names (built fresh, seeded per seat from `seed`) or
+    ready agent objects, one per seat or one for all.  `watch(state, record)`
+    sees the initial state (record None) and the state after every move.
+    Rule errors (step limit, deadlock, a failing rule) propagate to the caller.
+    """
+    seats = seat_agents(agents, game.info.players)
+    players = [make_agent(a, agent_seed(seed, k)) if isinstance(a, str) else a for k, a in enumerate(seats)]
+    info = game.info
+    result = PlayResult(info.name, info.variant, info.players, seed, [agent_name(a) for a in seats])
+    state = game.new_state(seed)
+    if watch:
+        watch(state, None)
+    while not state.is_terminal():
+        who = state.current_player
+        if who == CHANCE:
+            state = state.apply_chance()
+            move = state.history[-1]
+        else:
+            move = players[who].choose(state)
+            state = state.apply(move)
+        record = MoveRecord(len(result.records) + 1, who, str(move), tuple(state.last_fired))
+        result.records.append(record)
+        if watch:
+            watch(state, record)
+    result.scores = state.scores()
+    result.returns = state.returns()
+    result.ended_by = state.data["flow"]["ended_by"]
+    return result

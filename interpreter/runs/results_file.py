@@ -1,0 +1,256 @@
+"""Simulation results streamed to a JSON Lines file, one line per finished game.
+
+    {"format": "ruleplay-results", "version": 1, "game": ..., "ruleset": ..., "ruleset_hash": ...,
+     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ...}
+    {"index": 3, "seed": ..., "length": 9, "scores": [...], "returns": [...], "ended_by": "TT-3.1", "digest": ...}
+    {"index": 0, "seed": ..., "error": {"code": "RP504", "message": ..., "hint": ...}}
+
+Why this shape: a batch can run for hours, and a crash must cost only the
+games in flight.  Each line is written whole with one `write` and flushed at
+once, so a killed run leaves every finished game intact and at most one torn
+line at the end.  A game line holds nothing that depends on time or on the
+worker that played it (game i is a pure function of the seed and i), so
+`resume` can drop a torn tail, play only the missing indices and end with
+exactly the lines an uninterrupted run writes, in another order.  The header
+pins everything a result depends on; resuming under different settings
+would mix two experiments in one file, so it is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import IO, Any, Callable
+
+from .. import files
+from ..engine.errors import ResultsFileError
+from ..engine.outcome import GameFailure, GameOutcome
+from .play import game_seed
+
+FORMAT = "ruleplay-results"
+VERSION = 1
+SAME_RUN_ANY = {"ruleset"}  # how the ruleset was named (a path may be spelt two ways): its hash decides
+FSYNC_EVERY_S = 1.0  # a flushed line survives a killed process; fsync also covers a crashed machine
+
+
+def header(game_name: str, ruleset: str, ruleset_hash: str, engine: str, variant: str | None, players: int,
+           seed: int, games: int, agents: list[str], checking: bool) -> dict:
+    return {"format": FORMAT, "version": VERSION, "game": game_name, "ruleset": ruleset,
+            "ruleset_hash": ruleset_hash, "engine": engine, "variant": variant, "players": players,
+            "seed": seed, "games": games, "agents": agents, "checking": checking}
+
+
+def outcome_line(outcome: GameOutcome) -> dict:
+    line: dict[str, Any] = {"index": outcome.index, "seed": outcome.seed}
+    if outcome.failure is not None:
+        f = outcome.failure
+        line["error"] = {"code": f.code, "message": f.message, "hint": f.hint}
+        return line
+    line.update(length=outcome.length, scores=list(outcome.scores), returns=list(outcome.returns),
+                ended_by=outcome.ended_by, digest=outcome.digest)
+    return line
+
+
+def _dumps(line: dict) -> str:
+    return json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+class ResultsWriter:
+    """Appends game lines to an open results file; use as a context manager."""
+
+    def __init__(self, path: Path, stream: IO[str]):
+        self.path = path
+        self._stream = stream
+        self._synced = 0.0
+
+    def __enter__(self) -> "ResultsWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def write(self, outcome: GameOutcome) -> None:
+        self._stream.write(_dumps(outcome_line(outcome)))
+        self._stream.flush()
+        now = time.monotonic()
+        if now - self._synced >= FSYNC_EVERY_S:
+            os.fsync(self._stream.fileno())
+            self._synced = now
+
+    def close(self) -> None:
+        if self._stream.closed:
+            return
+        self._stream.flush()
+        os.fsync(self._stream.fileno())
+        self._stream.close()
+
+
+def create(path: str | os.PathLike, head: dict) -> ResultsWriter:
+    """Start a new results file; refuses to overwrite one (finished games are never thrown away).
+
+    A symbolic link to a file that does not exist yet is written through;
+    a FIFO, device or folder at `path` is refused (see `ruleplay.files`).
+    """
+    path = Path(path)
+    try:
+        stream = open(files.write_target(path), "x", encoding="utf-8", newline="\n")
+    except FileExistsError:
+        raise ResultsFileError(f"{path} exists: add --resume to complete that run, or remove the file "
+                               f"to start again") from None
+    except OSError as err:
+        raise ResultsFileError(f"{path}: cannot write: {err.strerror or err}") from None
+    stream.write(_dumps(head))
+    stream.flush()
+    return ResultsWriter(path, stream)
+
+
+class GameSet:
+    """A set of game numbers 0..games-1, one bit each: a resumed run may hold very many."""
+
+    def __init__(self, games: int):
+        self._bits = bytearray((games + 7) // 8)
+        self.count = 0
+
+    def add(self, index: int) -> None:
+        self._bits[index >> 3] |= 1 << (index & 7)
+        self.count += 1
+
+    def __contains__(self, index: int) -> bool:
+        return bool(self._bits[index >> 3] & (1 << (index & 7)))
+
+
+def resume(path: str | os.PathLike, head: dict,
+           finished: Callable[[GameOutcome], None]) -> tuple[ResultsWriter, GameSet]:
+    """Reopen a results file for the run `head` describes: a writer for the rest, and the games it holds.
+
+    Each game already in the file is passed to `finished` as it is read: the
+    file is read one line at a time, since a long run's file may be larger
+    than memory.  A missing file, or one killed before its header was whole,
+    starts afresh.  A torn last line is cut off.  Any other damage, a header
+    of another run, or a path that is not a regular file, is a
+    ResultsFileError naming the line; the file is then left as it was.
+    """
+    path = Path(path)
+    try:
+        complete, games = _read_back(path, head, finished)
+    except FileNotFoundError:
+        return create(path, head), GameSet(head["games"])
+    except OSError as err:
+        raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
+    try:
+        stream = open(path, "r+", encoding="utf-8", newline="\n")
+    except OSError as err:
+        raise ResultsFileError(f"{path}: cannot write: {err.strerror or err}") from None
+    stream.truncate(complete)  # the torn tail, if any (the whole file if not even the header is whole)
+    stream.seek(complete)
+    if not complete:
+        stream.write(_dumps(head))
+        stream.flush()
+    return ResultsWriter(path, stream), games
+
+
+def _read_back(path: Path, head: dict, finished: Callable[[GameOutcome], None]) -> tuple[int, GameSet]:
+    """Check the file line by line; the length of its complete lines, and the games they hold."""
+    games = GameSet(head["games"])
+    complete = 0
+    for number, raw in enumerate(files.lines(path), start=1):
+        if not raw.endswith(b"\n"):
+            break  # a line torn by a kill: the game is played again
+        text = raw.decode("utf-8", errors="replace")
+        if number == 1:
+            _check_header(path, _parse(path, 1, text), head)
+        else:
+            outcome = _checked_outcome(path, number, _parse(path, number, text), head, games)
+            games.add(outcome.index)
+            finished(outcome)
+        complete += len(raw)
+    return complete, games
+
+
+def _parse(path: Path, number: int, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ResultsFileError(f"{path}:{number}: not a JSON line: {text[:60]!r}") from None
+
+
+def _check_header(path: Path, found: Any, expected: dict) -> None:
+    if not isinstance(found, dict) or found.get("format") != FORMAT:
+        raise ResultsFileError(f"{path}:1: not a ruleplay results file (its first line is no "
+                               f"{FORMAT!r} header)")
+    if found.get("version") != VERSION:
+        raise ResultsFileError(f"{path}:1: results format version {found.get('version')!r}, "
+                               f"this ruleplay writes version {VERSION}")
+    differ = [key for key in expected if key not in SAME_RUN_ANY and found.get(key) != expected[key]]
+    if differ:
+        detail = "; ".join(f"{key} {json.dumps(found.get(key))} there, {json.dumps(expected[key])} now"
+                           for key in differ)
+        raise ResultsFileError(f"{path}:1: the file holds another run ({detail}): resume with the same "
+                               f"game, ruleset, players, variant, seed, -n, agents and --check, or use "
+                               f"another file")
+
+
+def _checked_outcome(path: Path, number: int, line: Any, head: dict, seen: GameSet) -> GameOutcome:
+    outcome = _outcome(f"{path}:{number}", line, head["players"], head["games"])
+    if outcome.index in seen:
+        raise ResultsFileError(f"{path}:{number}: game {outcome.index} again (first on line "
+                               f"{_first_line(path, outcome.index)})")
+    if outcome.seed != game_seed(head["seed"], outcome.index):
+        raise ResultsFileError(f"{path}:{number}: game {outcome.index} has seed {outcome.seed}, "
+                               f"not the one run seed {head['seed']} gives it")
+    return outcome
+
+
+def _first_line(path: Path, index: int) -> int:
+    """The line that holds game `index` first (looked up again only to name a duplicate)."""
+    for number, raw in enumerate(files.lines(path), start=1):
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if number > 1 and isinstance(line, dict) and line.get("index") == index:
+            return number
+    return 0
+
+
+def _outcome(where: str, line: Any, players: int, games: int) -> GameOutcome:
+    """One game line, checked field by field so damage is named, not met later as a crash."""
+    if not isinstance(line, dict):
+        raise ResultsFileError(f"{where}: expected a JSON object")
+    index, seed = line.get("index"), line.get("seed")
+    if type(index) is not int or not 0 <= index < games:
+        raise ResultsFileError(f"{where}: `index` must be a game number 0..{games - 1}")
+    if type(seed) is not int:
+        raise ResultsFileError(f"{where}: `seed` must be an int")
+    if "error" in line:
+        error = line["error"]
+        if not (isinstance(error, dict) and all(isinstance(error.get(k), str) for k in ("code", "message", "hint"))):
+            raise ResultsFileError(f"{where}: `error` must hold the strings code, message and hint")
+        return GameOutcome(index, seed, failure=GameFailure(index, seed, error["code"], error["message"],
+                                                            error["hint"]))
+    length, ended_by, digest = line.get("length"), line.get("ended_by"), line.get("digest")
+    if type(length) is not int or length < 0:
+        raise ResultsFileError(f"{where}: `length` must be a count of moves")
+    values = {}
+    for key in ("scores", "returns"):
+        value = line.get(key)
+        if not (isinstance(value, list) and len(value) == players
+                and all(type(v) in (int, float) and math.isfinite(v) for v in value)):
+            raise ResultsFileError(f"{where}: `{key}` must be {players} numbers")
+        values[key] = tuple(value)
+    if not (ended_by is None or isinstance(ended_by, str)) or not isinstance(digest, str):
+        raise ResultsFileError(f"{where}: `ended_by` must be a string or null and `digest` a string")
+    return GameOutcome(index, seed, length, values["scores"], values["returns"], digest, ended_by)
+
+
+def count_games(path: str | os.PathLike) -> int:
+    """Finished games in a results file (complete lines after the header), for progress messages."""
+    try:
+        with files.open_regular(path) as stream:
+            ends = sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
+    except OSError:
+        return 0
+    return max(0, ends - 1)

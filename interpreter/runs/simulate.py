@@ -1,0 +1,172 @@
+"""Many games between agents: win rates, draws, lengths, speed, and rule errors.
+
+Game i of a batch uses the seed `game_seed(seed, i)`, so each game's result
+depends only on (seed, i), never on how the batch is split between worker
+processes or on whether it ran in one go.  Workers receive a `GameSpec`
+(name or path, players, variant) and load the game themselves when they are
+not forked from a process that already has it: a compiled model holds
+closures that do not pickle.
+
+With `out`, every finished game is appended to a results file as it arrives
+(`runs.results_file`), and `resume=True` plays only the games that file
+lacks, so an interrupted batch costs only the games that were in flight.
+
+Counting (see `engine.outcome`): a seat wins a game when its return is the
+highest and beats someone's (tied top seats all win); a draw is a game where
+every return is equal.  Rates are over the games that finished without a
+rule error; errored games are counted, and the first thousand listed with
+their index and seed, so any of them can be replayed alone with
+`play_game(game, agents, seed)`.  Games are counted as they finish and the
+indices to play are generated, not listed, so a batch of any size runs in
+the same memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..engine.game import ENGINE_VERSION
+from ..engine.outcome import GameFailure, GameOutcome, is_draw, winning_seats
+from . import results_file
+from .play import seat_agents
+from .workers import GameSpec, outcomes
+
+MAX_ERRORS_KEPT = 1000  # failures listed in a report; `failed` counts them all
+
+
+@dataclass
+class SimulationReport:
+    games: int
+    players: int
+    seed: int
+    agents: list[str]
+    workers: int
+    wins: list[int] = field(default_factory=list)
+    draws: int = 0
+    win_rate: list[float] = field(default_factory=list)
+    mean_length: float = 0.0
+    ended_by: dict[str, int] = field(default_factory=dict)  # end condition -> games it ended
+    playouts_per_s: float = 0.0  # of the games played by this call (not those read back by a resume)
+    seconds: float = 0.0
+    resumed: int = 0  # games read back from the results file
+    failed: int = 0  # games stopped by a rule error
+    errors: list[GameFailure] = field(default_factory=list)  # the first MAX_ERRORS_KEPT of them, by index
+    outcomes: list[GameOutcome] = field(default_factory=list)  # every game, by index (only if asked for)
+
+    @property
+    def completed(self) -> int:
+        return self.games - self.failed
+
+    def to_dict(self) -> dict:
+        """The summary (per-game outcomes left out: they can be large)."""
+        return {"games": self.games, "completed": self.completed, "players": self.players, "seed": self.seed,
+                "agents": self.agents, "workers": self.workers, "wins": self.wins, "draws": self.draws,
+                "win_rate": self.win_rate, "mean_length": self.mean_length, "ended_by": self.ended_by,
+                "playouts_per_s": self.playouts_per_s, "seconds": self.seconds, "resumed": self.resumed,
+                "failed": self.failed, "errors": [e.to_dict() for e in self.errors]}
+
+
+def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
+             workers: int = 1, progress: Callable[[int], None] | None = None,
+             out: str | os.PathLike | None = None, resume: bool = False,
+             keep_outcomes: bool = True) -> SimulationReport:
+    """Play `n` games; `progress(k)` is told each time k more games have finished.
+
+    Games are tallied as they finish, so memory does not grow with `n`
+    unless `keep_outcomes` asks for every game's outcome in the report (the
+    command line does not).  With `out`, each finished game is appended to
+    that results file at once; `resume` first reads the games it already
+    holds (they count in the report) and plays only the others.  Raises
+    RulesetError if the game does not load, ResultsFileError for a results
+    file of another run, and ValueError on bad arguments (SeatingError for
+    an agent count that fits no seating); rule errors inside games are
+    counted in `failed` and the first ones listed in `errors`.  An interrupt
+    (KeyboardInterrupt), or WorkerLostError when a worker process dies,
+    propagates after every finished game has been written.
+    """
+    if n < 0 or workers < 1:
+        raise ValueError("simulate needs n >= 0 and workers >= 1")
+    game = game_spec.load()
+    seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
+    tally = Tally(game.info.players, keep_outcomes)
+    with contextlib.ExitStack() as stack:
+        writer, finished = None, None
+        if out is not None:
+            info = game.info
+            head = results_file.header(info.name, game_spec.ruleset, info.ruleset_hash, ENGINE_VERSION,
+                                       info.variant, info.players, seed, n, seats, game_spec.checking)
+            if resume:
+                writer, finished = results_file.resume(out, head, tally.add)
+            else:
+                writer = results_file.create(out, head)
+            stack.enter_context(writer)
+        resumed = tally.games
+        if progress and resumed:
+            progress(resumed)
+        todo = range(n) if finished is None else (i for i in range(n) if i not in finished)
+        workers = max(1, min(workers, n - resumed))
+        start = time.perf_counter()
+        with outcomes(game_spec, game, seats, seed, todo, workers) as stream:
+            for outcome in stream:
+                if writer is not None:
+                    writer.write(outcome)
+                tally.add(outcome)
+                if progress:
+                    progress(1)
+        elapsed = time.perf_counter() - start
+    report = tally.report(seed, seats, workers)
+    report.seconds = elapsed
+    report.playouts_per_s = (tally.games - resumed) / elapsed if elapsed > 0 else 0.0
+    report.resumed = resumed
+    return report
+
+
+class Tally:
+    """A batch's counts, updated one game at a time in any order; the report does not depend on the order."""
+
+    def __init__(self, players: int, keep_outcomes: bool = False):
+        self.players = players
+        self.games = 0
+        self.wins = [0] * players
+        self.draws = 0
+        self.total_length = 0
+        self.ends: Counter[str] = Counter()
+        self.failed = 0
+        self._errors: list[tuple[int, GameFailure]] = []  # a heap of (-index, failure): the lowest indices
+        self._outcomes: list[GameOutcome] | None = [] if keep_outcomes else None
+
+    def add(self, outcome: GameOutcome) -> None:
+        self.games += 1
+        if self._outcomes is not None:
+            self._outcomes.append(outcome)
+        if outcome.failure is not None:
+            self.failed += 1
+            item = (-outcome.index, outcome.failure)
+            if len(self._errors) < MAX_ERRORS_KEPT:
+                heapq.heappush(self._errors, item)
+            elif item[0] > self._errors[0][0]:
+                heapq.heapreplace(self._errors, item)
+            return
+        self.total_length += outcome.length
+        self.ends[outcome.ended_by or "unknown"] += 1
+        if is_draw(outcome.returns):
+            self.draws += 1
+        for seat in winning_seats(outcome.returns):
+            self.wins[seat] += 1
+
+    def report(self, seed: int, agents: list[str], workers: int) -> SimulationReport:
+        done = self.games - self.failed
+        outcomes = sorted(self._outcomes or [], key=lambda o: o.index)
+        return SimulationReport(
+            self.games, self.players, seed, agents, workers, wins=list(self.wins), draws=self.draws,
+            win_rate=[w / done if done else 0.0 for w in self.wins],
+            mean_length=self.total_length / done if done else 0.0,
+            ended_by=dict(sorted(self.ends.items(), key=lambda item: (-item[1], item[0]))),
+            failed=self.failed, errors=[f for _, f in sorted(self._errors, key=lambda item: -item[0])],
+            outcomes=outcomes)

@@ -1,0 +1,163 @@
+"""Worker processes for `simulate`: games handed out one at a time, outcomes back as they finish.
+
+`outcomes(...)` is the one seam between a batch and where its games run:
+in this process for one worker, in forked (or spawned) processes for more,
+each with a pipe of its own so the parent always knows which game a worker
+holds.  A `GameSpec` says how to load the game in any process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Sequence
+
+from ..engine.errors import RuleplayError, RuleRuntimeError, WorkerLostError
+from ..engine.game import Game, load_game
+from ..engine.outcome import GameFailure, GameOutcome
+from .play import game_seed, play_game
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """How to load a game in any process."""
+
+    ruleset: str
+    players: int | None = None
+    variant: str | None = None
+    checking: bool = False  # check the ruleset's invariants after every move; a broken one is a game error
+
+    def load(self) -> Game:
+        return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
+
+
+def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
+    """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on)."""
+    gseed = game_seed(seed, index)
+    try:
+        result = play_game(game, agents, gseed)
+    except (RuleRuntimeError, RuleplayError) as err:
+        return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
+                                                            getattr(err, "hint", "")))
+    digest = hashlib.blake2b("\n".join(result.moves).encode(), digest_size=8).hexdigest()
+    return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest,
+                       result.ended_by)
+
+
+def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int,
+            inherited: list[Any]) -> None:
+    """A worker process: play the game index it is sent, send back its outcome, until told to stop.
+
+    A forked worker gets the parent's loaded `game`; a spawned one (where
+    arguments are pickled, and compiled rules do not pickle) loads `spec`.
+
+    Workers leave Ctrl-C to the parent, which stops them once it has saved
+    what finished.  They report only through their pipe, so their stderr goes
+    nowhere (no broken-pipe traceback on the user's terminal after a kill).
+    The pipe ends a forked worker inherited from the parent are closed: when
+    the parent dies, the worker's next read then ends, instead of waiting for
+    ever on a pipe it holds open itself.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    for end in inherited:
+        end.close()
+    if game is None:
+        game = spec.load()
+    while True:
+        try:
+            index = conn.recv()
+        except (EOFError, OSError):
+            return
+        if index is None:
+            return
+        conn.send(run_one(game, agents, seed, index))
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Any
+    index: int | None = None  # the game it is playing
+
+
+@contextlib.contextmanager
+def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indices: Iterable[int],
+              workers: int) -> Iterator[Iterator[GameOutcome]]:
+    """The outcomes of games `indices`, each as soon as it finishes; workers stop when the block exits.
+
+    Each worker has a pipe of its own and plays one game at a time, so the
+    parent always knows which game a worker holds.  A pool with a shared
+    result queue could not say that, and a worker killed while holding the
+    queue's lock deadlocked it.
+    """
+    if workers == 1:
+        yield (run_one(game, agents, seed, i) for i in indices)
+        return
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    forked = context.get_start_method() == "fork"
+    crew: list[_Worker] = []
+    try:
+        for _ in range(workers):
+            mine, theirs = context.Pipe()
+            inherited = [w.conn for w in crew] + [mine] if forked else []
+            process = context.Process(target=_worker, daemon=True,
+                                      args=(theirs, spec, game if forked else None, list(agents), seed, inherited))
+            process.start()
+            theirs.close()
+            crew.append(_Worker(process, mine))
+    except BaseException:
+        _stop(crew)
+        raise
+    try:
+        yield _dispatch(crew, iter(indices))
+    finally:
+        _stop(crew)
+
+
+def _dispatch(crew: list[_Worker], todo: Iterator[int]) -> Iterator[GameOutcome]:
+    """Hand out games one at a time and yield outcomes as they come; WorkerLostError if a worker dies."""
+    for worker in crew:
+        _hand_out(worker, todo)
+    while busy := [w for w in crew if w.index is not None]:
+        ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+        for worker in busy:
+            if worker.conn in ready:
+                try:
+                    outcome = worker.conn.recv()
+                except (EOFError, OSError):
+                    _lost(worker)
+                yield outcome
+                _hand_out(worker, todo)
+            elif worker.process.sentinel in ready:
+                _lost(worker)
+
+
+def _hand_out(worker: _Worker, todo: Iterator[int]) -> None:
+    worker.index = next(todo, None)
+    try:
+        worker.conn.send(worker.index)
+    except OSError:  # it died between two games
+        if worker.index is not None:
+            _lost(worker)
+
+
+def _lost(worker: _Worker) -> None:
+    raise WorkerLostError(f"worker process {worker.process.pid} died (killed, or out of memory?) while "
+                          f"playing game {worker.index}")
+
+
+def _stop(crew: list[_Worker]) -> None:
+    """Stop every worker at once, also when interrupted: games in flight are replayed by a resume."""
+    for worker in crew:
+        if worker.process.is_alive():
+            worker.process.kill()
+    for worker in crew:
+        worker.process.join()
+        worker.conn.close()

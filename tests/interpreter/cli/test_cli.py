@@ -1,0 +1,474 @@
+"""The `ruleplay` command: outputs, JSON forms, exit codes, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from click.testing import CliRunner
+
+from ruleplay import load_game
+from ruleplay.cli import main
+from ruleplay.engine.loader import builtin_games
+from ruleplay.runs.perft import perft
+from ruleplay.validators.schema import schema
+
+GRAPHS = """
+graphs:
+  ring: {board: grid, perimeter: true}
+  flow: {directed: true, edges: [[a, b], [b, "c d"], ["say \\"hi\\"", a]]}
+"""
+
+
+def run(*args: str):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert "Traceback" not in result.output
+    return result
+
+
+def tic_tac_toe_text() -> str:
+    """The built-in ruleset without its spec link (relative to the built-in folder)."""
+    text = builtin_games()["tic-tac-toe"].read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if not line.startswith("spec:")) + "\n"
+
+
+@pytest.fixture
+def ruleset(tmp_path):
+    """ruleset(name, extra_text="", replace=("old", "new")) -> path of a tic-tac-toe derivative."""
+    def make(name: str, extra: str = "", replace: tuple[str, str] = ("", "")) -> Path:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(tic_tac_toe_text().replace(*replace) + extra, encoding="utf-8")
+        return path
+    return make
+
+
+# ---------------------------------------------------------------- inspection
+
+def test_list_shows_the_built_in_games():
+    result = run("list")
+    assert result.exit_code == 0
+    assert any(line.startswith("tic-tac-toe") and line.endswith("  Tic-tac-toe (2 players)")
+               for line in result.stdout.splitlines())
+    data = json.loads(run("list", "--json").stdout)
+    by_name = {g["name"]: g for g in data}
+    assert set(by_name) == set(builtin_games())
+    assert by_name["tic-tac-toe"] == load_game("tic-tac-toe").info.to_dict()
+
+
+def test_schema_prints_the_ruleset_schema():
+    result = run("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == schema()
+
+
+def test_validate_a_good_ruleset_with_smoke_games():
+    result = run("validate", "tic-tac-toe", "--smoke", "3")
+    assert result.exit_code == 0, result.output
+    assert "tic-tac-toe: valid (0 warnings)" in result.output
+    assert "smoke: 3 of 3 random games ended" in result.output
+
+
+def test_validate_reports_every_diagnostic_and_exits_1(ruleset):
+    path = ruleset("bad", replace=("players: 2", "players: two"))
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert f"{path}:6:10: error RP107" in result.output
+    assert "    players: two\n             ^" in result.output
+    data = json.loads(run("validate", path, "--json").stdout)
+    assert data[0]["ok"] is False and data[0]["diagnostics"][0]["code"] == "RP107"
+
+
+def test_validate_smoke_catches_a_game_that_never_ends(ruleset):
+    path = ruleset("short", "limits:\n  max_steps: 3\n")
+    result = run("validate", path, "--smoke", "2")
+    assert result.exit_code == 1
+    assert "error RP504" in result.output and "0 of 2 random games ended" in result.output
+
+
+def test_graph_exports_dot_graphml_and_json(ruleset):
+    path = ruleset("graphs", GRAPHS)
+    game = load_game(path)
+    dot = run("graph", path)
+    assert dot.exit_code == 0
+    assert 'graph "ring" {\n  "0";' in dot.output
+    assert 'digraph "flow" {' in dot.output and '"say \\"hi\\"" -> "a";' in dot.output
+    xml = run("graph", path, "--format", "graphml", "--name", "ring")
+    parsed = nx.parse_graphml(xml.stdout)
+    ring = game.model.nx_graphs["ring"]
+    assert sorted(parsed.nodes) == sorted(str(n) for n in ring.nodes)
+    assert {frozenset(e) for e in parsed.edges} == {frozenset(map(str, e)) for e in ring.edges}
+    data = json.loads(run("graph", path, "--json", "--name", "flow").stdout)
+    assert data["graphs"]["flow"] == {"directed": True, "nodes": ["a", "b", "c d", 'say "hi"'],
+                                      "edges": [["a", "b"], ["b", "c d"], ['say "hi"', "a"]]}
+
+
+def test_graph_errors(ruleset, tmp_path):
+    path = ruleset("graphs", GRAPHS)
+    assert run("graph", path, "--format", "graphml").exit_code == 2  # two graphs: choose one
+    unknown = run("graph", path, "--name", "nope")
+    assert unknown.exit_code == 2 and "graphs: ring, flow" in unknown.output
+    none = run("graph", "tic-tac-toe")
+    assert none.exit_code == 1 and "declares no graphs" in none.output
+    foreign = tmp_path / "state.json"
+    foreign.write_text(json.dumps(load_game("tic-tac-toe").new_state(0).to_json()))
+    result = run("graph", path, "--state", foreign)
+    assert result.exit_code == 1 and "error RP620" in result.output and "ruleset changed" in result.output
+    own = tmp_path / "own.json"
+    own.write_text(json.dumps(load_game(path).new_state(0).apply("place(4)").to_json()))
+    assert run("graph", path, "--state", own, "--name", "ring").output == run("graph", path, "--name", "ring").output
+
+
+def test_perft_matches_the_library():
+    data = json.loads(run("perft", "tic-tac-toe", "--depth", "3", "--json").stdout)
+    assert data == perft(load_game("tic-tac-toe").new_state(0), 3).to_dict()
+    assert data["nodes"] == 9 * 8 * 7
+    assert run("perft", "tic-tac-toe", "--depth", "2").output == "perft 2: 72 nodes, 0 terminal states\n"
+
+
+# ------------------------------------------------------------------- playing
+
+def test_play_shows_each_move_and_state():
+    result = run("play", "tic-tac-toe", "--agents", "first", "--seed", "0")
+    assert result.exit_code == 0
+    out = result.output
+    assert out.startswith("Tic-tac-toe: seed 0, player 0 first, player 1 first\n")
+    assert "\n1. player 0: place(0)  [TT-2.1]\n" in out
+    assert "\n7. player 0: place(6)  [TT-2.1, TT-3.1" in out  # the winning move fires the line rule
+    assert "  2    X   .   .\n" in out
+    assert out.endswith("result: winner: player 0; scores [1, 0], returns [1.0, -1.0], 7 moves\n")
+
+
+def test_play_json_and_log_then_replay(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = run("play", "tic-tac-toe", "--agents", "greedy,random", "--seed", "4", "--log", log, "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert set(data) >= {"game", "variant", "players", "seed", "moves", "scores", "returns"}
+    assert (data["game"], data["seed"], data["players"]) == ("tic-tac-toe", 4, 2)
+    replayed = run("replay", log, "--json")
+    assert replayed.exit_code == 0
+    assert json.loads(replayed.stdout)["returns"] == data["returns"]
+    assert run("replay", log).output.startswith(f"{log}: replays (tic-tac-toe, seed 4,")
+    log.write_text(log.read_text().replace('"ruleset_hash":"', '"ruleset_hash":"x'))
+    failed = run("replay", log)
+    assert failed.exit_code == 1 and "error RP630" in failed.output and "ruleset changed" in failed.output
+
+
+def test_play_rule_error_is_one_message(ruleset):
+    path = ruleset("boom", replace=("board[cell] = current\n", "board[cell] = current\n      board[cell + 20] = 1\n"))
+    result = run("play", path)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error RP500: {path}:55:7: cannot assign at index ")
+    assert result.stderr.count("\n") == 1
+    error = json.loads(run("play", path, "--json").stdout)["error"]
+    assert error["code"] == "RP500" and error["pos"]["file"] == str(path) and error["pos"]["line"] > 0
+
+
+def test_usage_errors_exit_2():
+    assert run("play", "tic-tac-toe", "--agents", "minimax").exit_code == 2
+    assert run("play", "tic-tac-toe", "--agents", "random,random,random").exit_code == 2
+    assert run("simulate", "tic-tac-toe", "-n", "0").exit_code == 2
+    assert run("perft", "tic-tac-toe").exit_code == 2
+    assert run("replay", "no-such-log.jsonl").exit_code == 2
+    assert run("scenario").exit_code == 2
+
+
+def test_unknown_game_and_player_count_exit_1():
+    unknown = run("play", "no-such-game")
+    assert unknown.exit_code == 1 and "error RP009: no game or file named 'no-such-game'" in unknown.output
+    assert run("play", "tic-tac-toe", "--players", "3").exit_code == 1
+    data = json.loads(run("simulate", "tic-tac-toe", "--variant", "nope", "--json").stdout)
+    assert data[0]["code"] == "RP405"
+
+
+def test_simulate_summary():
+    result = run("simulate", "tic-tac-toe", "-n", "6", "--agents", "greedy,random", "--seed", "3", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert {"games", "wins", "draws", "win_rate", "mean_length", "playouts_per_s"} <= set(data)
+    assert data["games"] == 6 and sum(data["wins"]) + data["draws"] == 6
+    text = run("simulate", "tic-tac-toe", "-n", "6", "--agents", "greedy,random", "--seed", "3").output
+    assert f"  player 0 (greedy): {data['wins'][0]} wins" in text
+
+
+def test_simulate_rule_errors_exit_1(ruleset):
+    path = ruleset("short", "limits:\n  max_steps: 3\n")
+    result = run("simulate", path, "-n", "2")
+    assert result.exit_code == 1
+    assert "2 games (2 stopped on rule errors)" in result.output and "game 1 (seed " in result.output
+    data = json.loads(run("simulate", path, "-n", "2", "--json").stdout)
+    assert [e["index"] for e in data["errors"]] == [0, 1]
+
+
+def test_bench_reports_rates():
+    data = json.loads(run("bench", "tic-tac-toe", "--seconds", "0.05", "--runs", "2", "--json").stdout)
+    assert len(data["runs"]) == 2 and all(r["playouts"] >= 1 for r in data["runs"])
+    assert data["min_playouts_per_s"] <= data["playouts_per_s"] <= data["max_playouts_per_s"]
+    assert 5 <= data["mean_length"] <= 9
+    costs = [r["baseline_ops_per_s"] / r["playouts_per_s"] for r in data["runs"]]
+    assert data["baseline_ops_per_playout"] == pytest.approx(sum(costs) / 2)  # the median of two runs
+
+
+# ----------------------------------------------------------------- scenarios
+
+SCENARIO_PASS = """
+game: tic-tac-toe
+name: X opens in the centre
+moves: [place(4)]
+expect:
+  - board[4] == 0
+"""
+
+
+def test_scenario_pass_and_fail(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(SCENARIO_PASS)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SCENARIO_PASS.replace("board[4] == 0", "board[4] == 1").replace("opens", "fails"))
+    ok = run("scenario", good)
+    assert ok.exit_code == 0 and f"PASS {good}: X opens in the centre" in ok.output
+    result = run("scenario", good, bad)
+    assert result.exit_code == 1
+    assert f"FAIL {bad}: X fails in the centre" in result.output and "1 passed, 1 failed" in result.output
+    data = json.loads(run("scenario", good, bad, "--json").stdout)
+    assert [s["passed"] for s in data["scenarios"]] == [True, False] and data["mutation"] is None
+
+
+# ------------------------------------------------------- the real executable
+
+def executable() -> str:
+    beside = Path(sys.executable).parent / "ruleplay"
+    found = str(beside) if beside.exists() else shutil.which("ruleplay")
+    assert found, "the ruleplay command is not installed (pip install -e .)"
+    return found
+
+
+def test_executable_plays_a_game_as_json():
+    proc = subprocess.run([executable(), "play", "tic-tac-toe", "--seed", "5", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["seed"] == 5 and data["moves"] == [str(m) for m in _replayed_moves(data["moves"])]
+
+
+def _replayed_moves(moves: list[str]) -> list:
+    """The moves are legal in order: replay them through the library."""
+    state = load_game("tic-tac-toe").new_state(5)
+    for text in moves:
+        state = state.apply(text)
+    assert state.is_terminal()
+    return list(state.history)
+
+
+def test_executable_reports_an_invalid_ruleset_without_traceback(ruleset):
+    path = ruleset("bad", replace=("players: 2", "players: two"))
+    proc = subprocess.run([executable(), "validate", str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert f"{path}:6:10: error RP107" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+# ------------------------------------------------ killed simulations lose nothing
+
+KILL_RUN = ["simulate", "tic-tac-toe", "-n", "4000", "--seed", "11", "--workers", "2"]
+
+
+def _game_lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()[1:] if path.exists() else []
+
+
+def _kill_midway(args: list[str], out: Path, sig: signal.Signals) -> subprocess.CompletedProcess:
+    """Start the run, wait until some games are in `out`, send `sig`; the run must not have finished."""
+    proc = subprocess.Popen([executable(), *args, "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(_game_lines(out)) < 100 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert len(_game_lines(out)) < 4000, "the run ended before the signal: make it longer"
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> list[str]:
+    whole = tmp_path_factory.mktemp("whole") / "whole.jsonl"
+    subprocess.run([executable(), *KILL_RUN, "--out", str(whole)], check=True, capture_output=True, timeout=300)
+    return sorted(_game_lines(whole))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_a_killed_simulation_keeps_every_finished_game_and_resumes(tmp_path, sig, uninterrupted):
+    cut = tmp_path / "cut.jsonl"
+    killed = _kill_midway(KILL_RUN, cut, sig)
+    if sig == signal.SIGINT:
+        assert killed.returncode == 130
+        assert "finish the run by giving the same command with --resume" in killed.stderr
+    assert "Traceback" not in killed.stderr
+    kept = _game_lines(cut)
+    complete = cut.read_text(encoding="utf-8").endswith("\n")
+    for line in kept[:-1] if not complete else kept:  # every finished game intact (SIGKILL may tear the last)
+        assert json.loads(line)["index"] in range(4000)
+    resumed = subprocess.run([executable(), *KILL_RUN, "--out", str(cut), "--resume", "--json"],
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["resumed"] >= len(kept) - 1
+    assert sorted(_game_lines(cut)) == uninterrupted
+
+
+def test_simulate_resume_needs_out():
+    result = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "--resume"])
+    assert result.exit_code == 2 and "--resume completes the results file given with --out" in result.output
+
+
+def test_simulate_refuses_to_overwrite_results(tmp_path):
+    out = tmp_path / "r.jsonl"
+    assert CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "3", "--out", str(out)]).exit_code == 0
+    again = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "3", "--out", str(out)])
+    assert again.exit_code == 1 and "error RP650" in again.output and "exists: add --resume" in again.output
+
+
+# ------------------------------------------------------------ --report FILE
+
+def test_report_writes_the_json_document_to_a_file(tmp_path):
+    path = tmp_path / "perft.json"
+    printed = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2", "--json"])
+    written = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2", "--report", str(path)])
+    assert written.exit_code == 0 and f"report written to {path}" in written.output
+    assert json.loads(path.read_text()) == json.loads(printed.output) == {"depth": 2, "nodes": 72, "terminals": 0}
+
+
+def test_report_of_a_failure_holds_the_error(tmp_path):
+    path = tmp_path / "v.json"
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "missing.yaml"), "--report", str(path)])
+    assert result.exit_code == 1
+    assert json.loads(path.read_text())[0]["diagnostics"][0]["code"] == "RP009"
+
+
+def test_report_that_cannot_be_written_is_one_clear_error(tmp_path, monkeypatch):
+    def disk_full(path, text):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr("ruleplay.files.atomic_write_text", disk_full)
+    path = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(path)])
+    assert result.exit_code == 1
+    assert f"error: cannot write the report {path}: No space left on device" in result.output
+    assert isinstance(result.exception, SystemExit)  # no traceback
+    folder = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path)])
+    assert folder.exit_code == 2
+    missing = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path / "no" / "r.json")])
+    assert missing.exit_code == 2 and "no folder" in missing.output
+
+
+# ------------------------------------------------- files that are not regular files
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
+def test_inputs_must_be_regular_files(fifo):
+    replayed = run("replay", fifo)
+    assert replayed.exit_code == 1
+    assert replayed.output == f"error RP630: {fifo}: cannot read the log: a FIFO (named pipe), not a regular file\n"
+    state = run("graph", "tic-tac-toe", "--state", fifo)
+    assert state.exit_code == 1
+    assert state.output == (f"error RP620: {fifo}: cannot read the saved state: a FIFO (named pipe), "
+                            f"not a regular file\n")
+    scenario = run("scenario", fifo)
+    assert scenario.exit_code == 1 and "error RP641: cannot read the scenario: a FIFO (named pipe)" in scenario.output
+    ruleset = run("play", fifo)
+    assert ruleset.exit_code == 1
+    assert ruleset.output.startswith(f"{fifo}: error RP009: {fifo} is a FIFO (named pipe), not a regular file\n")
+    folder = run("validate", fifo.parent)
+    assert folder.exit_code == 1 and f"error RP009: {fifo.parent} is a folder, not a regular file" in folder.output
+
+
+def test_a_saved_state_has_a_size_limit(tmp_path, monkeypatch):
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(load_game("tic-tac-toe").new_state(0).to_json()))
+    monkeypatch.setattr("ruleplay.cli.graph.MAX_STATE_BYTES", 100)
+    result = run("graph", "tic-tac-toe", "--state", path)
+    assert result.exit_code == 1
+    assert result.output == (f"error RP620: {path}: cannot read the saved state: the file is "
+                             f"{path.stat().st_size} bytes, over the limit of 100\n")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("args", [
+    ["perft", "tic-tac-toe", "--depth", "1", "--report"],
+    ["play", "tic-tac-toe", "--log"],
+    ["simulate", "tic-tac-toe", "-n", "2", "--out"],
+    ["simulate", "tic-tac-toe", "-n", "2", "--resume", "--out"],
+], ids=["report", "log", "out", "resume"])
+def test_outputs_never_replace_what_is_not_a_regular_file(tmp_path, fifo, args):
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    for target in (fifo, link):
+        result = run(*args, target)
+        assert result.exit_code == 2, result.output
+        assert f"{target} is a FIFO (named pipe), not a regular file" in result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "pipe.jsonl"]
+
+
+@pytest.mark.parametrize("args", [
+    ["perft", "tic-tac-toe", "--depth", "1", "--report"],
+    ["play", "tic-tac-toe", "--log"],
+], ids=["report", "log"])
+def test_outputs_are_written_through_a_symbolic_link(tmp_path, args):
+    target = tmp_path / "run-1.json"
+    target.write_text("old\n")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target.name)
+    assert run(*args, link).exit_code == 0
+    assert link.is_symlink() and target.read_text() != "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "run-1.json"]
+
+
+def must_not_run(*args, **kwargs):
+    raise AssertionError("the arguments should have been refused")
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-inf", "3601"])
+def test_bench_seconds_must_be_a_finite_bounded_time(monkeypatch, seconds):
+    monkeypatch.setattr("ruleplay.runs.bench.bench", must_not_run)
+    result = run("bench", "tic-tac-toe", "--seconds", seconds, "--runs", "1")
+    assert result.exit_code == 2 and "Invalid value for '--seconds'" in result.output
+
+
+def test_game_counts_are_bounded(monkeypatch):
+    monkeypatch.setattr("ruleplay.runs.simulate.simulate", must_not_run)
+    games = run("simulate", "tic-tac-toe", "-n", "1000000001")
+    assert games.exit_code == 2 and "1000000001 is not in the range 1<=x<=1000000000" in games.output
+    smoke = run("validate", "tic-tac-toe", "--smoke", "1000001")
+    assert smoke.exit_code == 2 and "1000001 is not in the range 0<=x<=1000000" in smoke.output
+
+
+@pytest.mark.parametrize("files", [[], ["notes.txt"]])
+def test_a_scenario_folder_without_scenarios_fails(tmp_path, files):
+    for name in files:
+        (tmp_path / name).write_text("x")
+    result = run("scenario", tmp_path)
+    assert result.exit_code == 1
+    assert result.output == f"error RP640: no scenario files (*.yaml) in {tmp_path}\n"
+    data = json.loads(run("scenario", tmp_path, "--json").stdout)
+    assert data["error"]["code"] == "RP640"
+
+
+def test_an_empty_game_name_is_named():
+    result = run("play", "")
+    assert result.exit_code == 1 and result.output.startswith("'': error RP009: the game name is empty\n")

@@ -1,0 +1,100 @@
+"""Graphs declared with `state:` are built from a state when exported, not at load, from any rule values."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from ruleplay import RulesetError, load_game
+from ruleplay.dsl.runtime import RuleRuntimeError
+from ruleplay.view.graphs import graphs_at, node_id, to_dot, to_graphml, to_plain
+
+LINKS = """\
+ruleplay: 1
+game: links
+players: 1
+graphs:
+  net: {state: "[[a, a + 1] for a in made]"}
+state:
+  made: {init: "[]"}
+flow:
+  phases:
+    - name: play
+      actions: [link]
+actions:
+  link:
+    params:
+      a: range(3)
+    require: ["a not in made"]
+    effects: append a to made
+end:
+  - when: len(made) == 3
+"""
+
+
+def load(tmp_path, text: str = LINKS):
+    path = tmp_path / "links.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_game(path)
+
+
+@pytest.fixture
+def game(tmp_path):
+    return load(tmp_path)
+
+
+def test_a_state_graph_is_not_a_static_graph(game):
+    assert "net" not in game.model.graphs and "net" not in game.model.nx_graphs
+    assert set(game.model.state_graphs) == {"net"}
+
+
+def test_a_state_graph_follows_the_state(game):
+    state = game.new_state()
+    start = {n: g for n, g in graphs_at(game, state).items() if n == "net"}
+    assert to_plain(start["net"]) == {"directed": False, "nodes": [], "edges": []}
+    state = state.apply("link(1)").apply("link(0)")
+    net = graphs_at(game, state)["net"]
+    assert sorted(tuple(sorted(e)) for e in net.edges) == [(0, 1), (1, 2)]
+    assert graphs_at(game)["net"].number_of_edges() == 0  # no state: the initial one
+
+
+def test_a_state_graph_must_give_edges(tmp_path):
+    game = load(tmp_path, LINKS.replace('"[[a, a + 1] for a in made]"', '"made"'))
+    assert graphs_at(game)["net"].number_of_edges() == 0
+    with pytest.raises(RuleRuntimeError, match="graph 'net': `state:` must give a list of \\[a, b\\] edges"):
+        graphs_at(game, game.new_state().apply("link(2)"))
+
+
+def test_a_graph_has_one_source(tmp_path):
+    with pytest.raises(RulesetError) as err:
+        load(tmp_path, LINKS.replace('net: {state:', 'net: {edges: [[1, 2]], state:'))
+    assert "graphs.net" in err.value.format()
+
+
+def test_any_rule_value_can_be_a_node_and_none_merges(tmp_path):
+    """true, 1 and 1.0 are equal in Python (and to networkx) but are three nodes; null, lists and maps export."""
+    edges = [[True, 1], [1.0, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
+    game = load(tmp_path, LINKS.replace('"[[a, a + 1] for a in made]"', '"made"'))
+    saved = game.new_state().to_json()
+    saved["data"]["vars"]["made"] = edges  # as a saved state (`ruleplay graph --state`) may hold
+    net = graphs_at(game, game.state_from_json(json.dumps(saved)))["net"]
+    plain = to_plain(net)
+    assert plain["nodes"] == [True, 1, 1.0, 2, None, "1", [[1], 2], {"a": [1, 2]}, "true", "null"]
+    assert [type(n) for n in plain["nodes"][:3]] == [bool, int, float]
+    assert plain["edges"] == [[True, 1], [1.0, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
+    ids = [node_id(n) for n in net.nodes]
+    assert ids == ["true", "1", "1.0", "2", "null", '"1"', "[[1], 2]", '{"a": [1, 2]}', '"true"', '"null"']
+    dot = to_dot("net", net)
+    assert '  "true" -- "1";\n  "1.0" -- "2";\n  "null" -- "\\"1\\"";\n' in dot
+    assert dot.count(";") == 10 + 5
+    parsed = nx.parse_graphml(to_graphml(net))
+    assert sorted(parsed.nodes) == sorted(ids) and parsed.number_of_edges() == 5
+
+
+def test_node_ids_of_distinct_nodes_differ():
+    values = ["a", "1", "true", "null", '"a"', "[1]", "NaN", " 1", 1, -1, (0, 1), ("a",), "[0, 1]", '["a"]']
+    ids = [node_id(v) for v in values]
+    assert len(set(ids)) == len(values)
+    assert ids[:2] == ["a", '"1"'] and node_id((0, 1)) == "[0, 1]"  # cells read as the engine writes them

@@ -288,8 +288,11 @@ def _game_lines(path: Path) -> list[str]:
 
 def _kill_midway(args: list[str], out: Path, sig: signal.Signals) -> subprocess.CompletedProcess:
     """Start the run, wait until some games are in `out`, send `sig`; the run must not have finished."""
+    # A test run started in the background (`pytest &`) inherits an ignored SIGINT, which a child would keep:
+    # give the child the default handler, as a command typed at a terminal has.
     proc = subprocess.Popen([executable(), *args, "--out", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while len(_game_lines(out)) < 100 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -8,6 +8,7 @@ which problem each one triggers.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
@@ -64,9 +65,36 @@ def schema() -> dict:
     return json.loads(text)
 
 
+def _is_integer(checker: object, instance: object) -> bool:
+    """Only whole numbers written as such: JSON Schema lets `2.0` be an integer, and `range(2.0)` fails later."""
+    return type(instance) is int
+
+
+def _pattern(validator: jsonschema.protocols.Validator, pattern: str, instance: object,
+             schema: dict) -> Iterator[ValidationError]:
+    """`pattern` with `$` meaning the end of the text.
+
+    Python's `re.search` lets `$` match before a final newline, so `"tick\n"`
+    would pass as a name; in the ECMA regular expressions JSON Schema means
+    (and editors use), `$` is the end.
+    """
+    if not isinstance(instance, str):
+        return
+    found = re.search(pattern, instance)
+    if found is None or (pattern.endswith("$") and found.end() != len(instance)):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def validator_class(meta_schema: dict) -> type:
+    """The JSON Schema validator class for `meta_schema`'s draft, with whole-number integers and strict `$`."""
+    base = jsonschema.validators.validator_for(meta_schema)
+    return jsonschema.validators.extend(base, validators={"pattern": _pattern},
+                                        type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    cls = jsonschema.validators.validator_for(schema())
+    cls = validator_class(schema())
     cls.check_schema(schema())
     return cls(schema())
 

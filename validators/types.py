@@ -24,6 +24,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+import networkx as nx
+
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS
 from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
@@ -33,7 +35,20 @@ from ruleplay.dsl.yamlload import format_path, lookup
 
 from . import signatures as S
 from .typelattice import (
-    ANY, BOOL, DECLARED, INT, NEVER, NULL, NUMBER, NUMERIC, STRING, Type, is_only, join, list_of, value_type,
+    ANY,
+    BOOL,
+    DECLARED,
+    INT,
+    NEVER,
+    NULL,
+    NUMBER,
+    NUMERIC,
+    STRING,
+    Type,
+    is_only,
+    join,
+    list_of,
+    value_type,
 )
 
 FLOW_TYPES: dict[str, Type] = {
@@ -147,8 +162,13 @@ class _Checker:
     def run(self) -> None:
         d = self.data
         p_env = {"p": INT}
-        for name in d.get("functions") or {}:
-            self.function_type(name)
+        for group in self._functions_callees_first():
+            for name in group:  # functions calling each other: each sees the others' calls as `any`
+                self.function_types.setdefault(name, ANY)
+            for name in group:
+                self.function_types.pop(name)
+                self.function_type(name)
+                self.function_types.setdefault(name, ANY)
         for name, spec in (d.get("procedures") or {}).items():
             params = {n: ANY for n in (spec.get("params") or ())}
             self.check_effects(("procedures", name, "effects"), params)
@@ -212,6 +232,23 @@ class _Checker:
             self.check_expr(rpath if isinstance(r, str) else rpath + ("check",), env, "requirement")
         self.check_expr(path + ("weight",), env)
         self.check_effects(path + ("effects",), env)
+
+    def _functions_callees_first(self) -> list[list[str]]:
+        """User functions in groups that call each other, each group after the groups it calls.
+
+        Typing a function types the functions it calls first; in this order
+        they are typed already, so a long chain of calls is a loop here, not
+        one Python call per link.
+        """
+        functions = self.data.get("functions") or {}
+        calls = nx.DiGraph()
+        calls.add_nodes_from(functions)
+        for name in functions:
+            node = self._parse(("functions", name, "value"), effects=False)
+            calls.add_edges_from((name, n.func) for n in A.walk(node) if isinstance(n, A.Call) and n.func in functions)
+        groups = nx.condensation(calls)
+        return [sorted(groups.nodes[g]["members"], key=list(functions).index)
+                for g in reversed(list(nx.topological_sort(groups)))]
 
     def function_type(self, name: str) -> Type:
         """The result type of a user function (its parameters may be anything)."""

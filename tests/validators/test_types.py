@@ -378,3 +378,29 @@ def test_rulesets_have_no_type_diagnostics(path):
     for variant in model.variants:
         found = list(check_types(load_model(path, variant=variant), path))
         assert found == [], "\n".join(d.format() for d in found)
+
+
+TEMPLATE_HEAD = 'ruleplay: 1\ngame: calls\nplayers: 2\nstate: {n: {init: "0"}}\n'
+
+
+def test_a_long_chain_of_function_calls_is_typed_without_python_recursion(tmp_path):
+    # f0 calls f1 ... calls f2999: typed callees first, so each link is one step of a loop.
+    functions = "".join(f'  f{i}: {{params: [x], value: "f{i + 1}(x) + 1"}}\n' for i in range(2999))
+    text = (TEMPLATE_HEAD + "functions:\n" + functions + '  f2999: {params: [x], value: "1"}\n'
+            + 'actions:\n  tick: {effects: "n += f0(1) + \'a\'"}\n'
+            + "flow: {phases: [{name: play, actions: [tick]}]}\nend: [{when: \"n >= 3\"}]\n")
+    path = tmp_path / "chain.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RulesetError) as err:
+        load_model(path)
+    assert [d.code for d in err.value.diagnostics] == ["RP222"]  # int + text, found through 3000 calls
+
+
+def test_functions_that_call_each_other_are_typed_as_any_inside_their_cycle(tmp_path):
+    functions = ('  even: {params: [k], value: "if k == 0 then true else odd(k - 1)"}\n'
+                 '  odd: {params: [k], value: "if k == 0 then false else even(k - 1)"}\n')
+    text = (TEMPLATE_HEAD + "functions:\n" + functions + 'actions:\n  tick: {effects: "if even(2) { n += 1 }"}\n'
+            + "flow: {phases: [{name: play, actions: [tick]}]}\nend: [{when: \"n >= 3\"}]\n")
+    path = tmp_path / "cycle.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert load_model(path).diagnostics == []

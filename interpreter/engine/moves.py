@@ -21,13 +21,14 @@ from ruleplay.dsl.parser import DslSyntaxError, parse_expr
 
 from .errors import MoveParseError
 
-_BARE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_MOVE_TEXT = 2000
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESERVED = {"true", "false", "null", "if", "then", "else", "not", "and", "or", "in", "for"}
 
 
 def format_value(value: Any) -> str:
     if isinstance(value, str):
-        return value if _BARE.match(value) and value not in _RESERVED else json.dumps(value)
+        return value if _BARE.fullmatch(value) and value not in _RESERVED else json.dumps(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if type(value) is float and math.isfinite(value):
@@ -114,8 +115,8 @@ def parse_move(text: str) -> Move:
 @lru_cache(maxsize=8192)
 def _parse_text(text: str) -> Move:
     """Cached because reloading a saved state parses its whole history, and long games repeat moves."""
-    if len(text) > 2000:
-        raise MoveParseError("move text is too long")
+    if len(text) > MAX_MOVE_TEXT:
+        raise MoveParseError(f"move text is too long (over {MAX_MOVE_TEXT} characters)")
     try:
         node = parse_expr(text.strip())
     except DslSyntaxError as err:

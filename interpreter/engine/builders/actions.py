@@ -8,27 +8,32 @@ last parameter it reads, so legal-move search tests it as soon as it can.
 
 from __future__ import annotations
 
-import json
+from typing import Any, Callable
 
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.scope import Scope
 
+from ..errors import MoveParseError
 from ..model import Action, Param, Requirement, first_rule, rule_list
+from ..moves import MAX_MOVE_TEXT, _freeze, arg_key, format_value, parse_move
 from .components import StaticModel
 from .context import BuildContext
 
 
-def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticModel) -> dict[str, Action]:
+def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticModel,
+                  budget: Callable[[], R.Budget]) -> dict[str, Action]:
+    """Every action; `budget()` bounds the work of computing one parameter's `of:` set."""
     out = {}
     for name, spec in (b.data.get("actions") or {}).items():
         path = ("actions", name)
         b.cite(spec.get("rule"), path, mutable=True)
+        _check_move_name(b, name, path)
         params: list[Param] = []
         local: list[str] = []
         for pname, pspec in (spec.get("params") or {}).items():
             ppath = path + ("params", pname)
-            universe = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope, players,
-                                 static)
+            universe = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
+                                 R.Ctx({}, {"players": players}, static, budget=budget()))
             pscope = scope.with_locals(*local)
             source = where = None
             if isinstance(pspec, dict):
@@ -36,6 +41,7 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
                 where = b.expr(ppath + ("where",), pscope.with_locals(pname))
             local.append(pname)
             params.append(Param(pname, universe, source, where, ppath))
+        _check_move_length(b, name, params, path)
         ascope = scope.with_locals(*local)
         requires = _requirements(b, spec, path, ascope, local)
         weight = b.expr(path + ("weight",), ascope)
@@ -45,14 +51,12 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
     return out
 
 
-def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, players: int,
-              static: StaticModel) -> list:
+def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.Ctx) -> list:
     """A parameter's `of:` values, computed now; [] (with a diagnostic) if they cannot be."""
     of_fn = b.expr(of_path, scope.only_locals())
     if of_fn is None:
         return []
     universe: object = []
-    ctx = R.Ctx({}, {"players": players}, static)
     try:
         with R.recursion_guard():  # deep calls inside deep expressions pass Python's limit
             universe = of_fn(ctx)
@@ -68,10 +72,68 @@ def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, players
         return []
     if not universe and not b.diags:
         b.diag("RP221", f"parameter {pname!r} has no possible values", of_path, severity="warning")
-    elif len(universe) != len({json.dumps(v, sort_keys=True) for v in universe}):
-        b.diag("RP221", f"`of:` of parameter {pname!r} lists a value twice", of_path,
+        return universe
+    for value in universe:
+        problem = _move_value_problem(value)
+        if problem is not None:
+            b.diag("RP221", f"`of:` of parameter {pname!r} holds {problem}", of_path,
+                   hint="a parameter's values are written in move texts: texts, numbers, true/false, null, "
+                        "and lists of them")
+            return []
+    if len(universe) != len({arg_key(v) for v in universe}):
+        b.diag("RP221", f"`of:` of parameter {pname!r} lists a value twice (values equal in the rules, such as "
+               f"1 and 1.0, count as one)", of_path,
                hint="each value is one move; remove the repeats, e.g. with unique()")
     return universe
+
+
+def _holds_map(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            return True
+        if type(item) is list:
+            stack.extend(item)
+    return False
+
+
+def _move_value_problem(value: Any) -> str | None:
+    """Why `value` cannot stand in a move text and read back as itself, or None if it can."""
+    if _holds_map(value):
+        return "a map, which cannot be a move's argument"
+    text = format_value(value)
+    if value is None or type(value) in (bool, int) or (type(value) is str and text == value):
+        return None  # written as themselves: nothing to read back (and `of:` sets can be large)
+    try:
+        back = parse_move(f"m({text})").args[0]
+    except MoveParseError:
+        return f"{text[:40]!r}, which a move text cannot read back"
+    if arg_key(back) != arg_key(_freeze(value)):
+        return f"{text[:40]!r}, which a move text reads back as another value"
+    return None
+
+
+def _check_move_length(b: BuildContext, name: str, params: list[Param], path: tuple) -> None:
+    """The longest move text of the action must be short enough to read back."""
+    longest = len(name) + 2 + sum(2 + max((len(format_value(v)) for v in p.universe), default=0) for p in params)
+    if longest > MAX_MOVE_TEXT:
+        b.diag("RP217", f"the longest move text of action {name!r} has {longest} characters, over the "
+               f"{MAX_MOVE_TEXT} a move text may have", path, key=True,
+               hint="use fewer parameters, or shorter values (an index instead of a long text)")
+
+
+def _check_move_name(b: BuildContext, name: str, path: tuple) -> None:
+    """An action's name is the head of its move texts: it must read back as that name, not as code."""
+    try:
+        readable = parse_move(f"{name}(0)").action == name and parse_move(name).action == name
+    except MoveParseError:
+        readable = False
+    if not readable:
+        b.diag("RP217", f"action {name!r} cannot be named in a move text: it reads as "
+               f"{'a keyword or literal' if name.isidentifier() else 'an expression'}", path, key=True,
+               hint="name actions with letters, digits and `_` only, and not like a keyword "
+                    "(true, false, null, not, and, or, in, if, ...)")
 
 
 def _requirements(b: BuildContext, spec: dict, path: tuple, scope: Scope, params: list[str]) -> list[Requirement]:

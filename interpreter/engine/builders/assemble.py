@@ -13,6 +13,7 @@ import hashlib
 import json
 
 from ruleplay.dsl import ast as A
+from ruleplay.dsl import runtime as R
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.scope import Callable_, Scope
 from ruleplay.dsl.variants import SourceMap
@@ -92,7 +93,9 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
 
     vars_ = build_variables(b, scope)
     setup = b.effects(("setup",), scope)
-    actions = build_actions(b, scope, players, StaticModel(comp_ids, by_kind, props, boards, graphs))
+    actions = build_actions(b, scope, players, StaticModel(comp_ids, by_kind, props, boards, graphs),
+                            lambda: R.Budget(limits["iterations_per_move"], limits["max_depth"],
+                                             limits["copies_per_move"]))
     flow = build_flow(b, scope, actions)
     end = build_end(b, scope)
     scoring = build_scoring(b, scope)

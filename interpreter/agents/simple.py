@@ -7,6 +7,7 @@ on any Python version — simulations and logs replay exactly.
 
 from __future__ import annotations
 
+from ..engine.errors import LimitError
 from ..engine.moves import Move
 from ..engine.outcome import is_draw, winning_seats
 from ..engine.rng import Rng, seed_state
@@ -60,8 +61,14 @@ class GreedyAgent:
         me = state.current_player
         wins: list[tuple[float, Move]] = []
         safe: list[Move] = []
+        lookahead = state.game.model.decision_budget()  # one bound for the whole decision
         for move in moves:
-            after = state.apply(move)
+            try:
+                after = state.apply(move, budget=lookahead)
+            except LimitError as err:
+                raise LimitError(f"the greedy agent's look-ahead over {len(moves)} moves passed "
+                                 f"limits.iterations_per_decision: {err.message}", err.pos,
+                                 hint="raise limits.iterations_per_decision, or use the random agent") from None
             if not after.is_terminal():
                 safe.append(move)
                 continue

@@ -283,13 +283,18 @@ class FlowRunner:
                 hint="add an end condition (a round cap is a rule with an assumption id), "
                      "or raise limits.max_steps")
 
-    def settle(self) -> list:
-        """Make sure the player to move can move; apply `when_stuck`. Returns the legal moves."""
+    def settle(self, listing: R.Budget | None = None) -> list:
+        """Make sure the player to move can move; apply `when_stuck`. Returns the legal moves.
+
+        Every listing of this step, however many seats pass, is charged to
+        one budget (`listing`, or a fresh one): one step, one bound.
+        """
         model, f = self.model, self.flow
+        listing = listing or model.budget()
         for _ in range(MAX_TRANSITIONS):
             if f["done"]:
                 return []
-            moves = generate(model, self.ctx.vars, f)
+            moves = generate(model, self.ctx.vars, f, listing)
             if moves:
                 return moves
             phase = model.phases[f["phase"]]

@@ -80,20 +80,19 @@ class Game:
         flow = initial_flow(model)
         vars_: dict[str, Any] = {}
         rng = Rng(seed_state(seed))
-        ctx = R.Ctx(vars_, flow, model, rng=rng,
-                    budget=model.budget())
-        for name, decl in model.vars.items():
-            if decl.per_player:
-                row = []
-                for p in range(model.players):
-                    ctx.env = {"p": p}
-                    row.append(R.clone(decl.init(ctx)))
-                vars_[name] = row
-            else:
-                ctx.env = {}
-                vars_[name] = R.clone(decl.init(ctx))
-        ctx.env = {}
+        ctx = R.Ctx(vars_, flow, model, rng=rng, budget=model.budget())
         with R.recursion_guard():
+            for name, decl in model.vars.items():
+                if decl.per_player:
+                    row = []
+                    for p in range(model.players):
+                        ctx.env = {"p": p}
+                        row.append(R.clone(decl.init(ctx)))
+                    vars_[name] = row
+                else:
+                    ctx.env = {}
+                    vars_[name] = R.clone(decl.init(ctx))
+            ctx.env = {}
             model.setup(ctx)
             runner = FlowRunner(model, ctx)
             runner.start_game()
@@ -174,9 +173,17 @@ class Game:
                 or not (player in (CHANCE, TERMINAL) or 0 <= player < n):
             raise StateFormatError(f"state player {player!r} is not a seat, chance ({CHANCE}) or, exactly when "
                                    f"the game is over, terminal ({TERMINAL})")
+        if player not in (CHANCE, TERMINAL) and player != seat:
+            raise StateFormatError(f"state player {player} is to move, but the flow's current seat is {seat}")
+        if not 0 <= flow["start"] < n:
+            raise StateFormatError(f"state flow.start {flow['start']} is not a seat 0..{n - 1}")
         queue = flow["queue"]
         if not isinstance(queue, list) or not all(type(s) is int and 0 <= s < n for s in queue):
             raise StateFormatError("state flow.queue must be a list of seats")
+        phase = self.model.phases[flow["phase"]]
+        if not flow["done"] and phase.order == "each" and (not queue or queue[0] != seat):
+            raise StateFormatError(f"state flow.queue {queue} does not start with the current seat {seat} "
+                                   f"(phase {phase.name!r} gives each seat one turn in queue order)")
         if flow["end_round"] is not None and (type(flow["end_round"]) is not int or flow["end_round"] < 0):
             raise StateFormatError("state flow.end_round must be null or a round number")
         if flow["ended_by"] is not None and type(flow["ended_by"]) is not str:
@@ -226,9 +233,11 @@ class Game:
     # ------------------------------------------------------------- invariants
     def check_invariants(self, state: State) -> None:
         model = self.model
-        ctx = R.Ctx(state.data["vars"], state.data["flow"], model)
+        ctx = R.Ctx(state.data["vars"], state.data["flow"], model, budget=model.budget())
         for inv in model.invariants:
-            if not inv.check(ctx):
+            with R.recursion_guard():
+                holds = inv.check(ctx)
+            if not holds:
                 rule = f" [{inv.rule}]" if inv.rule else ""
                 raise R.RuleFailure(f"invariant broken: {inv.message}{rule} "
                                     f"(round {state.round}, phase {state.phase})")

@@ -79,11 +79,17 @@ def _try(model: GameModel, action: Action, param: Param, count: int, budget: R.B
                                 "`require:` that reads fewer of them, or raise limits.iterations_per_move")
 
 
-def generate(model: GameModel, vars_: dict, flow: dict) -> list[Move]:
+def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None = None) -> list[Move]:
+    """The legal moves now, charged to `budget` (a fresh one if None).
+
+    A caller that lists moves several times for one user-visible step (the
+    flow passing players who cannot move) hands in one budget for all of
+    them, so the step has one bound, not one per listing.
+    """
     if flow["done"]:
         return []
     names, _ = available_actions(model, flow)
-    ctx = R.Ctx(vars_, flow, model, budget=model.budget())
+    ctx = R.Ctx(vars_, flow, model, budget=budget or model.budget())
     out: list[Move] = []
     for name in names:
         action = model.actions[name]

@@ -20,8 +20,8 @@ from ruleplay.dsl.variants import SourceMap
 Fn = Callable[[R.Ctx], Any]
 Exec = Callable[[R.Ctx], None]
 
-DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "max_depth": 64,
-                  "max_components": 100_000, "copies_per_move": R.DEFAULT_COPIES}
+DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "iterations_per_decision": 2_000_000,
+                  "max_depth": 64, "max_components": 100_000, "copies_per_move": R.DEFAULT_COPIES}
 
 
 def rule_list(value: str | list | None) -> list[str]:
@@ -200,6 +200,15 @@ class GameModel:
         """A fresh work budget for one move (or one setup, or one legal-move listing)."""
         limits = self.limits
         return R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"])
+
+    def decision_budget(self) -> R.Budget:
+        """One budget for all the moves an agent tries before one decision (`limits.iterations_per_decision`).
+
+        Copies scale with it: an agent that tries k moves copies what k moves copy.
+        """
+        limits = self.limits
+        scale = max(1, limits["iterations_per_decision"] // limits["iterations_per_move"])
+        return R.Budget(limits["iterations_per_decision"], limits["max_depth"], limits["copies_per_move"] * scale)
 
     def compiler(self) -> Compiler:
         """A compiler for code written outside the ruleset (scenario checks) that calls its functions.

@@ -44,7 +44,7 @@ def observe(model: GameModel, data: dict, player: int) -> dict:
     flow = data["flow"]
     if type(player) is not int or not 0 <= player < flow["players"]:
         raise ValueError(f"observe(): {player!r} is not a seat of this game (0..{flow['players'] - 1})")
-    ctx = R.Ctx(data["vars"], flow, model)
+    ctx = R.Ctx(data["vars"], flow, model, budget=model.budget())
     seen: dict[str, Any] = {}
     for name, decl in model.vars.items():
         value = data["vars"][name]

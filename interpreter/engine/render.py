@@ -22,7 +22,6 @@ def _text(item: RenderItem, ctx: R.Ctx, value: Any, index: int) -> str:
             return "."
         return value if isinstance(value, str) else json.dumps(value)
     ctx.env = {"item": value, "index": index}
-    ctx.budget = ctx.model.budget()  # each drawn cell is its own evaluation: a large board must not share one
     out = item.cell(ctx)
     return "." if out is None else (out if isinstance(out, str) else json.dumps(out))
 
@@ -41,7 +40,7 @@ def _grid(model: GameModel, item: RenderItem, ctx: R.Ctx, value: Any) -> list[st
 
 def render_text(model: GameModel, data: dict) -> str:
     flow = data["flow"]
-    ctx = R.Ctx(data["vars"], flow, model)
+    ctx = R.Ctx(data["vars"], flow, model, budget=model.budget())  # one bound for the whole picture
     who = "game over" if flow["done"] else ("chance" if flow["player"] == CHANCE else f"player {flow['player']} to move")
     stage = f", stage {flow['stage']}" if flow["stage"] else ""
     out = [f"{model.title} — round {flow['round']}, phase {flow['phase']}{stage}, {who}"]

@@ -9,25 +9,29 @@ between, and tied players share the average of the places they span.
 
 from __future__ import annotations
 
-import math
-
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.runtime import type_name
 
 from .model import GameModel
+from .numbers import as_float, is_finite_number
 
 
-def _per_player(model: GameModel, data: dict, fn: R.Fn, path: tuple) -> list:
+def _scoring_ctx(model: GameModel, data: dict) -> R.Ctx:
+    """One evaluation context, with one budget from the ruleset's limits, for all seats of one question."""
+    return R.Ctx(data["vars"], data["flow"], model, budget=model.budget())
+
+
+def _per_player(ctx: R.Ctx, fn: R.Fn, path: tuple) -> list:
     """`fn` for each seat `p`; anything but a finite number is an error at the expression that gave it."""
-    ctx = R.Ctx(data["vars"], data["flow"], model)
     out = []
-    for p in range(data["flow"]["players"]):
+    for p in range(ctx.flow["players"]):
         ctx.env = {"p": p}
-        value = fn(ctx)
-        if type(value) not in (int, float) or not math.isfinite(value):
+        with R.recursion_guard():
+            value = fn(ctx)
+        if not is_finite_number(value):
             shown = value if type(value) is float else type_name(value)
             raise R.RuleRuntimeError(f"`{'.'.join(map(str, path))}` gave {shown} for player {p}, not a "
-                                     f"finite number", model.source.origin(path).pos(1, 1),
+                                     f"finite number", ctx.model.source.origin(path).pos(1, 1),
                                      hint="scores, tie-breakers and returns are numbers")
         out.append(value)
     return out
@@ -36,19 +40,29 @@ def _per_player(model: GameModel, data: dict, fn: R.Fn, path: tuple) -> list:
 def scores(model: GameModel, data: dict) -> list:
     if model.score is None:
         return [0] * data["flow"]["players"]
-    return _per_player(model, data, model.score, ("scoring", "score"))
+    return _per_player(_scoring_ctx(model, data), model.score, ("scoring", "score"))
 
 
 def rank_keys(model: GameModel, data: dict) -> list[tuple]:
-    columns = [scores(model, data)] + [_per_player(model, data, t, ("scoring", "tiebreak", i))
-                                       for i, t in enumerate(model.tiebreak)]
+    ctx = _scoring_ctx(model, data)
+    columns = [[0] * data["flow"]["players"] if model.score is None
+               else _per_player(ctx, model.score, ("scoring", "score"))]
+    columns += [_per_player(ctx, t, ("scoring", "tiebreak", i)) for i, t in enumerate(model.tiebreak)]
     return [tuple(col[p] for col in columns) for p in range(data["flow"]["players"])]
 
 
 def rank_returns(model: GameModel, data: dict) -> list[float]:
     n = data["flow"]["players"]
     if model.returns is not None:
-        return [float(v) for v in _per_player(model, data, model.returns, ("scoring", "returns"))]
+        path = ("scoring", "returns")
+        declared = _per_player(_scoring_ctx(model, data), model.returns, path)
+        out = [as_float(v) for v in declared]
+        for p, v in enumerate(out):
+            if v is None:
+                raise R.RuleRuntimeError(f"`scoring.returns` gave a number too large for a utility for player {p}",
+                                         model.source.origin(path).pos(1, 1),
+                                         hint="returns are utilities, usually between -1 and 1")
+        return out
     if n == 1:
         return [0.0]
     keys = rank_keys(model, data)

@@ -17,9 +17,11 @@ from ruleplay.dsl import runtime as R
 
 from .errors import IllegalMoveError, MoveParseError, RuleplayError
 from .flow import FlowRunner
+from .history import History
 from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate
 from .model import GameModel
 from .moves import Move, parse_move
+from .numbers import as_float, is_finite_number
 from .observe import observe
 from .render import render_text
 from .rng import Rng
@@ -46,16 +48,26 @@ class GameOfState(Protocol):
 
 
 class State:
-    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "history")
+    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "_history")
 
     def __init__(self, game: GameOfState, data: dict, legal: list[Move] | None = None,
-                 history: tuple[Move, ...] = ()):
+                 history: tuple[Move, ...] | History = ()):
         self.game = game
         self.data = data
         self._legal = legal
         self.last_fired: list[str] = []
         self.last_log: list[Any] = []
-        self.history = history
+        self._history = history if isinstance(history, History) else History.of(tuple(history))
+
+    @property
+    def history(self) -> tuple[Move, ...]:
+        """Every move applied since the initial state, chance outcomes included."""
+        return self._history.moves()
+
+    @property
+    def last_move(self) -> Move | None:
+        """The move that led to this state (None at the start): O(1), unlike `history[-1]`."""
+        return self._history.last()
 
     # ------------------------------------------------------------- queries
     @property
@@ -105,19 +117,24 @@ class State:
     def _weights(self, moves: list[Move]) -> list[float]:
         model = self.game.model
         out = []
-        ctx = R.Ctx(self.data["vars"], self.data["flow"], model)
+        ctx = R.Ctx(self.data["vars"], self.data["flow"], model, budget=model.budget())
         for m in moves:
             action = model.actions[m.action]
             if action.weight is None:
                 out.append(1.0)
                 continue
             ctx.env = bind(action, m)
-            w = action.weight(ctx)
-            if type(w) not in (int, float) or not math.isfinite(w) or w < 0:
-                shown = w if type(w) in (int, float) else R.type_name(w)
+            with R.recursion_guard():
+                w = action.weight(ctx)
+            weight = as_float(w) if is_finite_number(w) else None
+            if weight is None or weight < 0:
+                if type(w) is int and weight is None:
+                    shown = "an integer too large"
+                else:
+                    shown = w if type(w) in (int, float) else R.type_name(w)
                 raise R.RuleRuntimeError(f"the weight of {m} is {shown}, not a finite number >= 0",
                                          model.source.origin(action.path + ("weight",)).pos(1, 1))
-            out.append(float(w))
+            out.append(weight)
         total = sum(out)
         if not total > 0 or not math.isfinite(total):
             first = model.actions[moves[0].action]
@@ -129,7 +146,8 @@ class State:
     def explain(self, move: Move | str) -> str | None:
         """Why `move` is illegal now, or None if it is legal."""
         try:
-            explain(self.game.model, self.data["vars"], self.data["flow"], self._coerce(move))
+            with R.recursion_guard():
+                explain(self.game.model, self.data["vars"], self.data["flow"], self._coerce(move))
         except IllegalMoveError as err:
             return str(err)
         return None
@@ -142,8 +160,14 @@ class State:
             return parse_move(move)
         raise MoveParseError(f"not a move: {move!r}")
 
-    def apply(self, move: Move | str, player: int | None = None) -> "State":
-        """The state after `move` (this state is unchanged). Raises IllegalMoveError."""
+    def apply(self, move: Move | str, player: int | None = None, *, budget: R.Budget | None = None) -> "State":
+        """The state after `move` (this state is unchanged). Raises IllegalMoveError.
+
+        `budget` charges the move's work, and the listing of the next moves, to
+        a budget the caller holds, e.g. `game.model.decision_budget()` for
+        every move an agent tries before it decides, so that a whole
+        decision has one bound; by default a move has its own budget.
+        """
         move = self._coerce(move)
         model, data = self.game.model, self.data
         if player is not None and player != data["flow"]["player"] and not data["flow"]["done"]:
@@ -153,22 +177,23 @@ class State:
         try:
             move = legal[legal.index(move)]  # the rules' own values: `pick(1.0)` is played as `pick(1)`
         except ValueError:
-            explain(model, data["vars"], data["flow"], move)
+            with R.recursion_guard():
+                explain(model, data["vars"], data["flow"], move)
             raise IllegalMoveError(move, "not a legal move now", "RP601") from None
         new = R.clone(data)
         action = model.actions[move.action]
         rng = Rng(new["rng"])
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
-                    budget=model.budget())
+                    budget=budget or model.budget())
         ctx.fired.extend(action.rules)
         with R.recursion_guard():
             action.effects(ctx)
             ctx.env = {}
             runner = FlowRunner(model, ctx)
             runner.after_move()
-            legal = runner.settle()
+            legal = runner.settle(budget)
         new["rng"] = rng.state
-        state = State(self.game, new, legal, self.history + (move,))
+        state = State(self.game, new, legal, self._history.then(move))
         state.last_fired = list(dict.fromkeys(ctx.fired))  # each rule once, in firing order
         state.last_log = ctx.log
         if self.game.checking:
@@ -189,7 +214,7 @@ class State:
                 chosen = m
                 break
             pick -= w
-        advanced = State(self.game, dict(self.data, rng=rng.state), self._legal, self.history)
+        advanced = State(self.game, dict(self.data, rng=rng.state), self._legal, self._history)
         return advanced.apply(chosen)
 
     # ------------------------------------------------------------- results
@@ -211,7 +236,8 @@ class State:
 
     def observe(self, player: int) -> dict:
         """What `player` sees now (plus what they were shown); nothing hidden leaks."""
-        return observe(self.game.model, self.data, player)
+        with R.recursion_guard():
+            return observe(self.game.model, self.data, player)
 
     def graph_edges(self) -> dict[str, list]:
         """The [a, b] edges of each graph declared with `state:`, as its expression gives them now."""
@@ -233,7 +259,7 @@ class State:
     # ------------------------------------------------------ value semantics
     def copy(self) -> "State":
         return State(self.game, R.clone(self.data), list(self._legal) if self._legal is not None else None,
-                     self.history)
+                     self._history)
 
     def to_json(self) -> dict:
         return self.game.state_header() | {"data": R.clone(self.data),
@@ -254,7 +280,8 @@ class State:
         return f"<State {self.game.model.name} round {f['round']} phase {f['phase']} {who}>"
 
     def render(self) -> str:
-        return render_text(self.game.model, self.data)
+        with R.recursion_guard():
+            return render_text(self.game.model, self.data)
 
 
 __all__ = ["State", "CHANCE", "TERMINAL"]

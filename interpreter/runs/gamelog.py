@@ -173,8 +173,8 @@ def _advance(where: str, game: Game, state: State, text: str) -> State:
         move = game.parse_move(text)
         if state.current_player == CHANCE:
             after = state.apply_chance()
-            if after.history[-1] != move:
-                raise ReplayError(f"{where}: chance gave {after.history[-1]}, the log says {text}")
+            if after.last_move != move:
+                raise ReplayError(f"{where}: chance gave {after.last_move}, the log says {text}")
             return after
         return state.apply(move)
     except (RuleplayError, RuleRuntimeError) as err:

@@ -10,7 +10,9 @@ Neither uses depth.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
+from ..engine.moves import Move
 from ..engine.state import State
 
 
@@ -24,29 +26,34 @@ class PerftResult:
         return {"depth": self.depth, "nodes": self.nodes, "terminals": self.terminals}
 
 
-def perft(state: State, depth: int) -> PerftResult:
-    result = PerftResult(depth, 0, 0)
+def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
+    """Every decision or terminal state within `depth` decisions, with its number of decisions.
 
-    def walk(s: State, left: int) -> None:
+    Depth first with a stack of its own, not Python recursion: chance moves
+    use no depth, so a game can pass thousands of them between decisions.
+    A pending entry is (parent, move), applied only when it is reached.
+    """
+    pending: list[tuple[State, Move | None, int]] = [(state, None, 0)]
+    while pending:
+        parent, move, k = pending.pop()
+        s = parent if move is None else parent.apply(move)
         if s.is_chance_node():
             outcomes = s.chance_outcomes()
             if outcomes is None:
-                walk(s.apply_chance(), left)
+                pending.append((s.apply_chance(), None, k))
             else:
-                for move, _ in outcomes:
-                    walk(s.apply(move), left)
-            return
-        if left == 0:
-            result.nodes += 1
-        if s.is_terminal():
-            result.terminals += 1
-            return
-        if left == 0:
-            return
-        for move in s.legal_moves():
-            walk(s.apply(move), left - 1)
+                pending.extend((s, m, k) for m, _ in reversed(outcomes))
+            continue
+        yield s, k
+        if not s.is_terminal() and k < depth:
+            pending.extend((s, m, k + 1) for m in reversed(s.legal_moves()))
 
-    walk(state, depth)
+
+def perft(state: State, depth: int) -> PerftResult:
+    result = PerftResult(depth, 0, 0)
+    for s, k in _reached(state, depth):
+        result.nodes += k == depth
+        result.terminals += s.is_terminal()
     return result
 
 
@@ -54,24 +61,7 @@ def perft_table(state: State, depth: int) -> list[PerftResult]:
     """perft for every depth 1..depth in one walk (each level counted on the way down)."""
     nodes = [0] * (depth + 1)
     ends = [0] * (depth + 1)  # terminal states reached after exactly k decisions
-
-    def walk(s: State, k: int) -> None:
-        if s.is_chance_node():
-            outcomes = s.chance_outcomes()
-            if outcomes is None:
-                walk(s.apply_chance(), k)
-            else:
-                for move, _ in outcomes:
-                    walk(s.apply(move), k)
-            return
+    for s, k in _reached(state, depth):
         nodes[k] += 1
-        if s.is_terminal():
-            ends[k] += 1
-            return
-        if k == depth:
-            return
-        for move in s.legal_moves():
-            walk(s.apply(move), k + 1)
-
-    walk(state, 0)
+        ends[k] += s.is_terminal()
     return [PerftResult(d, nodes[d], sum(ends[: d + 1])) for d in range(1, depth + 1)]

@@ -107,7 +107,7 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
         who = state.current_player
         if who == CHANCE:
             state = state.apply_chance()
-            move = state.history[-1]
+            move = state.last_move
         else:
             move = players[who].choose(state)
             state = state.apply(move)

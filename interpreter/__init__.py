@@ -33,5 +33,5 @@ __version__ = ENGINE_VERSION
 __all__ = [
     "load_game", "Game", "GameInfo", "State", "Move", "parse_move", "CHANCE", "TERMINAL",
     "RuleplayError", "RulesetError", "IllegalMoveError", "MoveParseError", "GameOverError",
-    "StateFormatError", "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "__version__",
+    "SeatError", "StateFormatError", "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "__version__",
 ]

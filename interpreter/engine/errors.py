@@ -10,9 +10,9 @@ from ruleplay.dsl.diagnostics import Diagnostic, RulesetError
 from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 
 __all__ = [
-    "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "StateFormatError",
-    "ReplayError", "ResultsFileError", "WorkerLostError", "StepLimitError", "DeadlockError", "RulesetError", "RuleRuntimeError",
-    "LimitError", "RuleFailure", "Diagnostic",
+    "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "SeatError", "StateFormatError",
+    "ReplayError", "ResultsFileError", "WorkerLostError", "StepLimitError", "DeadlockError", "RulesetError",
+    "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic",
 ]
 
 
@@ -49,6 +49,12 @@ class IllegalMoveError(RuleplayError, ValueError):
 
 class GameOverError(IllegalMoveError):
     code = "RP606"
+
+
+class SeatError(RuleplayError, ValueError):
+    """A seat number that is not one of this game's players (asking for a player's view, say)."""
+
+    code = "RP608"
 
 
 class StateFormatError(RuleplayError, ValueError):

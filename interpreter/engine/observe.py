@@ -15,6 +15,7 @@ from typing import Any
 
 from ruleplay.dsl import runtime as R
 
+from .errors import SeatError
 from .model import GameModel, VarDecl
 
 
@@ -43,7 +44,7 @@ def _item(decl: VarDecl, item: Any, index: int | None, ctx: R.Ctx, viewer: int, 
 def observe(model: GameModel, data: dict, player: int) -> dict:
     flow = data["flow"]
     if type(player) is not int or not 0 <= player < flow["players"]:
-        raise ValueError(f"observe(): {player!r} is not a seat of this game (0..{flow['players'] - 1})")
+        raise SeatError(f"observe(): {player!r} is not a seat of this game (0..{flow['players'] - 1})")
     ctx = R.Ctx(data["vars"], flow, model, budget=model.budget())
     seen: dict[str, Any] = {}
     for name, decl in model.vars.items():

@@ -128,8 +128,7 @@ class Compiler:
         pos = node.pos
 
         def run(ctx: R.Ctx) -> list:
-            items = R.iterate(source(ctx), pos)
-            ctx.budget.spend(len(items), pos)
+            items = R.iterate(source(ctx), ctx.budget, pos)
             env = ctx.env
             saved = {n: env[n] for n in names if n in env}
             out = []
@@ -235,8 +234,7 @@ class Compiler:
         names, pos, want = comp.names, comp.pos, node.func == "any"
 
         def run(ctx: R.Ctx) -> bool:
-            items = R.iterate(source(ctx), pos)
-            ctx.budget.spend(len(items), pos)
+            items = R.iterate(source(ctx), ctx.budget, pos)
             env = ctx.env
             saved = {n: env[n] for n in names if n in env}
             try:
@@ -384,8 +382,7 @@ class Compiler:
         names, pos = node.names, node.pos
 
         def run(ctx: R.Ctx) -> None:
-            items = list(R.iterate(source(ctx), pos))
-            ctx.budget.spend(len(items), pos)
+            items = list(R.iterate(source(ctx), ctx.budget, pos))  # a copy: the body may change the list
             env = ctx.env
             # The loop variable shadows a parameter or `let` of the same name only inside the loop.
             saved = {n: env[n] for n in names if n in env}

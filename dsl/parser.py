@@ -8,9 +8,12 @@ syntax error points at the author's file, line and column.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -409,24 +412,55 @@ def _parse(text: str, origin: Origin, start: str):
         raise
 
 
-@lru_cache(maxsize=8192)
-def _parse_once(text: str, origin: Origin, start: str):
-    """Loading reads each text up to three times (model, reachability, types) and tests load the same
-    rulesets again and again; the tree is immutable and carries its positions, so one parse serves all.
-    Errors are not cached: they are rare and carry no state."""
-    return _parse(text, origin, start)
+class _ParseCache:
+    """The trees of recently parsed texts, least recently used dropped first.
+
+    Loading reads each text up to three times (model, reachability, types)
+    and tests load the same rulesets again and again; the tree is immutable
+    and carries its positions, so one parse serves all.  The cache is bounded
+    by entries and by the characters of the texts it holds: a tree takes
+    memory in proportion to its text, and 8192 texts of the maximal length
+    would otherwise keep gigabytes alive.  Errors are not cached: they are
+    rare and carry no state.
+    """
+
+    def __init__(self, entries: int, chars: int):
+        self.entries, self.chars = entries, chars
+        self.held = 0
+        self.lock = threading.Lock()
+        self.trees: OrderedDict[tuple[str, Origin, str], Any] = OrderedDict()
+
+    def parse(self, text: str, origin: Origin, start: str) -> Any:
+        key = (text, origin, start)
+        with self.lock:
+            tree = self.trees.get(key)
+            if tree is not None:
+                self.trees.move_to_end(key)
+                return tree
+        tree = _parse(text, origin, start)
+        with self.lock:  # one table, shared by every thread that loads a ruleset
+            if key not in self.trees:
+                self.trees[key] = tree
+                self.held += len(text)
+            while len(self.trees) > self.entries or self.held > self.chars:
+                (old, _, _), _ = self.trees.popitem(last=False)
+                self.held -= len(old)
+        return tree
+
+
+_CACHE = _ParseCache(entries=8192, chars=1_000_000)  # a ruleset file's worth of code, at least
 
 
 def parse_expr(text: str, origin: Origin = Origin()) -> A.Expr:
     """Parse a single expression."""
     if not text.strip():
         raise DslSyntaxError("empty expression", origin.pos(1, 1), hint="write a value or a condition")
-    return _parse_once(text, origin, "expr_start")
+    return _CACHE.parse(text, origin, "expr_start")
 
 
 def parse_effects(text: str, origin: Origin = Origin()) -> A.Block:
     """Parse a block of effect statements."""
-    return _parse_once(text, origin, "effects_start")
+    return _CACHE.parse(text, origin, "effects_start")
 
 
 def is_tree(value) -> bool:

@@ -8,6 +8,7 @@ compiled with the rest of the code, in the model builder.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import networkx as nx
@@ -122,16 +123,17 @@ def _board_graph(g: Any, grid: Grid, spec: dict) -> Any:
 def _add_adjacency(b: BuildContext, g: Any, name: str, adjacency: dict, directed: bool, path: tuple) -> None:
     """The nodes are the keys, which YAML gives as text (`1:` is the text "1"), so a listed node must be
     text too: the number 1 is not the node "1" in the language, and turning it into one would be a guess."""
+    untexts = [(a, i, t) for a, targets in adjacency.items() for i, t in enumerate(targets) if type(t) is not str]
+    for a, i, t in untexts:
+        b.diag("RP304", f"graph {name!r}: {a!r} lists the {type_name(t)} {json.dumps(t)}, but the nodes of an "
+               f"adjacency graph are its keys, which are text", path + ("adjacency", a, i),
+               hint=f'quote it ("{t}") to name that node, or list numbered nodes with `edges:`'
+               if type(t) in (int, float) and str(t) in adjacency else "list the nodes by their keys")
+    if untexts:
+        return  # the checks below would only repeat the mistake as missing ways back
     g.add_nodes_from(adjacency)
     for a, targets in adjacency.items():
-        for i, t in enumerate(targets):
-            where = path + ("adjacency", a, i)
-            if type(t) is not str:
-                b.diag("RP304", f"graph {name!r}: {a!r} lists the {type_name(t)} {t!r}, but the nodes of an "
-                       f"adjacency graph are its keys, which are text", where,
-                       hint=f'quote it ("{t}") to name that node, or list numbered nodes with `edges:`'
-                       if type(t) in (int, float) and str(t) in adjacency else "list the nodes by their keys")
-                continue
+        for t in targets:
             if t not in adjacency:
                 b.diag("RP304", f"graph {name!r}: {a!r} lists unknown node {t!r}",
                        path + ("adjacency", a), hint="every node listed needs its own entry")

@@ -7,7 +7,7 @@ syntax error points at the author's file, line and column.
 
 from __future__ import annotations
 
-import json
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -23,6 +23,10 @@ from . import ast as A
 MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
 MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
 MAX_TEXT = 20_000  # characters in one expression or effect block
+# Line breaks of code, as YAML counts lines: reading a block scalar turns CR, CR LF and NEL into LF but keeps
+# the line and paragraph separators, and an escape in a quoted scalar can put any of them in the text.
+CODE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_TO_LF = re.compile("\r(?!\n)|[\x85\u2028\u2029]")  # one character for one: columns stay where they were
 
 
 @dataclass(frozen=True)
@@ -86,11 +90,28 @@ KEYWORDS = {
 }
 
 
-def _unescape(token: str) -> str:
-    body = token[1:-1]
-    if token[0] == "'":
-        body = body.replace('\\"', '"').replace("\\'", "'").replace('"', '\\"')
-    return json.loads('"' + body + '"')
+ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n", "t": "\t"}  # and \uXXXX; the same in both quotes
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+def _unescape(token: str) -> tuple[str, int, str]:
+    """The text a string token stands for; on a bad escape, ("", offset of its backslash, what is wrong)."""
+    out, at = [], 1
+    body = token[:-1]
+    for m in _ESCAPE.finditer(body, 1):
+        out.append(body[at:m.start()])
+        code = m.group(1)
+        if code in ESCAPES:
+            out.append(ESCAPES[code])
+        elif len(code) == 5 and not 0xD800 <= int(code[1:], 16) <= 0xDFFF:
+            out.append(chr(int(code[1:], 16)))
+        elif len(code) == 5:
+            return "", m.start(), f"\\{code} is half of a surrogate pair, which is no character"
+        else:
+            return "", m.start(), "invalid escape in string"
+        at = m.end()
+    out.append(body[at:])
+    return "".join(out), 0, ""
 
 
 @v_args(meta=True)
@@ -126,11 +147,13 @@ class _Build(Transformer):
         return A.Literal(self._p(meta), value)
 
     def string(self, meta, c):
-        try:
-            return A.Literal(self._p(meta), _unescape(str(c[0])))
-        except ValueError:
-            raise DslSyntaxError("invalid escape in string", self._tp(c[0]),
-                                 hint='strings know the escapes \\" \\\\ \\n \\t and \\uXXXX') from None
+        text, offset, problem = _unescape(str(c[0]))
+        if problem:
+            tok = c[0]  # a string token never spans lines: the escape is on the token's line
+            raise DslSyntaxError(problem, self.origin.pos(tok.line or 1, (tok.column or 1) + offset),
+                                 hint="strings know the escapes \\\" \\' \\\\ \\n \\t and \\uXXXX "
+                                      "(not a surrogate); write any other character as itself")
+        return A.Literal(self._p(meta), text)
 
     def true(self, meta, c):
         return A.Literal(self._p(meta), True)
@@ -362,6 +385,15 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(names)
 
 
+def _end(text: str) -> tuple[int, int]:
+    """Line and column just after the last character of the text, lines counted as the lexer counts them
+    (at LF; str.splitlines would also break at form feeds and other characters Lark reads as spaces)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # a final line break ends the last line; it starts no new one
+    return len(lines), len(lines[-1].removesuffix("\r")) + 1
+
+
 def _parse(text: str, origin: Origin, start: str):
     if len(text) > MAX_TEXT:
         raise DslSyntaxError(
@@ -370,20 +402,20 @@ def _parse(text: str, origin: Origin, start: str):
             hint="split it into named procedures",
             code="RP203",
         )
+    text = _TO_LF.sub("\n", text)  # Lark counts lines at LF only; YAML (and so the origin) at every break
     _check_nesting(text, origin)
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedCharacters as err:
-        raise DslSyntaxError(
-            f"unexpected character {text[err.pos_in_stream]!r}",
-            origin.pos(err.line, err.column),
-            hint="expressions use names, numbers, \"strings\", operators and calls",
-        ) from None
+        ch = text[err.pos_in_stream]
+        hint = "expressions use names, numbers, \"strings\", operators and calls"
+        if ch.isnumeric():  # Python's int() would take ১ or １ for a digit; the language takes 0-9 only
+            hint = f"{ch!r} is a digit of another script, or a numeral sign: write numbers with the digits 0-9"
+        raise DslSyntaxError(f"unexpected character {ch!r}", origin.pos(err.line, err.column), hint=hint) from None
     except UnexpectedEOF as err:
-        lines = text.splitlines() or [""]
         raise DslSyntaxError(
             "unexpected end of text",
-            origin.pos(len(lines), len(lines[-1]) + 1),
+            origin.pos(*_end(text)),
             hint=f"expected {_describe_expected(set(err.expected))}",
         ) from None
     except UnexpectedToken as err:
@@ -397,8 +429,7 @@ def _parse(text: str, origin: Origin, start: str):
         line = tok.line if tok.line is not None else 1
         col = tok.column if tok.column is not None else 1
         if tok.type == "$END":
-            lines = text.splitlines() or [""]
-            line, col = len(lines), len(lines[-1]) + 1
+            line, col = _end(text)
         raise DslSyntaxError(f"unexpected {found}", origin.pos(line, col), hint=hint) from None
     except UnexpectedInput as err:  # pragma: no cover - other Lark errors
         raise DslSyntaxError(str(err), origin.pos(1, 1)) from None

@@ -519,14 +519,16 @@ class Compiler:
         return run
 
     def _s_Log(self, node: A.Log, scope: Scope) -> Exec:
-        value = self.expr(node.value, scope)
-        return lambda ctx: ctx.log.append(value(ctx))
+        # A charged copy, as `append` makes: the log must show the value as it was when logged, not as later
+        # statements of the move change it, and a log of one large value per loop turn must count as built.
+        value, pos = self.expr(node.value, scope), node.pos
+        return lambda ctx: ctx.log.append(ctx.budget.copy(value(ctx), pos))
 
     def _s_Fail(self, node: A.Fail, scope: Scope) -> Exec:
         message, pos = self.expr(node.message, scope), node.pos
 
         def fail(ctx: R.Ctx) -> None:
-            raise R.RuleFailure(str(message(ctx)), pos)
+            raise R.RuleFailure(R.shown(message(ctx)), pos)
 
         return fail
 

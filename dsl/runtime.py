@@ -8,6 +8,7 @@ here ever touches a Python attribute, so user text cannot reach the host.
 
 from __future__ import annotations
 
+import json
 import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -123,6 +124,19 @@ def value_key(value: Any) -> Any:
     if t is dict:
         return ("m", tuple(sorted((k, value_key(v)) for k, v in value.items())))
     return value  # null, text, int and float: equal in Python exactly when in the language
+
+
+SHOWN_ITEMS = 100  # list items and map entries a message spells out
+
+
+def shown(value: Any) -> str:
+    """A value as a message shows it: text as itself, anything else as the language writes it (`true`, `null`,
+    `[1, "a"]`), never Python's spelling (`True`, `None`); a large list or map only by its size."""
+    if type(value) is str:
+        return value
+    if size(value, SHOWN_ITEMS) > SHOWN_ITEMS:
+        return f"a {type_name(value)} of {len(value)} items"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _num(value: Any) -> bool:

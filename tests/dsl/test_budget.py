@@ -179,3 +179,15 @@ def test_every_builtin_is_charged_or_constant_time():
     assert sorted(name for name, spec in BUILTINS.items() if not spec.linear) == ["get", "len", "str"]
     for name, spec in BUILTINS.items():
         assert not spec.prepaid or spec.needs_ctx, f"{name} charges its result itself, so it needs the ctx"
+
+
+def test_log_keeps_a_charged_copy_of_the_value_as_it_was():
+    compiler = Compiler()
+    fn = compiler.block(parse_effects("log xs append 4 to xs log xs"), SCOPE)
+    ctx = _ctx(vars_={"xs": [1, 2, 3], "long": ""})
+    fn(ctx)
+    assert ctx.log == [[1, 2, 3], [1, 2, 3, 4]]
+    assert ctx.budget.copies == 1_000_000 - 3 - 4  # two lists logged; the appended int is no list
+    fn = compiler.block(parse_effects("repeat 1000 { log xs }"), SCOPE)
+    with pytest.raises(R.LimitError, match="values built or copied"):
+        fn(_ctx(vars_={"xs": list(range(5000)), "long": ""}))

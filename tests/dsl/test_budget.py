@@ -179,6 +179,11 @@ def test_every_builtin_is_charged_or_constant_time():
     assert sorted(name for name, spec in BUILTINS.items() if not spec.linear) == ["get", "len", "str"]
     for name, spec in BUILTINS.items():
         assert not spec.prepaid or spec.needs_ctx, f"{name} charges its result itself, so it needs the ctx"
+    # Every other builtin makes a result no larger than a few times its (scanned) arguments, or than a
+    # board's edge (ray, line_of, perimeter) or the seats: the scan charged that work before the call.
+    assert sorted(name for name, spec in BUILTINS.items() if spec.prepaid) == [
+        "adjacent", "area", "cells", "components", "flood", "join", "nodes", "range", "reachable", "repeat"]
+    assert sorted(name for name, spec in BUILTINS.items() if spec.sorts) == ["keys", "ranks", "sorted", "values"]
 
 
 def test_log_keeps_a_charged_copy_of_the_value_as_it_was():

@@ -140,6 +140,10 @@ class _Build(Transformer):
     # -- atoms
     def number(self, meta, c):
         text = str(c[0])
+        if len(text) > 1 and text[0] == "0" and text[1] != ".":  # as YAML refuses `012` (octal 10 to YAML 1.1)
+            raise DslSyntaxError(f"the number {text} starts with a zero", self._p(meta),
+                                 hint=f"write {text.lstrip('0') or '0'}: YAML 1.1 and other languages read a "
+                                      "leading zero as octal, so the language takes none")
         value = float(text) if "." in text else int(text) if len(text) <= 300 else None
         if value is None or value in (float("inf"), float("-inf")):
             raise DslSyntaxError("number is too large", self._p(meta), hint="numbers in rules are small",

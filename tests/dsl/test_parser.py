@@ -355,3 +355,19 @@ def test_the_parse_cache_is_bounded_by_the_size_of_its_texts():
     assert cache.parse(*first) is cache.trees[first]  # a hit moves it to the end: it is dropped last
     assert next(reversed(cache.trees)) == first
     assert parser._CACHE.chars <= 1_000_000 and parser._CACHE.entries <= 8192
+
+
+@pytest.mark.parametrize("text, hint", [("012", "write 12"), ("00", "write 0"), ("007.5", "write 7.5"),
+                                        ("x[01]", "write 1")])
+def test_a_number_with_a_leading_zero_is_refused_as_in_yaml(text, hint):
+    err = error(text)
+    assert err.code == "RP200" and "starts with a zero" in err.message and err.hint.startswith(hint)
+
+
+@pytest.mark.parametrize("text, value", [("0", 0), ("0.5", 0.5), ("10", 10), ("100.0", 100.0), ("-0", 0)])
+def test_numbers_with_no_leading_zero_are_read(text, value):
+    assert parse_expr(text) == lit(value)
+
+
+def test_escaped_backslash_before_a_quote_and_escaped_single_quote_in_double_quotes():
+    assert parse_expr(r"""'\\"'""") == lit('\\"') and parse_expr(r'"\'"') == lit("'")

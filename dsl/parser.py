@@ -27,6 +27,7 @@ MAX_TEXT = 20_000  # characters in one expression or effect block
 # the line and paragraph separators, and an escape in a quoted scalar can put any of them in the text.
 CODE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _TO_LF = re.compile("\r(?!\n)|[\x85\u2028\u2029]")  # one character for one: columns stay where they were
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -141,9 +142,11 @@ class _Build(Transformer):
     def number(self, meta, c):
         text = str(c[0])
         if len(text) > 1 and text[0] == "0" and text[1] != ".":  # as YAML refuses `012` (octal 10 to YAML 1.1)
+            plain = text.lstrip("0")
+            plain = "0" + plain if not plain or plain[0] == "." else plain
             raise DslSyntaxError(f"the number {text} starts with a zero", self._p(meta),
-                                 hint=f"write {text.lstrip('0') or '0'}: YAML 1.1 and other languages read a "
-                                      "leading zero as octal, so the language takes none")
+                                 hint=f"write {plain}: YAML 1.1 and other languages read a leading zero as "
+                                      "octal, so the language takes none")
         value = float(text) if "." in text else int(text) if len(text) <= 300 else None
         if value is None or value in (float("inf"), float("-inf")):
             raise DslSyntaxError("number is too large", self._p(meta), hint="numbers in rules are small",
@@ -408,6 +411,12 @@ def _parse(text: str, origin: Origin, start: str):
         )
     text = _TO_LF.sub("\n", text)  # Lark counts lines at LF only; YAML (and so the origin) at every break
     _check_nesting(text, origin)
+    bad = _SURROGATE.search(text)  # YAML refuses them, but code also comes from move texts and scenario steps
+    if bad:
+        at = bad.start()
+        line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        raise DslSyntaxError(f"the text holds a lone surrogate (\\u{ord(bad.group()):04x}), which is no character",
+                             origin.pos(line, col), hint="the text was decoded wrongly; it must be valid Unicode")
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedCharacters as err:

@@ -358,7 +358,7 @@ def test_the_parse_cache_is_bounded_by_the_size_of_its_texts():
 
 
 @pytest.mark.parametrize("text, hint", [("012", "write 12"), ("00", "write 0"), ("007.5", "write 7.5"),
-                                        ("x[01]", "write 1")])
+                                        ("00.5", "write 0.5"), ("x[01]", "write 1")])
 def test_a_number_with_a_leading_zero_is_refused_as_in_yaml(text, hint):
     err = error(text)
     assert err.code == "RP200" and "starts with a zero" in err.message and err.hint.startswith(hint)
@@ -371,3 +371,11 @@ def test_numbers_with_no_leading_zero_are_read(text, value):
 
 def test_escaped_backslash_before_a_quote_and_escaped_single_quote_in_double_quotes():
     assert parse_expr(r"""'\\"'""") == lit('\\"') and parse_expr(r'"\'"') == lit("'")
+
+
+@pytest.mark.parametrize("text, col", [('"a\ud800"', 3), ("x +\n \udfff", 2)])
+def test_a_lone_surrogate_written_into_code_is_refused(text, col):
+    """YAML refuses one at load; code can also come from a move text or a scenario step."""
+    err = error(text, origin=Origin("rules.yaml", 1, 1, 0))
+    assert err.code == "RP200" and "lone surrogate" in err.message and err.pos.col == col
+    err.message.encode("utf-8")

@@ -15,6 +15,7 @@ paragraph separators each end a line.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,12 @@ _ALLOWED_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "null", "bool", "int"
 _OCTAL_LIKE = re.compile(r"^[-+]?0[0-9_]+$")
 _SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
 _OTHER_INT = re.compile(r"^[-+]?0[xXbBoO][0-9a-fA-F_]+$")
-_OCTAL_12 = re.compile(r"^0o[0-7]+$")  # YAML 1.2's octal: a number there, text to YAML 1.1
+_OCTAL_12 = re.compile(r"^0o[0-7]+$")
+_DECIMAL_INT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT_11 = re.compile(r"^[-+]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+][0-9]+)?$")  # PyYAML's dotted floats, `_` already refused
+_NOT_FINITE = re.compile(r"^([-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$")
+_NULL_WORDS = {"", "~", "null", "Null", "NULL"}
+_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}  # YAML 1.2's octal: a number there, text to YAML 1.1
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\(u[dD][89a-fA-F][0-9a-fA-F]{2}|U0000[dD][89a-fA-F][0-9a-fA-F]{2})")
 LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # what YAML (and str.splitlines, given the reader) breaks at
@@ -363,9 +369,16 @@ class _Builder:
             self.fail("RP004", refused[0], node.start_mark, hint=refused[1], path=path)
         if tag == "tag:yaml.org,2002:str" or node.style is not None:
             return text
+        # An explicit tag (`!!int x`) makes PyYAML construct whatever the text is; only its own forms may pass.
         if tag == "tag:yaml.org,2002:null":
+            if text not in _NULL_WORDS:
+                self.fail("RP004", f"`{text}` is not null", node.start_mark, path=path,
+                          hint="write null (or ~) for null, or remove the !!null tag")
             return None
         if tag == "tag:yaml.org,2002:bool":
+            if text.lower() not in _BOOL_WORDS | _YAML11_BOOLS:
+                self.fail("RP004", f"`{text}` is not a boolean", node.start_mark, path=path,
+                          hint="write true or false, or remove the !!bool tag")
             if text.lower() not in _BOOL_WORDS:
                 meaning = "true" if text.lower() in ("yes", "on", "y") else "false"
                 self.fail("RP004", f"`{text}` is read as the boolean {meaning} by YAML 1.1",
@@ -373,21 +386,23 @@ class _Builder:
                           path=path)
             return text.lower() == "true"
         if tag == "tag:yaml.org,2002:int":  # a plain decimal: near_number refused every other form
+            if not _DECIMAL_INT.match(text):  # Python's int() would also take `١٢` or ` 12 `
+                self.fail("RP004", f"`{text}` is not an integer", node.start_mark, path=path,
+                          hint="write the digits 0-9, with a sign if need be, or remove the !!int tag")
             digits = text.lstrip("+-").lstrip("0")
             if len(digits) > _MAX_DIGITS or int(digits or "0").bit_length() > MAX_INT_BITS:
                 self.fail("RP004", f"an integer of {len(digits)} digits is too large: numbers are capped at "
                           f"{MAX_INT_BITS} bits", node.start_mark, hint="use a smaller number", path=path)
             return int(text)
         if tag == "tag:yaml.org,2002:float":
-            try:
-                value = float(text)
-            except ValueError:
+            finite = bool(_FLOAT_12.match(text) or _FLOAT_11.match(text))
+            if not finite and not _NOT_FINITE.match(text):
+                self.fail("RP004", f"`{text}` is not a number", node.start_mark, path=path,
+                          hint="write a decimal number with the digits 0-9, or remove the !!float tag")
+            if not finite or not math.isfinite(float(text)):  # `.inf`, `.nan`, or `1e999` (too large)
                 self.fail("RP004", f"`{text}` is not a finite number", node.start_mark,
                           hint="write a plain decimal number", path=path)
-            if value != value or value in (float("inf"), float("-inf")):
-                self.fail("RP004", f"`{text}` is not a finite number", node.start_mark,
-                          hint="write a plain decimal number", path=path)
-            return value
+            return float(text)
         return text
 
 

@@ -309,3 +309,29 @@ def test_file_level_errors_count_every_line_break_too(brk):
     assert d.code == "RP001" and (d.line, d.col, d.source_line) == (2, 5, "b: x\x07y")
     d = problem(f"a: 1{brk}b: x".encode() + b"\xff" + f"y{brk}".encode())
     assert d.code == "RP001" and (d.line, d.col, d.source_line) == (2, 5, "b: x\ufffdy")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("!!int ١٢", "`١٢` is not an integer"),  # Python's int() reads Arabic-Indic digits
+    ("!!int 12abc", "`12abc` is not an integer"),  # int() raised a ValueError here
+    ("!!int 1e3", "`1e3` is not an integer"),
+    ("!!int", "`` is not an integer"),
+    ("!!float １.５", "`１.５` is not a number"),  # full-width digits
+    ("!!float x", "`x` is not a number"),
+    ("!!float .", "`.` is not a number"),
+    ("!!float -.inf", "`-.inf` is not a finite number"),
+    ("!!bool 1", "`1` is not a boolean"),  # was "read as the boolean false"
+    ("!!null x", "`x` is not null"),  # was silently null
+])
+def test_an_explicit_tag_admits_only_its_own_forms(text, message):
+    d = problem(f"n: {text}\n")
+    assert d.code == "RP004" and d.message == message and d.hint
+
+
+@pytest.mark.parametrize("text, value", [
+    ("!!int -7", -7), ("!!float 12", 12.0), ("!!float 1.5", 1.5), ("!!float .5e+3", 500.0), ("!!null", None),
+    ("!!null ~", None), ("!!bool true", True),
+])
+def test_an_explicit_tag_on_its_own_forms_is_kept(text, value):
+    got = load_document(f"n: {text}\n").data["n"]
+    assert got == value and type(got) is type(value)

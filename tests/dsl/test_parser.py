@@ -354,7 +354,7 @@ def test_the_parse_cache_is_bounded_by_the_size_of_its_texts():
     first = next(iter(cache.trees))
     assert cache.parse(*first) is cache.trees[first]  # a hit moves it to the end: it is dropped last
     assert next(reversed(cache.trees)) == first
-    assert parser._CACHE.chars <= 1_000_000 and parser._CACHE.entries <= 8192
+    assert parser._CACHE.chars <= 250_000 and parser._CACHE.entries <= 8192
 
 
 @pytest.mark.parametrize("text, hint", [("012", "write 12"), ("00", "write 0"), ("007.5", "write 7.5"),

@@ -30,17 +30,19 @@ class Builtin:
     returns: str  # int, bool, string, list, map, any, number
     doc: str
     linear: bool  # walks its arguments and builds its result; False only for constant-time lookups
+    prepaid: bool  # charges what it builds itself, before building it (its result may outgrow its arguments)
+    sorts: bool  # sorts its first argument: n log n comparisons, not n
 
 
 BUILTINS: dict[str, Builtin] = {}
 
 
 def builtin(min_args: int, max_args: int | None = None, *, ctx: bool = False, returns: str = "any",
-            linear: bool = True):
+            linear: bool = True, prepaid: bool = False, sorts: bool = False):
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         name = fn.__name__.rstrip("_")
         BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args,
-                                 ctx, returns, (fn.__doc__ or "").strip(), linear)
+                                 ctx or prepaid, returns, (fn.__doc__ or "").strip(), linear, prepaid, sorts)
         return fn
     return wrap
 
@@ -52,7 +54,12 @@ def invoke(spec: Builtin, ctx: Ctx, args: list, pos: Pos) -> Any:
     them), so a call costs their size in iterations; the list, map or text it
     returns is a new value, charged to the copies like a comprehension's.
     Uncharged, a cheap-looking call in a loop (`unique(L)` for each item of L)
-    does work quadratic in a value's size.  Text arguments cost nothing: they
+    does work quadratic in a value's size.  A builtin that sorts pays its
+    first argument's size once more per halving (n log n comparisons, each
+    walking the items compared).  A builtin whose result can be far larger
+    than its arguments (`range`, `repeat`, `cells`, graph searches, …) is
+    `prepaid`: it charges what it builds before building it, so no result
+    exists that the budget has not allowed.  Text arguments cost nothing: they
     are names (of boards, kinds, …), searched in C, or bounded before being
     walked.  An error raised without a position gets the call's, and the
     builtin's name.
@@ -64,8 +71,11 @@ def invoke(spec: Builtin, ctx: Ctx, args: list, pos: Pos) -> Any:
                 t = type(a)
                 if t is list or t is dict:
                     budget.scan(a, None)
+            if spec.sorts and args and type(args[0]) in (list, dict) and len(args[0]) > 2:
+                halvings = (len(args[0]) - 1).bit_length()  # ceil(log2 n): one walk, scanned above, per halving
+                budget.spend(size(args[0], budget.iterations) * (halvings - 1), None)
         result = spec.fn(ctx, *args) if spec.needs_ctx else spec.fn(*args)
-        if spec.linear:
+        if spec.linear and not spec.prepaid:
             t = type(result)
             if t is str:
                 budget.built(len(result), None)
@@ -111,11 +121,12 @@ def len_(x):
     return len(x)
 
 
-@builtin(1, 2, returns="list")
-def range_(a, b=None):
+@builtin(1, 2, returns="list", prepaid=True)
+def range_(ctx, a, b=None):
     """range(n) is [0..n-1]; range(a, b) is [a..b-1]."""
     lo, hi = (0, _int(a, "range")) if b is None else (_int(a, "range"), _int(b, "range"))
     _need(hi - lo <= MAX_ITEMS, f"range() too long (over {MAX_ITEMS} items)")
+    ctx.budget.built(max(hi - lo, 0), None)
     return list(range(lo, hi))
 
 
@@ -165,7 +176,7 @@ def all_(xs):
     return all(_list(xs, "all"))
 
 
-@builtin(1, returns="list")
+@builtin(1, returns="list", sorts=True)
 def sorted_(xs):
     """The list sorted ascending (numbers or strings)."""
     values = _list(xs, "sorted")
@@ -232,18 +243,19 @@ def str_(x):
     return str(x) if type(x) in (int, float, str) else type_name(x)
 
 
-_DECIMAL = re.compile(r"\s*-?[0-9]+\s*")
+_DECIMAL = re.compile(r"\s*-?[0-9]+\s*", re.ASCII)  # ASCII digits and spaces only, as in the code itself
 _MAX_DECIMAL = 400  # characters: more than the digits of any int of MAX_INT_BITS bits (309), with room for spaces
 
 
-@builtin(1, 2, returns="string")
-def join(xs, sep=""):
+@builtin(1, 2, returns="string", prepaid=True)
+def join(ctx, xs, sep=""):
     """The text forms of a list's items joined by sep ("" unless given): build a label from parts."""
     if type(sep) is not str:
         raise RuleRuntimeError(f"join() needs a text separator, not {type_name(sep)}")
     parts = [str_(x) for x in _list(xs, "join")]
     length = sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0)
     _need(length <= MAX_TEXT, f"join() would make a text of {length} characters (at most {MAX_TEXT})")
+    ctx.budget.built(length, None)
     return sep.join(parts)
 
 
@@ -260,7 +272,7 @@ def int_(x):
     raise RuleRuntimeError(f"int() cannot convert {x!r}")
 
 
-@builtin(1, returns="list")
+@builtin(1, returns="list", sorts=True)
 def keys(m):
     """Keys of a map, sorted."""
     if not (type(m) is dict):
@@ -268,7 +280,7 @@ def keys(m):
     return sorted(m)
 
 
-@builtin(1, returns="list")
+@builtin(1, returns="list", sorts=True)
 def values(m):
     """Values of a map, by sorted key."""
     if not (type(m) is dict):
@@ -292,12 +304,13 @@ def zip_(a, b):
     return [[x, y] for x, y in zip(_list(a, "zip"), _list(b, "zip"))]
 
 
-@builtin(2, returns="list")
-def repeat(value, n):
+@builtin(2, returns="list", prepaid=True)
+def repeat(ctx, value, n):
     """A list of n copies of value."""
     n = _int(n, "repeat")
-    _need(0 <= n and n * (1 + size(value, MAX_ITEMS)) <= MAX_ITEMS,
-          f"repeat() count out of range (at most {MAX_ITEMS} items in all)")
+    items = n * (1 + size(value, MAX_ITEMS))
+    _need(0 <= n and items <= MAX_ITEMS, f"repeat() count out of range (at most {MAX_ITEMS} items in all)")
+    ctx.budget.built(items, None)
     return [clone(value) for _ in range(n)]
 
 
@@ -335,23 +348,26 @@ def leader(xs):
     return top[0] if len(top) == 1 else None
 
 
-@builtin(1, returns="list")
+@builtin(1, returns="list", sorts=True)
 def ranks(xs):
     """Competition rank of each item, 0 for the largest; equal items share a rank."""
     values = _numbers(_list(xs, "ranks"), "ranks")
-    return [sum(1 for w in values if w > v) for v in values]
+    first: dict = {}  # a value's rank: how many items are larger, i.e. where it first comes largest-first
+    for i, v in enumerate(sorted(values, reverse=True)):
+        first.setdefault(v, i)  # 1 and 1.0 are one key, as they are one value
+    return [first[v] for v in values]
 
 
 # ---------------------------------------------------------------- components
-@builtin(0, 1, ctx=True, returns="list")
+@builtin(0, 1, returns="list", prepaid=True)
 def components(ctx, kind=None):
     """Ids of all components, or of one kind, in declaration order."""
     model = ctx.model
-    if kind is None:
-        return list(model.component_ids)
-    ids = model.components_by_kind.get(kind) if type(kind) is str else None
-    if not (ids is not None):
+    ids = model.component_ids if kind is None else (
+        model.components_by_kind.get(kind) if type(kind) is str else None)
+    if ids is None:
         raise RuleRuntimeError(f"no component kind {kind!r}")
+    ctx.budget.built(len(ids), None)
     return list(ids)
 
 
@@ -426,10 +442,12 @@ def _cell(grid: Grid, c) -> int:
     return c
 
 
-@builtin(1, ctx=True, returns="list")
+@builtin(1, returns="list", prepaid=True)
 def cells(ctx, board):
     """All cells of a board, row by row."""
-    return list(range(_grid(ctx, board).size))
+    n = _grid(ctx, board).size
+    ctx.budget.built(n, None)
+    return list(range(n))
 
 
 @builtin(3, ctx=True)
@@ -501,7 +519,7 @@ def offset(ctx, board, a, b):
     return [bx - ax, by - ay]
 
 
-@builtin(4, ctx=True, returns="list")
+@builtin(4, returns="list", prepaid=True)
 def area(ctx, board, corner, w, h):
     """Cells of the w x h rectangle whose top-left cell is corner, row by row; [] if it does not fit."""
     grid = _grid(ctx, board)
@@ -510,35 +528,40 @@ def area(ctx, board, corner, w, h):
     _need(w > 0 and h > 0, "area() needs a positive width and height")
     if x + w > grid.width or y + h > grid.height:
         return []
+    ctx.budget.built(w * h, None)
     return [(y + j) * grid.width + x + i for j in range(h) for i in range(w)]
 
 
-@builtin(6, ctx=True, returns="list")
+@builtin(6, returns="list", prepaid=True)
 def flood(ctx, board, start, max_steps, dirset, blocked, stops):
     """Cells reachable from start in at most max_steps steps of a direction set (start excluded, ascending):
     cells in `blocked` are never entered, cells in `stops` are entered but not left (a piece halts there)."""
     grid = _grid(ctx, board)
     start, limit, dirset = _cell(grid, start), _int(max_steps, "flood"), _dirset(dirset)
-    walls, halts = set(_list(blocked, "flood")), set(_list(stops, "flood"))
+    # Keyed as the language compares: cell 1 is blocked by 1.0 but not by true; a list is no cell.
+    walls = {value_key(v) for v in _list(blocked, "flood")}
+    halts = {value_key(v) for v in _list(stops, "flood")}
+    budget = ctx.budget
     dist = {start: 0}
     todo = deque([start])
-    work = 0  # cells visited and steps looked at: the search's cost, at most the board's size
     while todo:
         here = todo.popleft()
-        work += 1
+        budget.spend(1, None)  # each cell visited, and below each step looked at, before it is taken
         if dist[here] >= limit or (here in halts and here != start):
             continue
         steps = grid.neighbors(here, dirset)
-        work += len(steps)
+        budget.spend(len(steps), None)
         for nxt in steps:
             if nxt not in dist and nxt not in walls:
                 dist[nxt] = dist[here] + 1
                 todo.append(nxt)
-    ctx.budget.spend(work, None)
+    budget.built(len(dist) - 1, None)
     return sorted(c for c in dist if c != start)
 
 
 # ------------------------------------------------------------------- graphs
+# A node is looked up by `value_key`, as `==` compares: 1 and 1.0 are one node, while 1 and "1", or true
+# and 1, are two.  Declared graphs are keyed the same way when they are flattened (engine builders).
 def _graph(ctx, name) -> dict:
     graph = ctx.model.graphs.get(name) if type(name) is str else None
     if not (graph is not None):
@@ -546,95 +569,99 @@ def _graph(ctx, name) -> dict:
     return graph
 
 
-def _key(node) -> str:
-    return node if type(node) is str else str(node)
-
-
-@builtin(2, ctx=True, returns="list")
+@builtin(2, returns="list", prepaid=True)
 def adjacent(ctx, graph, node):
     """Neighbours of a node in a declared graph (sorted)."""
-    return list(_graph(ctx, graph)["adj"].get(_key(node), ()))
+    near = _graph(ctx, graph)["adj"].get(value_key(node), [])
+    ctx.budget.charge(near, None)
+    return clone(near)  # the graph's own lists are shared by every state
 
 
-@builtin(1, ctx=True, returns="list")
+@builtin(1, returns="list", prepaid=True)
 def nodes(ctx, graph):
     """All nodes of a declared graph."""
-    return list(_graph(ctx, graph)["nodes"])
+    found = _graph(ctx, graph)["nodes"]
+    ctx.budget.charge(found, None)
+    return clone(found)
 
 
-def _bfs(adj: Callable[[Any], list], start, limit: int | None) -> tuple[dict, int]:
-    """Distances from start, and the work done: nodes visited plus edges looked at."""
+def _bfs(adj: Callable[[Any], list], start, limit: int | None, spend: Callable[[int], None]) -> dict:
+    """Distances from start, by node key; `spend` is told each node visited and each edge looked at
+    before the search goes on, so a search too large for the budget stops there."""
     if limit is not None:
         if not (type(limit) is int):
             raise RuleRuntimeError(f"max_steps must be an int, not {type_name(limit)}")
-    dist = {_key(start): 0}
+    dist = {value_key(start): 0}
     todo = deque([start])
-    work = 0
     while todo:
         node = todo.popleft()
-        work += 1
-        d = dist[_key(node)]
+        spend(1)
+        d = dist[value_key(node)]
         if limit is not None and d >= limit:
             continue
         edges = adj(node)
-        work += len(edges)
+        spend(len(edges))
         for nxt in edges:
-            k = _key(nxt)
+            k = value_key(nxt)
             if k not in dist:
                 dist[k] = d + 1
                 todo.append(nxt)
-    return dist, work
-
-
-def _values(graph: dict, dist: dict, start) -> list:
-    lookup = graph["value"]
-    return [lookup[k] for k in dist if k != _key(start)]
+    return dist
 
 
 def _search(ctx, g: dict, start, limit: int | None) -> dict:
     """_bfs over a declared graph, charged: the graph is no argument of the call, so its size is
     not counted with them, yet one search may walk all of it."""
-    dist, work = _bfs(lambda n: g["adj"].get(_key(n), ()), start, limit)
-    ctx.budget.spend(work, None)
-    return dist
+    budget = ctx.budget
+    return _bfs(lambda n: g["adj"].get(value_key(n), ()), start, limit, lambda n: budget.spend(n, None))
 
 
-@builtin(2, 3, ctx=True, returns="list")
+@builtin(2, 3, returns="list", prepaid=True)
 def reachable(ctx, graph, start, max_steps=None):
     """Nodes reachable from start (start excluded), within max_steps edges if given."""
     g = _graph(ctx, graph)
-    return _values(g, _search(ctx, g, start, max_steps), start)
+    dist = _search(ctx, g, start, max_steps)
+    lookup, home = g["value"], value_key(start)
+    found = [lookup[k] for k in dist if k != home]
+    ctx.budget.charge(found, None)
+    return clone(found)
 
 
 @builtin(3, ctx=True)
 def distance(ctx, graph, a, b):
     """Fewest edges from a to b in a declared graph, or null if unconnected."""
-    return _search(ctx, _graph(ctx, graph), a, None).get(_key(b))
+    return _search(ctx, _graph(ctx, graph), a, None).get(value_key(b))
 
 
-def _edge_adjacency(edges) -> dict:
-    adj: dict[str, list] = {}
+def _edge_adjacency(edges) -> tuple[dict, dict]:
+    """Neighbours by node key, and one value of each node (the first spelling met)."""
+    adj: dict[Any, list] = {}
+    spelt: dict[Any, Any] = {}
     for e in _list(edges, "edges"):
         _need(type(e) is list and len(e) == 2, "an edge must be a pair [a, b]")
-        adj.setdefault(_key(e[0]), []).append(e[1])
-        adj.setdefault(_key(e[1]), []).append(e[0])
-    return adj
+        ka, kb = value_key(e[0]), value_key(e[1])
+        spelt.setdefault(ka, e[0])
+        spelt.setdefault(kb, e[1])
+        adj.setdefault(ka, []).append(e[1])
+        adj.setdefault(kb, []).append(e[0])
+    return adj, spelt
+
+
+def _free(n: int) -> None:
+    """Searches over an edge list cost no more than the edges, an argument the call has already paid for."""
 
 
 @builtin(2, 3, returns="list")
 def reachable_via(edges, start, max_steps=None):
     """Nodes reachable from start over a list of [a, b] edges kept in the state."""
-    adj = _edge_adjacency(edges)
-    values = {}
-    for e in edges:
-        values[_key(e[0])] = e[0]
-        values[_key(e[1])] = e[1]
-    dist, _ = _bfs(lambda n: adj.get(_key(n), ()), start, max_steps)  # its cost: the edges, an argument
-    return [values[k] for k in dist if k != _key(start)]
+    adj, spelt = _edge_adjacency(edges)
+    dist = _bfs(lambda n: adj.get(value_key(n), ()), start, max_steps, _free)
+    home = value_key(start)
+    return [spelt[k] for k in dist if k != home]
 
 
 @builtin(3)
 def distance_via(edges, a, b):
     """Fewest edges from a to b over a list of [a, b] edges, or null."""
-    adj = _edge_adjacency(edges)
-    return _bfs(lambda n: adj.get(_key(n), ()), a, None)[0].get(_key(b))
+    adj, _ = _edge_adjacency(edges)
+    return _bfs(lambda n: adj.get(value_key(n), ()), a, None, _free).get(value_key(b))

@@ -128,8 +128,7 @@ class Compiler:
         pos = node.pos
 
         def run(ctx: R.Ctx) -> list:
-            items = R.iterate(source(ctx), pos)
-            ctx.budget.spend(len(items), pos)
+            items = R.iterate(source(ctx), ctx.budget, pos)
             env = ctx.env
             saved = {n: env[n] for n in names if n in env}
             out = []
@@ -235,8 +234,7 @@ class Compiler:
         names, pos, want = comp.names, comp.pos, node.func == "any"
 
         def run(ctx: R.Ctx) -> bool:
-            items = R.iterate(source(ctx), pos)
-            ctx.budget.spend(len(items), pos)
+            items = R.iterate(source(ctx), ctx.budget, pos)
             env = ctx.env
             saved = {n: env[n] for n in names if n in env}
             try:
@@ -384,8 +382,7 @@ class Compiler:
         names, pos = node.names, node.pos
 
         def run(ctx: R.Ctx) -> None:
-            items = list(R.iterate(source(ctx), pos))
-            ctx.budget.spend(len(items), pos)
+            items = list(R.iterate(source(ctx), ctx.budget, pos))  # a copy: the body may change the list
             env = ctx.env
             # The loop variable shadows a parameter or `let` of the same name only inside the loop.
             saved = {n: env[n] for n in names if n in env}
@@ -522,14 +519,16 @@ class Compiler:
         return run
 
     def _s_Log(self, node: A.Log, scope: Scope) -> Exec:
-        value = self.expr(node.value, scope)
-        return lambda ctx: ctx.log.append(value(ctx))
+        # A charged copy, as `append` makes: the log must show the value as it was when logged, not as later
+        # statements of the move change it, and a log of one large value per loop turn must count as built.
+        value, pos = self.expr(node.value, scope), node.pos
+        return lambda ctx: ctx.log.append(ctx.budget.copy(value(ctx), pos))
 
     def _s_Fail(self, node: A.Fail, scope: Scope) -> Exec:
         message, pos = self.expr(node.message, scope), node.pos
 
         def fail(ctx: R.Ctx) -> None:
-            raise R.RuleFailure(str(message(ctx)), pos)
+            raise R.RuleFailure(R.shown(message(ctx)), pos)
 
         return fail
 

@@ -8,6 +8,7 @@ collected (never raised one at a time) so an author sees all of them at once.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -38,12 +39,25 @@ class Diagnostic:
             out.append(f"  at: {self.path}")
         if self.hint:
             out.append(f"  hint: {self.hint}")
-        return "\n".join(out)
+        return printable("\n".join(out))
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data.pop("source_line")
         return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text any UTF-8 stream can take: a lone surrogate becomes its escape (`\\udcff`).
+
+    The loader refuses surrogates in a ruleset's text, but a file name that is
+    not valid UTF-8 reaches Python as one (`os.fsdecode`), and a diagnostic
+    naming that file must still print rather than raise while reporting.
+    """
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 MAX_SHOWN = 120  # characters of a source line shown above the caret

@@ -1,14 +1,17 @@
 """Square grids: cells, named directions, steps, rays and the perimeter track.
 
 Cells are ints numbered row by row (`y * width + x`), row 0 at the top, so
-they are plain JSON and index lists directly.  Everything a move needs
-(neighbour tables per direction set, the perimeter order) is precomputed when
-the ruleset loads; play only looks values up.
+they are plain JSON and index lists directly.  A grid keeps no tables: the
+neighbours of a cell are at most eight steps, computed when asked.  A table
+built on first use would be work and memory that no move pays for (a
+ruleset may declare hundreds of 256 x 256 boards), and charging it to the
+move that happens to build it would make a move's cost depend on which
+moves ran before it in the same process.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 DIRECTIONS: dict[str, tuple[int, int]] = {
     "N": (0, -1), "NE": (1, -1), "E": (1, 0), "SE": (1, 1),
@@ -30,14 +33,13 @@ def direction_name(d: tuple[int, int]) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Grid:
     """A width x height board of square cells."""
 
     name: str
     width: int
     height: int
-    _steps: dict[str, list[list[int]]] = field(default_factory=dict, repr=False)
 
     @property
     def size(self) -> int:
@@ -69,12 +71,10 @@ class Grid:
         return out
 
     def neighbors(self, cell: int, dirset: str) -> list[int]:
-        table = self._steps.get(dirset)
-        if table is None:
-            vecs = DIRECTION_SETS[dirset]
-            table = [[c for c in (self.step(i, d) for d in vecs) if c is not None] for i in range(self.size)]
-            self._steps[dirset] = table
-        return table[cell]
+        """The cells one step of the set away, in the set's order: constant work, a new list."""
+        w, h = self.width, self.height
+        x, y = cell % w, cell // w
+        return [(y + dy) * w + x + dx for dx, dy in DIRECTION_SETS[dirset] if 0 <= x + dx < w and 0 <= y + dy < h]
 
     def perimeter(self) -> list[int]:
         """Border cells clockwise from the top-left corner."""

@@ -7,10 +7,13 @@ syntax error points at the author's file, line and column.
 
 from __future__ import annotations
 
-import json
+import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -20,6 +23,11 @@ from . import ast as A
 MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
 MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
 MAX_TEXT = 20_000  # characters in one expression or effect block
+# Line breaks of code, as YAML counts lines: reading a block scalar turns CR, CR LF and NEL into LF but keeps
+# the line and paragraph separators, and an escape in a quoted scalar can put any of them in the text.
+CODE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_TO_LF = re.compile("\r(?!\n)|[\x85\u2028\u2029]")  # one character for one: columns stay where they were
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -83,11 +91,28 @@ KEYWORDS = {
 }
 
 
-def _unescape(token: str) -> str:
-    body = token[1:-1]
-    if token[0] == "'":
-        body = body.replace('\\"', '"').replace("\\'", "'").replace('"', '\\"')
-    return json.loads('"' + body + '"')
+ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n", "t": "\t"}  # and \uXXXX; the same in both quotes
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+def _unescape(token: str) -> tuple[str, int, str]:
+    """The text a string token stands for; on a bad escape, ("", offset of its backslash, what is wrong)."""
+    out, at = [], 1
+    body = token[:-1]
+    for m in _ESCAPE.finditer(body, 1):
+        out.append(body[at:m.start()])
+        code = m.group(1)
+        if code in ESCAPES:
+            out.append(ESCAPES[code])
+        elif len(code) == 5 and not 0xD800 <= int(code[1:], 16) <= 0xDFFF:
+            out.append(chr(int(code[1:], 16)))
+        elif len(code) == 5:
+            return "", m.start(), f"\\{code} is half of a surrogate pair, which is no character"
+        else:
+            return "", m.start(), "invalid escape in string"
+        at = m.end()
+    out.append(body[at:])
+    return "".join(out), 0, ""
 
 
 @v_args(meta=True)
@@ -116,6 +141,12 @@ class _Build(Transformer):
     # -- atoms
     def number(self, meta, c):
         text = str(c[0])
+        if len(text) > 1 and text[0] == "0" and text[1] != ".":  # as YAML refuses `012` (octal 10 to YAML 1.1)
+            plain = text.lstrip("0")
+            plain = "0" + plain if not plain or plain[0] == "." else plain
+            raise DslSyntaxError(f"the number {text} starts with a zero", self._p(meta),
+                                 hint=f"write {plain}: YAML 1.1 and other languages read a leading zero as "
+                                      "octal, so the language takes none")
         value = float(text) if "." in text else int(text) if len(text) <= 300 else None
         if value is None or value in (float("inf"), float("-inf")):
             raise DslSyntaxError("number is too large", self._p(meta), hint="numbers in rules are small",
@@ -123,11 +154,13 @@ class _Build(Transformer):
         return A.Literal(self._p(meta), value)
 
     def string(self, meta, c):
-        try:
-            return A.Literal(self._p(meta), _unescape(str(c[0])))
-        except ValueError:
-            raise DslSyntaxError("invalid escape in string", self._tp(c[0]),
-                                 hint='strings know the escapes \\" \\\\ \\n \\t and \\uXXXX') from None
+        text, offset, problem = _unescape(str(c[0]))
+        if problem:
+            tok = c[0]  # a string token never spans lines: the escape is on the token's line
+            raise DslSyntaxError(problem, self.origin.pos(tok.line or 1, (tok.column or 1) + offset),
+                                 hint="strings know the escapes \\\" \\' \\\\ \\n \\t and \\uXXXX "
+                                      "(not a surrogate); write any other character as itself")
+        return A.Literal(self._p(meta), text)
 
     def true(self, meta, c):
         return A.Literal(self._p(meta), True)
@@ -359,6 +392,15 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(names)
 
 
+def _end(text: str) -> tuple[int, int]:
+    """Line and column just after the last character of the text, lines counted as the lexer counts them
+    (at LF; str.splitlines would also break at form feeds and other characters Lark reads as spaces)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # a final line break ends the last line; it starts no new one
+    return len(lines), len(lines[-1].removesuffix("\r")) + 1
+
+
 def _parse(text: str, origin: Origin, start: str):
     if len(text) > MAX_TEXT:
         raise DslSyntaxError(
@@ -367,20 +409,26 @@ def _parse(text: str, origin: Origin, start: str):
             hint="split it into named procedures",
             code="RP203",
         )
+    text = _TO_LF.sub("\n", text)  # Lark counts lines at LF only; YAML (and so the origin) at every break
     _check_nesting(text, origin)
+    bad = _SURROGATE.search(text)  # YAML refuses them, but code also comes from move texts and scenario steps
+    if bad:
+        at = bad.start()
+        line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        raise DslSyntaxError(f"the text holds a lone surrogate (\\u{ord(bad.group()):04x}), which is no character",
+                             origin.pos(line, col), hint="the text was decoded wrongly; it must be valid Unicode")
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedCharacters as err:
-        raise DslSyntaxError(
-            f"unexpected character {text[err.pos_in_stream]!r}",
-            origin.pos(err.line, err.column),
-            hint="expressions use names, numbers, \"strings\", operators and calls",
-        ) from None
+        ch = text[err.pos_in_stream]
+        hint = "expressions use names, numbers, \"strings\", operators and calls"
+        if ch.isnumeric():  # Python's int() would take ১ or １ for a digit; the language takes 0-9 only
+            hint = f"{ch!r} is a digit of another script, or a numeral sign: write numbers with the digits 0-9"
+        raise DslSyntaxError(f"unexpected character {ch!r}", origin.pos(err.line, err.column), hint=hint) from None
     except UnexpectedEOF as err:
-        lines = text.splitlines() or [""]
         raise DslSyntaxError(
             "unexpected end of text",
-            origin.pos(len(lines), len(lines[-1]) + 1),
+            origin.pos(*_end(text)),
             hint=f"expected {_describe_expected(set(err.expected))}",
         ) from None
     except UnexpectedToken as err:
@@ -394,8 +442,7 @@ def _parse(text: str, origin: Origin, start: str):
         line = tok.line if tok.line is not None else 1
         col = tok.column if tok.column is not None else 1
         if tok.type == "$END":
-            lines = text.splitlines() or [""]
-            line, col = len(lines), len(lines[-1]) + 1
+            line, col = _end(text)
         raise DslSyntaxError(f"unexpected {found}", origin.pos(line, col), hint=hint) from None
     except UnexpectedInput as err:  # pragma: no cover - other Lark errors
         raise DslSyntaxError(str(err), origin.pos(1, 1)) from None
@@ -409,24 +456,57 @@ def _parse(text: str, origin: Origin, start: str):
         raise
 
 
-@lru_cache(maxsize=8192)
-def _parse_once(text: str, origin: Origin, start: str):
-    """Loading reads each text up to three times (model, reachability, types) and tests load the same
-    rulesets again and again; the tree is immutable and carries its positions, so one parse serves all.
-    Errors are not cached: they are rare and carry no state."""
-    return _parse(text, origin, start)
+class _ParseCache:
+    """The trees of recently parsed texts, least recently used dropped first.
+
+    Loading reads each text up to three times (model, reachability, types)
+    and tests load the same rulesets again and again; the tree is immutable
+    and carries its positions, so one parse serves all.  The cache is bounded
+    by entries and by the characters of the texts it holds: a tree takes
+    memory in proportion to its text, and 8192 texts of the maximal length
+    would otherwise keep gigabytes alive.  Errors are not cached: they are
+    rare and carry no state.
+    """
+
+    def __init__(self, entries: int, chars: int):
+        self.entries, self.chars = entries, chars
+        self.held = 0
+        self.lock = threading.Lock()
+        self.trees: OrderedDict[tuple[str, Origin, str], Any] = OrderedDict()
+
+    def parse(self, text: str, origin: Origin, start: str) -> Any:
+        key = (text, origin, start)
+        with self.lock:
+            tree = self.trees.get(key)
+            if tree is not None:
+                self.trees.move_to_end(key)
+                return tree
+        tree = _parse(text, origin, start)
+        with self.lock:  # one table, shared by every thread that loads a ruleset
+            if key not in self.trees:
+                self.trees[key] = tree
+                self.held += len(text)
+            while len(self.trees) > self.entries or self.held > self.chars:
+                (old, _, _), _ = self.trees.popitem(last=False)
+                self.held -= len(old)
+        return tree
+
+
+# A tree and its origin take some 200 bytes per character of dense code, so this holds at most about 50 MB,
+# yet more than the code of every built-in ruleset together (some 130 000 characters of YAML in all).
+_CACHE = _ParseCache(entries=8192, chars=250_000)
 
 
 def parse_expr(text: str, origin: Origin = Origin()) -> A.Expr:
     """Parse a single expression."""
     if not text.strip():
         raise DslSyntaxError("empty expression", origin.pos(1, 1), hint="write a value or a condition")
-    return _parse_once(text, origin, "expr_start")
+    return _CACHE.parse(text, origin, "expr_start")
 
 
 def parse_effects(text: str, origin: Origin = Origin()) -> A.Block:
     """Parse a block of effect statements."""
-    return _parse_once(text, origin, "effects_start")
+    return _CACHE.parse(text, origin, "effects_start")
 
 
 def is_tree(value) -> bool:

@@ -46,8 +46,7 @@ class ReferenceEvaluator:
         if isinstance(node, A.ListLit):
             return [self._eval(i, ctx, env) for i in node.items]
         if isinstance(node, A.Comprehension):
-            items = R.iterate(self._eval(node.source, ctx, env), node.pos)
-            ctx.budget.spend(len(items), node.pos)
+            items = R.iterate(self._eval(node.source, ctx, env), ctx.budget, node.pos)
             out = []
             for item in items:
                 inner = dict(env)
@@ -100,8 +99,7 @@ class ReferenceEvaluator:
 
     def _quantifier(self, want: bool, comp: A.Comprehension, ctx: R.Ctx, env: dict) -> bool:
         """`any(x for …)` / `all(x for …)` stop at the first deciding item (the language's meaning)."""
-        items = R.iterate(self._eval(comp.source, ctx, env), comp.pos)
-        ctx.budget.spend(len(items), comp.pos)
+        items = R.iterate(self._eval(comp.source, ctx, env), ctx.budget, comp.pos)
         for item in items:
             inner = dict(env)
             if len(comp.names) == 1:

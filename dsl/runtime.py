@@ -8,6 +8,7 @@ here ever touches a Python attribute, so user text cannot reach the host.
 
 from __future__ import annotations
 
+import json
 import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -125,6 +126,19 @@ def value_key(value: Any) -> Any:
     return value  # null, text, int and float: equal in Python exactly when in the language
 
 
+SHOWN_ITEMS = 100  # list items and map entries a message spells out
+
+
+def shown(value: Any) -> str:
+    """A value as a message shows it: text as itself, anything else as the language writes it (`true`, `null`,
+    `[1, "a"]`), never Python's spelling (`True`, `None`); a large list or map only by its size."""
+    if type(value) is str:
+        return value
+    if size(value, SHOWN_ITEMS) > SHOWN_ITEMS:
+        return f"a {type_name(value)} of {len(value)} items"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _num(value: Any) -> bool:
     t = type(value)
     return t is int or t is float
@@ -181,8 +195,15 @@ def arith(op: str, a: Any, b: Any, budget: Budget, pos: Pos | None = None) -> An
         budget.built(len(a) + len(b), pos)
         return a + b
     if op == "*" and ta is list and tb is int:
+        if b < 0:
+            raise RuleRuntimeError(f"list repetition by {b} is out of range (the count must not be negative)",
+                                   pos)
+        if not a:  # nothing to repeat: no work either, however large the count
+            return []
+        # Each repetition copies the whole list, so the work is b times its size, nested items included
+        # (at least one per item, even when they are scalars), and it is counted before any copy is made.
         items = b * size(a, MAX_ITEMS, pos)
-        if b < 0 or items > MAX_ITEMS:
+        if items > MAX_ITEMS:
             raise RuleRuntimeError(f"list repetition by {b} is out of range (at most {MAX_ITEMS} items "
                                    f"in all)", pos)
         budget.built(items, pos)
@@ -302,9 +323,8 @@ def slice_of(obj: Any, lo: Any, hi: Any, budget: Budget, pos: Pos | None = None)
     for bound in (lo, hi):
         if bound is not None and type(bound) is not int:
             raise RuleRuntimeError(f"slice bounds must be ints, not {type_name(bound)}", pos)
-    part = obj[lo:hi]
-    budget.built(len(part), pos)
-    return part
+    budget.built(len(range(len(obj))[lo:hi]), pos)  # the slice's length, counted before it is made
+    return obj[lo:hi]
 
 
 def field(obj: Any, name: str, components: dict[str, dict], budget: Budget, pos: Pos | None = None) -> Any:
@@ -325,15 +345,18 @@ def field(obj: Any, name: str, components: dict[str, dict], budget: Budget, pos:
     raise RuleRuntimeError(f"{type_name(obj)} has no field {name!r}", pos)
 
 
-def iterate(value: Any, pos: Pos | None = None) -> list:
+def iterate(value: Any, budget: Budget, pos: Pos | None = None) -> list:
+    """The items a loop or comprehension walks, one iteration each, charged before any is made.
+
+    A map's keys and a text's characters become a new list here, so the
+    charge must come first: a long text would otherwise be split into
+    characters before the budget could refuse the loop.
+    """
     t = type(value)
-    if t is list:
-        return value
-    if t is dict:
-        return list(value)
-    if t is str:
-        return list(value)
-    raise RuleRuntimeError(f"cannot iterate over {type_name(value)}", pos)
+    if t is not list and t is not dict and t is not str:
+        raise RuleRuntimeError(f"cannot iterate over {type_name(value)}", pos)
+    budget.spend(len(value), pos)
+    return value if t is list else list(value)
 
 
 def unpack(item: Any, count: int, pos: Pos | None = None) -> list:

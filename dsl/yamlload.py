@@ -3,14 +3,19 @@
 PyYAML's safe composer builds the node tree (no Python tags, no code); this
 module then constructs plain data itself so it can: keep the line and column
 of every value and key, refuse duplicate keys, refuse YAML 1.1 scalars that
-silently change meaning (`no` -> false, `012` -> 10), cap the number of nodes
-an alias may expand to (billion laughs) and the nesting depth, and report
-each problem as a `Diagnostic` instead of a traceback.
+silently change meaning (`no` -> false, `012` -> 10) and every other
+near-number form (`0x_`, `1_000`, `0o17`, `09`), refuse text that is no valid
+Unicode (a lone surrogate from an escape such as `"\ud800"`), cap the number
+of nodes an alias may expand to (billion laughs) and the nesting depth, and
+report each problem as a `Diagnostic` instead of a traceback.  Lines are
+counted as YAML counts them: CR, LF, CR LF, NEL and the Unicode line and
+paragraph separators each end a line.
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +23,7 @@ from typing import Any
 import yaml
 
 from .diagnostics import Diagnostic
-from .parser import Origin
+from .parser import CODE_BREAK, Origin
 from .runtime import MAX_INT_BITS
 
 MAX_FILE_BYTES = 1_000_000
@@ -32,10 +37,80 @@ _ALLOWED_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "null", "bool", "int"
 _OCTAL_LIKE = re.compile(r"^[-+]?0[0-9_]+$")
 _SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
 _OTHER_INT = re.compile(r"^[-+]?0[xXbBoO][0-9a-fA-F_]+$")
+_OCTAL_12 = re.compile(r"^0o[0-7]+$")
+_DECIMAL_INT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT_11 = re.compile(r"^[-+]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+][0-9]+)?$")  # PyYAML's dotted floats, `_` already refused
+_NOT_FINITE = re.compile(r"^([-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$")
+_NULL_WORDS = {"", "~", "null", "Null", "NULL"}
+_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}  # YAML 1.2's octal: a number there, text to YAML 1.1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\(u[dD][89a-fA-F][0-9a-fA-F]{2}|U0000[dD][89a-fA-F][0-9a-fA-F]{2})")
+LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # what YAML (and str.splitlines, given the reader) breaks at
 # YAML 1.2 core floats.  YAML 1.1 (PyYAML) wants a dot and a signed exponent, so `1e5` and
 # `1.0e300` would silently be text; the composer resolves them as floats too.
 _FLOAT_12 = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _MAX_DIGITS = len(str(1 << MAX_INT_BITS))  # no int the rules keep has more
+_FOLDED = " \n\u2028\u2029"  # what reading leaves of a line break or indentation inside a scalar
+_FOLDS_FROM = " \t\r\n\x85\u2028\u2029"  # the source characters it came from
+
+
+def line_col(text: str, index: int) -> tuple[int, int]:
+    """Line and column (from 1) of `text[index]`, lines ended by any break YAML recognises."""
+    line, start = 1, 0
+    for m in LINE_BREAK.finditer(text, 0, index):
+        line, start = line + 1, m.end()
+    return line, index - start + 1
+
+
+def line_at(text: str, index: int) -> str:
+    """The whole line that holds `text[index]`, without its line break."""
+    start = 0
+    for m in LINE_BREAK.finditer(text, 0, index):
+        start = m.end()
+    end = LINE_BREAK.search(text, index)
+    return text[start:end.start() if end else len(text)]
+
+
+def _yaml11_number(text: str) -> Any:
+    """The number YAML 1.1 reads `text` as, or None when it cannot read one (`0x_` has no digits)."""
+    try:
+        return yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError):
+        return None
+
+
+def near_number(text: str, tag: str) -> tuple[str, str] | None:
+    """Why a plain scalar that YAML reads as a number, or nearly, is refused: (message, hint); None if it is
+    a plain decimal number or plainly text.
+
+    Refused are the forms whose meaning depends on the YAML version or that
+    no reader turns into the number they seem to be: octal with a leading
+    zero, hex, binary and base 60 (YAML 1.1), `0o17` (YAML 1.2), digit
+    separators (`1_000`: a number to YAML 1.1, text to 1.2, and never a
+    number in code), a leading zero (`09`) and digitless forms (`0x_`).
+    """
+    quote = f'write "{text}" (quoted) for text, or a plain decimal number'
+    if tag == "tag:yaml.org,2002:str":
+        if _OCTAL_12.match(text):
+            return f"`{text}` is text to YAML 1.1 but the octal number {int(text[2:], 8)} to " \
+                   "YAML 1.2", quote
+        return None
+    if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        return None
+    if tag == "tag:yaml.org,2002:int" and (_OCTAL_LIKE.match(text) or _OTHER_INT.match(text)
+                                           or _SEXAGESIMAL.match(text)):
+        value = _yaml11_number(text)
+        if value is None:
+            return f"`{text}` looks like a YAML 1.1 number but has no digits", quote
+        return f"`{text}` is read as the number {value} by YAML 1.1", quote
+    if _SEXAGESIMAL.match(text):
+        return f"`{text}` is read as the base-60 number {_yaml11_number(text)} by YAML 1.1", quote
+    if _OCTAL_LIKE.match(text):  # `09`: text to YAML 1.1, the number 9 to YAML 1.2
+        return f"`{text}` has a leading zero: YAML 1.1 reads it as text, YAML 1.2 as a number", quote
+    if "_" in text:
+        return f"`{text}` has a digit separator `_`: YAML 1.1 reads a number, YAML 1.2 text", \
+               f'write {text.replace("_", "")} for the number, or "{text}" (quoted) for text'
+    return None
 
 
 class YamlProblem(Exception):
@@ -167,9 +242,9 @@ class _Builder:
     def __init__(self, file: str, text: str):
         self.file = file
         self.text = text
-        self.lines = text.splitlines()
+        self.lines = text.splitlines()  # the reader let through no break but YAML's, so these are YAML's lines
         self.doc = Document(file, text, None)
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.line_starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
 
     def fail(self, code: str, message: str, mark: Any, hint: str = "", path: Path_ = ()) -> None:
         line = mark.line + 1 if mark is not None else 1
@@ -204,12 +279,13 @@ class _Builder:
         each character came from, so a DSL error in such text still points at it.
         """
         if self.text[start:start + 1] == ">":  # skip the block header line
-            start = self.text.find("\n", start, end) + 1 or end
+            header_end = LINE_BREAK.search(self.text, start, end)
+            start = header_end.end() if header_end else end
         text, points, j = self.text, [], start
         for ch in value:
             k, dropped = j, 0  # dropped: characters of an escape sequence (a few at most)
-            while k < end and text[k] != ch and not (ch in " \n" and text[k] in " \n") and dropped <= 10:
-                dropped += text[k] not in " \n"
+            while k < end and text[k] != ch and not (ch in _FOLDED and text[k] in _FOLDS_FROM) and dropped <= 10:
+                dropped += text[k] not in _FOLDS_FROM
                 k += 1
             if k >= end or dropped > 10:  # not found nearby: keep the previous place
                 k = min(j, end - 1)
@@ -218,9 +294,10 @@ class _Builder:
         if not points:
             return ()
         rows, first = [], 0
-        for line in value.split("\n"):  # per line of the text, as the DSL parser counts them
-            rows.append(tuple(points[first:first + len(line) + 1]))
-            first += len(line) + 1
+        for brk in CODE_BREAK.finditer(value):  # per line of the text, as the DSL parser counts them
+            rows.append(tuple(points[first:brk.start() + 1]))
+            first = brk.end()
+        rows.append(tuple(points[first:]))
         return tuple(rows)
 
     def _point(self, index: int) -> tuple[int, int]:
@@ -259,6 +336,22 @@ class _Builder:
             self.doc.origins[path] = self._origin(node)
         return value
 
+    def surrogate(self, node: yaml.ScalarNode, path: Path_) -> None:
+        """Refuse a text holding half of a surrogate pair: it is no character, and cannot be printed or saved.
+
+        Only an escape can make one (the file itself is valid UTF-8), so the
+        error points at the escape when it can find it.
+        """
+        found = _SURROGATE_ESCAPE.search(self.text, node.start_mark.index, node.end_mark.index)
+        mark = node.start_mark
+        if found:
+            line, col = self._point(found.start())
+            mark = yaml.Mark(self.file, found.start(), line - 1, col - 1, None, None)
+        code = _SURROGATE.search(node.value).group()
+        self.fail("RP001", f"the text holds a lone surrogate (\\u{ord(code):04x}), which is no character",
+                  mark, path=path, hint="write the character itself, or a \\U0001XXXX escape for one beyond \\uFFFF; "
+                  "a pair of \\u escapes is not joined into one character")
+
     def check_tag(self, node: yaml.Node, path: Path_) -> None:
         if node.tag not in _ALLOWED_TAGS:
             name = node.tag.replace("tag:yaml.org,2002:", "!!")
@@ -269,40 +362,47 @@ class _Builder:
     def scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
         self.check_tag(node, path)
         tag, text = node.tag, node.value
+        if _SURROGATE.search(text):
+            self.surrogate(node, path)
+        refused = near_number(text, tag) if node.style is None else None
+        if refused is not None:
+            self.fail("RP004", refused[0], node.start_mark, hint=refused[1], path=path)
         if tag == "tag:yaml.org,2002:str" or node.style is not None:
             return text
+        # An explicit tag (`!!int x`) makes PyYAML construct whatever the text is; only its own forms may pass.
         if tag == "tag:yaml.org,2002:null":
+            if text not in _NULL_WORDS:
+                self.fail("RP004", f"`{text}` is not null", node.start_mark, path=path,
+                          hint="write null (or ~) for null, or remove the !!null tag")
             return None
         if tag == "tag:yaml.org,2002:bool":
+            if text.lower() not in _BOOL_WORDS | _YAML11_BOOLS:
+                self.fail("RP004", f"`{text}` is not a boolean", node.start_mark, path=path,
+                          hint="write true or false, or remove the !!bool tag")
             if text.lower() not in _BOOL_WORDS:
                 meaning = "true" if text.lower() in ("yes", "on", "y") else "false"
                 self.fail("RP004", f"`{text}` is read as the boolean {meaning} by YAML 1.1",
                           node.start_mark, hint=f"write \"{text}\" (quoted) for text, or {meaning} for a boolean",
                           path=path)
             return text.lower() == "true"
-        if tag == "tag:yaml.org,2002:int":
-            if _OCTAL_LIKE.match(text) or _SEXAGESIMAL.match(text) or _OTHER_INT.match(text):
-                self.fail("RP004", f"`{text}` is read as the number {yaml.safe_load(text)} by YAML 1.1",
-                          node.start_mark, hint=f"write \"{text}\" (quoted) for text, or a plain decimal number",
-                          path=path)
-            digits = text.lstrip("+-").replace("_", "").lstrip("0")
+        if tag == "tag:yaml.org,2002:int":  # a plain decimal: near_number refused every other form
+            if not _DECIMAL_INT.match(text):  # Python's int() would also take `١٢` or ` 12 `
+                self.fail("RP004", f"`{text}` is not an integer", node.start_mark, path=path,
+                          hint="write the digits 0-9, with a sign if need be, or remove the !!int tag")
+            digits = text.lstrip("+-").lstrip("0")
             if len(digits) > _MAX_DIGITS or int(digits or "0").bit_length() > MAX_INT_BITS:
                 self.fail("RP004", f"an integer of {len(digits)} digits is too large: numbers are capped at "
                           f"{MAX_INT_BITS} bits", node.start_mark, hint="use a smaller number", path=path)
-            return int(text.replace("_", ""))
+            return int(text)
         if tag == "tag:yaml.org,2002:float":
-            if _SEXAGESIMAL.match(text):
-                self.fail("RP004", f"`{text}` is read as a base-60 number by YAML 1.1", node.start_mark,
-                          hint=f"quote it: \"{text}\"", path=path)
-            try:
-                value = float(text.replace("_", ""))
-            except ValueError:
+            finite = bool(_FLOAT_12.match(text) or _FLOAT_11.match(text))
+            if not finite and not _NOT_FINITE.match(text):
+                self.fail("RP004", f"`{text}` is not a number", node.start_mark, path=path,
+                          hint="write a decimal number with the digits 0-9, or remove the !!float tag")
+            if not finite or not math.isfinite(float(text)):  # `.inf`, `.nan`, or `1e999` (too large)
                 self.fail("RP004", f"`{text}` is not a finite number", node.start_mark,
                           hint="write a plain decimal number", path=path)
-            if value != value or value in (float("inf"), float("-inf")):
-                self.fail("RP004", f"`{text}` is not a finite number", node.start_mark,
-                          hint="write a plain decimal number", path=path)
-            return value
+            return float(text)
         return text
 
 
@@ -319,11 +419,10 @@ _OPENED_AT = {
 def _yaml_error(file: str, text: str, err: yaml.YAMLError) -> Diagnostic:
     lines = text.splitlines()
     if isinstance(err, yaml.reader.ReaderError):  # a control character YAML does not accept
-        before = text[: err.position]
-        line, col = before.count("\n") + 1, err.position - (before.rfind("\n") + 1) + 1
+        line, col = line_col(text, err.position)
         return Diagnostic("RP001", f"the file contains the control character {chr(err.character)!r}", file,
                           line, col, hint="remove it; rulesets are plain text",
-                          source_line=lines[line - 1] if 0 < line <= len(lines) else "")
+                          source_line=line_at(text, err.position))
     problem_mark = getattr(err, "problem_mark", None)
     context_mark = getattr(err, "context_mark", None)
     problem = getattr(err, "problem", None) or str(err)
@@ -356,31 +455,34 @@ def _decode(raw: bytes, file: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        start = raw.rfind(b"\n", 0, err.start) + 1
-        end = raw.find(b"\n", err.start)
-        line = raw.count(b"\n", 0, err.start) + 1
-        before = raw[start:err.start].decode("utf-8-sig" if start == 0 else "utf-8")  # valid: the error is first
-        source = raw[start:end if end >= 0 else len(raw)].decode("utf-8", errors="replace")
+        before = raw[:err.start].decode("utf-8-sig")  # valid: the error is the first
+        line, col = line_col(before, len(before))
+        shown = before + raw[err.start:].decode("utf-8", errors="replace")
         raise YamlProblem(Diagnostic("RP001", f"the file is not valid UTF-8 (byte 0x{raw[err.start]:02x})",
-                                     file, line, len(before) + 1, hint="save the file as UTF-8",
-                                     source_line=source.lstrip("\ufeff"))) from None
+                                     file, line, col, hint="save the file as UTF-8",
+                                     source_line=line_at(shown, len(before)))) from None
 
 
 def load_document(raw: bytes | str, file: str = "<input>", max_bytes: int = MAX_FILE_BYTES) -> Document:
     """Parse one YAML document into a `Document`; raises `YamlProblem` on any problem."""
-    size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
+    size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
     if size > max_bytes:
         raise YamlProblem(Diagnostic("RP001", f"the file is {size} bytes, over the limit of {max_bytes}",
                                      file, 1, 1, hint="rulesets are small; split data into variant files"))
     text = raw if isinstance(raw, str) else _decode(raw, file)
+    bad = _SURROGATE.search(text)  # only text handed over as a str can hold one: UTF-8 bytes cannot
+    if bad:
+        line, col = line_col(text, bad.start())
+        raise YamlProblem(Diagnostic("RP001", f"the text holds a lone surrogate (\\u{ord(bad.group()):04x}), "
+                                     "which is no character", file, line, col, hint="the text was decoded wrongly; "
+                                     "read the file as UTF-8", source_line=_SURROGATE.sub("\ufffd", line_at(
+                                         text, bad.start()))))
     if "\x00" in text:
         at = text.index("\x00")
-        start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        source = text[start:end if end >= 0 else len(text)].replace("\x00", "\u2400")  # shown as a NUL sign
-        raise YamlProblem(Diagnostic("RP001", "the file contains a NUL byte", file, text.count("\n", 0, at) + 1,
-                                     at - start + 1, hint="this looks like a binary file (or UTF-16), not YAML",
-                                     source_line=source))
+        line, col = line_col(text, at)
+        raise YamlProblem(Diagnostic("RP001", "the file contains a NUL byte", file, line, col,
+                                     hint="this looks like a binary file (or UTF-16), not YAML",
+                                     source_line=line_at(text, at).replace("\x00", "\u2400")))  # a NUL sign
     if not text.strip():
         raise YamlProblem(Diagnostic("RP006", "the file is empty", file, 1, 1,
                                      hint="a ruleset starts with `ruleplay: 1` and `game: NAME`"))

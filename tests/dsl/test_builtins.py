@@ -258,3 +258,46 @@ def test_builtin_table_records_arity_and_docs():
 def test_a_grid_refuses_a_ray_that_would_never_end():
     with pytest.raises(ValueError, match="direction other than"):
         Grid("b", 3, 3).ray(4, (0, 0))
+
+
+# ------------------------------------------------------------------ graph nodes, keyed as `==` compares
+NODES = SimpleNamespace(
+    **{**vars(MODEL), "graphs": {"mixed": _graph([(1, "a"), ("1", "b"), (2.5, "c"), ((0, 1), "d")])}})
+
+
+def ev_nodes(text: str):
+    compiler = Compiler()
+    fn = compiler.expr(parse_expr(text), SCOPE)
+    assert compiler.problems == []
+    return fn(R.Ctx({}, {"players": 2}, NODES))
+
+
+@pytest.mark.parametrize("text, value", [
+    ('adjacent("mixed", 1)', ["a"]),
+    ('adjacent("mixed", 1.0)', ["a"]),  # 1 == 1.0: one node
+    ('adjacent("mixed", "1")', ["b"]),  # 1 != "1": two nodes
+    ('adjacent("mixed", true)', []),  # true != 1
+    ('adjacent("mixed", "True")', []),
+    ('adjacent("mixed", [0, 1])', ["d"]),
+    ('adjacent("mixed", [0.0, 1.0])', ["d"]),
+    ('adjacent("mixed", "[0, 1]")', []),
+    ('adjacent("mixed", "2.5")', []),
+    ('distance("mixed", 1.0, "a")', 1),
+    ('distance("mixed", "1", "a")', None),
+    ('reachable("mixed", "a")', [1]),
+    ('reachable("mixed", [0, 1.0])', ["d"]),
+    ("distance_via([[1, 2], [2, 3]], 1.0, 3)", 2),
+    ("distance_via([[1, 2], [2, 3]], 1, 3.0)", 2),
+    ('distance_via([[1, 2], ["2", 3]], 1, 3)', None),
+    ("distance_via([[true, 2], [1, 3]], true, 3)", None),
+    ('distance_via([["True", 2], [true, 3]], "True", 3)', None),
+    ("reachable_via([[1, 2], [2.0, 3]], 1)", [2, 3]),
+    ('reachable_via([[1, "1"], ["1", true], [true, null]], 1)', ["1", True, None]),
+    ("reachable_via([[[1], [true]], [[1.0], [2]]], [1])", [[True], [2]]),
+    ("reachable_via([[m, 1], [1, m]], 1)", [{"a": 1, "b": 2}]),
+    ('reachable_via([[join(repeat("x", 1000)), 2]], 2)', ["x" * 1000]),
+])
+def test_graph_nodes_equal_in_the_language_are_one_node(text, value):
+    result = ev_nodes(text)
+    assert result == value
+    assert [type(v) for v in result] == [type(v) for v in value] if type(value) is list else True

@@ -500,3 +500,14 @@ def test_iteration_budget_stops_runaway_loops(text, effects):
 def test_iteration_budget_is_shared_by_one_run():
     _, c = run("for x in range(30) { pass }\nrepeat 9 { pass }", iterations=40)
     assert c.budget.iterations == 1
+
+
+@pytest.mark.parametrize("value, message", [
+    ('"no such card"', "no such card"), ("true", "true"), ("null", "null"), ("1.5", "1.5"),
+    ('[1, "a", null, false]', '[1, "a", null, false]'), ("table", '{"a": 1, "b": [1, 2]}'),
+    ("range(500)", "a list of 500 items"),
+])
+def test_fail_shows_its_value_as_the_language_writes_it(value, message):
+    with pytest.raises(R.RuleFailure) as err:
+        run(f"fail {value}")
+    assert err.value.message == message and err.value.code == "RP502"

@@ -289,3 +289,93 @@ def test_incomplete_expressions_are_syntax_errors(text):
 def test_incomplete_statements_are_syntax_errors(text):
     err = error(text, effects=True)
     assert err.code == "RP200" and err.pos.line >= 5
+
+
+# ---------------------------------------------------------------- escapes, digits, line breaks
+@pytest.mark.parametrize("text, value", [
+    (r'"it\'s"', "it's"), (r"'it\'s'", "it's"),  # one escape set, the same in both quotes
+    (r"'\"'", '"'), (r'"\""', '"'), (r"'\\\"'", '\\"'), (r'"\\\'"', "\\'"),
+    (r"'\\'", "\\"), (r'"a\\nb"', "a\\nb"), (r'"a\nb\tc"', "a\nb\tc"),
+    (r'"\u00e9\u20AC"', "é€"), (r"'\uD7FF\uE000'", "\ud7ff\ue000"),
+    ('"é😀"', "é😀"),  # any character written as itself
+])
+def test_string_escapes(text, value):
+    assert parse_expr(text) == lit(value)
+
+
+@pytest.mark.parametrize("text, col, message", [
+    (r'"a\qb"', 2, "invalid escape in string"),
+    (r'"\r"', 1, "invalid escape in string"),
+    (r'"\/"', 1, "invalid escape in string"),
+    (r'"\u12"', 1, "invalid escape in string"),
+    (r'"ok" + "\ud800"', 8, "\\ud800 is half of a surrogate pair"),
+    (r"'\uDFFF'", 1, "\\uDFFF is half of a surrogate pair"),
+    (r'"\ud83d\ude00"', 1, "\\ud83d is half of a surrogate pair"),
+])
+def test_bad_escapes_are_located_at_their_backslash(text, col, message):  # col: the backslash's index
+    err = error(text)
+    assert err.code == "RP200" and err.message.startswith(message)
+    assert (err.pos.line, err.pos.col) == (5, 11 + col)
+    assert "\\' \\\\ \\n \\t and \\uXXXX" in err.hint
+    err.message.encode("utf-8")  # printable: no lone surrogate in the message itself
+
+
+@pytest.mark.parametrize("text", ["১", "１", "𝟙𝟘", "1২", "1.৫", "٣ + 1", "x[𝟘]", "²"])
+def test_only_ascii_digits_make_numbers(text):
+    err = error(text)
+    assert err.code == "RP200" and err.message.startswith("unexpected character")
+    assert "digits 0-9" in err.hint
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r\n", "\r", "\x85", "\u2028", "\u2029"])
+def test_every_yaml_line_break_is_a_line_break_of_code(brk):
+    text = f"x = 1{brk}y = 2{brk}  z $ 3"
+    err = error(text, effects=True, origin=Origin("rules.yaml", 5, 11, 6))
+    assert (err.pos.line, err.pos.col) == (7, 6 + 5)
+    assert parse_effects(f"x = 1{brk}y = 2") == parse_effects("x = 1\ny = 2")
+    end = error(f"x = 1{brk}y ={brk}", effects=True)
+    assert end.message == "unexpected end of text" and (end.pos.line, end.pos.col) == (6, 6 + 4)
+
+
+def test_end_of_text_after_a_form_feed_is_on_the_same_line():
+    """Lark reads a form feed as a space; str.splitlines would have started a new line there."""
+    err = error("x =\x0c", effects=True)
+    assert (err.pos.line, err.pos.col) == (5, 11 + 4)
+
+
+def test_the_parse_cache_is_bounded_by_the_size_of_its_texts():
+    from ruleplay.dsl import parser
+
+    cache = parser._ParseCache(entries=100, chars=1000)
+    for i in range(50):
+        cache.parse(f"{i} + " + "1" * 90, Origin(), "expr_start")
+    assert cache.held <= 1000 and len(cache.trees) == 10
+    assert cache.held == sum(len(text) for text, _, _ in cache.trees)
+    first = next(iter(cache.trees))
+    assert cache.parse(*first) is cache.trees[first]  # a hit moves it to the end: it is dropped last
+    assert next(reversed(cache.trees)) == first
+    assert parser._CACHE.chars <= 250_000 and parser._CACHE.entries <= 8192
+
+
+@pytest.mark.parametrize("text, hint", [("012", "write 12"), ("00", "write 0"), ("007.5", "write 7.5"),
+                                        ("00.5", "write 0.5"), ("x[01]", "write 1")])
+def test_a_number_with_a_leading_zero_is_refused_as_in_yaml(text, hint):
+    err = error(text)
+    assert err.code == "RP200" and "starts with a zero" in err.message and err.hint.startswith(hint)
+
+
+@pytest.mark.parametrize("text, value", [("0", 0), ("0.5", 0.5), ("10", 10), ("100.0", 100.0), ("-0", 0)])
+def test_numbers_with_no_leading_zero_are_read(text, value):
+    assert parse_expr(text) == lit(value)
+
+
+def test_escaped_backslash_before_a_quote_and_escaped_single_quote_in_double_quotes():
+    assert parse_expr(r"""'\\"'""") == lit('\\"') and parse_expr(r'"\'"') == lit("'")
+
+
+@pytest.mark.parametrize("text, col", [('"a\ud800"', 3), ("x +\n \udfff", 2)])
+def test_a_lone_surrogate_written_into_code_is_refused(text, col):
+    """YAML refuses one at load; code can also come from a move text or a scenario step."""
+    err = error(text, origin=Origin("rules.yaml", 1, 1, 0))
+    assert err.code == "RP200" and "lone surrogate" in err.message and err.pos.col == col
+    err.message.encode("utf-8")

@@ -224,3 +224,114 @@ def test_yaml_syntax_errors_are_located_with_a_hint(raw, line, hint):
     assert d.code == "RP002"
     assert d.message.startswith("YAML syntax error")
     assert d.line == line and hint in d.hint
+
+
+# ------------------------------------------------------------------ near-number forms, surrogates, line breaks
+@pytest.mark.parametrize("text, message", [
+    ("0x_", "`0x_` looks like a YAML 1.1 number but has no digits"),
+    ("-0x_", "`-0x_` looks like a YAML 1.1 number but has no digits"),
+    ("0b_", "`0b_` looks like a YAML 1.1 number but has no digits"),
+    ("0b101", "`0b101` is read as the number 5 by YAML 1.1"),
+    ("0_", "`0_` is read as the number 0 by YAML 1.1"),
+    ("0o17", "`0o17` is text to YAML 1.1 but the octal number 15 to YAML 1.2"),
+    ("09", "`09` has a leading zero: YAML 1.1 reads it as text, YAML 1.2 as a number"),
+    ("-007", "`-007` is read as the number -7 by YAML 1.1"),
+    ("1_000", "`1_000` has a digit separator `_`: YAML 1.1 reads a number, YAML 1.2 text"),
+    ("1__", "`1__` has a digit separator"),
+    ("1_0.5", "`1_0.5` has a digit separator"),
+    ("1:30.5", "`1:30.5` is read as the base-60 number 90.5 by YAML 1.1"),
+])
+def test_near_number_forms_are_refused_with_a_clear_message(text, message):
+    for raw in (f"n: {text}\n", f"n: [1, {text}]\n", f"{text}: 1\n"):
+        d = problem(raw)
+        assert d.code == "RP004" and d.message.startswith(message), raw
+        assert f'"{text}" (quoted)' in d.hint
+        d.format().encode("utf-8")
+
+
+@pytest.mark.parametrize("text, value", [
+    ("0_8", "0_8"), ("1:3_0", "1:3_0"), ("._", "._"), ("0xG", "0xG"), ("-0o17", "-0o17"), ("0o", "0o"),
+    ('"0x_"', "0x_"), ("'1_000'", "1_000"), ("!!str 09", "09"),  # text to every YAML, or quoted
+    ("0", 0), ("-0", 0), ("+12", 12), ("00.5", 0.5), ("1.", 1.0), (".5", 0.5),
+])
+def test_text_and_numbers_every_yaml_reads_alike_are_kept(text, value):
+    got = load_document(f"n: {text}\n").data["n"]
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("raw, col, code", [
+    ('a: "x\\ud800"\n', 6, "ud800"),
+    ('a: "\\uDC00"\n', 5, "udc00"),
+    ('a: "\\ud83d\\ude00"\n', 5, "ud83d"),  # YAML does not join a pair of escapes
+    ('a: "\\U0000D800"\n', 5, "ud800"),
+    ('"k\\udfff": 1\n', 3, "udfff"),
+])
+def test_a_lone_surrogate_is_refused_at_its_escape(raw, col, code):
+    d = problem(raw)
+    assert d.code == "RP001" and d.message == f"the text holds a lone surrogate (\\{code}), which is no character"
+    assert (d.line, d.col) == (1, col)
+    print(d.format().encode("utf-8").decode())  # the diagnostic itself prints: no surrogate in it
+
+
+def test_a_lone_surrogate_in_text_handed_over_as_a_string_is_refused():
+    d = problem("a: 1\nb: x\ud800y\n")
+    assert d.code == "RP001" and (d.line, d.col) == (2, 5) and "lone surrogate" in d.message
+    d.format().encode("utf-8")
+
+
+def test_a_character_beyond_the_basic_plane_is_fine_escaped_or_written():
+    assert load_document('a: "\\U0001F600"\nb: 😀\n').data == {"a": "😀", "b": "😀"}
+
+
+BREAKS = ["\n", "\r\n", "\r", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_positions_count_every_line_break_yaml_recognises(brk):
+    text = f'a: 1{brk}b: "x +{brk}   y $ z"{brk}c: |{brk}  p = 1{brk}  q $ 2{brk}d: no{brk}'
+    doc = load_document(text.replace("d: no", "d: ok"))
+    with pytest.raises(Exception) as err:
+        parse_expr(doc.data["b"], doc.origin(("b",)))
+    assert (err.value.pos.line, err.value.pos.col) == (3, 6)
+    with pytest.raises(Exception) as err:
+        parse_effects(doc.data["c"], doc.origin(("c",)))
+    assert (err.value.pos.line, err.value.pos.col) == (6, 5)
+    assert doc.source_line(6) == "  q $ 2"
+    d = problem(text)
+    assert d.code == "RP004" and (d.line, d.col) == (7, 4) and d.source_line == "d: no"
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_file_level_errors_count_every_line_break_too(brk):
+    d = problem(f"a: 1{brk}b: x\x00y{brk}".encode())
+    assert (d.line, d.col, d.source_line) == (2, 5, "b: x\u2400y")
+    d = problem(f"a: 1{brk}b: x\x07y{brk}".encode())
+    assert d.code == "RP001" and (d.line, d.col, d.source_line) == (2, 5, "b: x\x07y")
+    d = problem(f"a: 1{brk}b: x".encode() + b"\xff" + f"y{brk}".encode())
+    assert d.code == "RP001" and (d.line, d.col, d.source_line) == (2, 5, "b: x\ufffdy")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("!!int ١٢", "`١٢` is not an integer"),  # Python's int() reads Arabic-Indic digits
+    ("!!int 12abc", "`12abc` is not an integer"),  # int() raised a ValueError here
+    ("!!int 1e3", "`1e3` is not an integer"),
+    ("!!int", "`` is not an integer"),
+    ("!!float １.５", "`１.５` is not a number"),  # full-width digits
+    ("!!float x", "`x` is not a number"),
+    ("!!float .", "`.` is not a number"),
+    ("!!float -.inf", "`-.inf` is not a finite number"),
+    ("!!bool 1", "`1` is not a boolean"),  # was "read as the boolean false"
+    ("!!null x", "`x` is not null"),  # was silently null
+])
+def test_an_explicit_tag_admits_only_its_own_forms(text, message):
+    d = problem(f"n: {text}\n")
+    assert d.code == "RP004" and d.message == message and d.hint
+
+
+@pytest.mark.parametrize("text, value", [
+    ("!!int -7", -7), ("!!float 12", 12.0), ("!!float 1.5", 1.5), ("!!float .5e+3", 500.0), ("!!null", None),
+    ("!!null ~", None), ("!!bool true", True),
+])
+def test_an_explicit_tag_on_its_own_forms_is_kept(text, value):
+    got = load_document(f"n: {text}\n").data["n"]
+    assert got == value and type(got) is type(value)

@@ -8,12 +8,14 @@ compiled with the rest of the code, in the model builder.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import networkx as nx
 
 from ruleplay.dsl.compiler import listing
 from ruleplay.dsl.geometry import DIRECTION_SETS, Grid
+from ruleplay.dsl.runtime import type_name, value_key
 
 from .context import BuildContext
 
@@ -119,17 +121,27 @@ def _board_graph(g: Any, grid: Grid, spec: dict) -> Any:
 
 
 def _add_adjacency(b: BuildContext, g: Any, name: str, adjacency: dict, directed: bool, path: tuple) -> None:
+    """The nodes are the keys, which YAML gives as text (`1:` is the text "1"), so a listed node must be
+    text too: the number 1 is not the node "1" in the language, and turning it into one would be a guess."""
+    untexts = [(a, i, t) for a, targets in adjacency.items() for i, t in enumerate(targets) if type(t) is not str]
+    for a, i, t in untexts:
+        b.diag("RP304", f"graph {name!r}: {a!r} lists the {type_name(t)} {json.dumps(t)}, but the nodes of an "
+               f"adjacency graph are its keys, which are text", path + ("adjacency", a, i),
+               hint=f'quote it ("{t}") to name that node, or list numbered nodes with `edges:`'
+               if type(t) in (int, float) and str(t) in adjacency else "list the nodes by their keys")
+    if untexts:
+        return  # the checks below would only repeat the mistake as missing ways back
     g.add_nodes_from(adjacency)
     for a, targets in adjacency.items():
         for t in targets:
-            if str(t) not in adjacency:
+            if t not in adjacency:
                 b.diag("RP304", f"graph {name!r}: {a!r} lists unknown node {t!r}",
                        path + ("adjacency", a), hint="every node listed needs its own entry")
-            elif not directed and a not in [str(x) for x in adjacency[str(t)]]:
+            elif not directed and a not in adjacency[t]:
                 b.diag("RP303", f"graph {name!r} is undirected but {a!r} -> {t!r} has no "
                        f"way back", path + ("adjacency", a),
                        hint=f"add {a!r} to the list of {t!r}, or set directed: true")
-            g.add_edge(a, str(t))
+            g.add_edge(a, t)
 
 
 def _add_edges(b: BuildContext, g: Any, name: str, spec: dict, path: tuple) -> bool:
@@ -140,7 +152,7 @@ def _add_edges(b: BuildContext, g: Any, name: str, spec: dict, path: tuple) -> b
     bad = [where for where, n in places if _node(n) is None]
     if bad:
         b.diag("RP304", f"graph {name!r}: a node must be a name, a number or a flat list of them",
-               path + bad[0], hint="maps, null and nested lists cannot be graph nodes")
+               path + bad[0], hint="booleans, maps, null and nested lists cannot be graph nodes")
         return False
     if nodes is not None:
         g.add_nodes_from(_node(n) for n in nodes)
@@ -169,24 +181,33 @@ def _board_graphs_fit(b: BuildContext, boards: dict[str, Grid]) -> bool:
     return True
 
 
+_FLAT = (str, int, float)
+
+
 def _node(v: Any) -> Any:
-    """A graph node as networkx keeps it (hashable: a list becomes a tuple), or None if it cannot be one."""
-    flat = (str, int, float)
-    if isinstance(v, flat):
+    """A graph node as networkx keeps it (hashable: a list becomes a tuple), or None if it cannot be one.
+
+    networkx merges nodes Python calls equal, which is right for 1 and 1.0 (equal in the language too)
+    but would make `true` the node 1; booleans are refused, as are lists holding one, so every merge
+    networkx makes is one the language makes as well.
+    """
+    if type(v) in _FLAT:
         return v
-    if isinstance(v, list) and all(isinstance(x, flat) for x in v):
+    if type(v) is list and all(type(x) in _FLAT for x in v):
         return tuple(v)
     return None
 
 
-def node_key(node: Any) -> str:
-    if isinstance(node, tuple):
-        return str(list(node))
-    return node if isinstance(node, str) else str(node)
+def node_key(node: Any) -> Any:
+    """The key a node is looked up by during play: `value_key` of its value, as the graph builtins use."""
+    return value_key(list(node) if isinstance(node, tuple) else node)
 
 
 def flatten_graph(g: Any) -> dict:
-    """A networkx graph as plain lookup tables: no networkx call during play."""
+    """A networkx graph as plain lookup tables: no networkx call during play.
+
+    `adj` and `value` are keyed by `node_key`, so 1 and 1.0 find one node while 1 and "1" find two.
+    """
     def value(n: Any) -> Any:
         return list(n) if isinstance(n, tuple) else n
 

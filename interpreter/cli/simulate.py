@@ -12,8 +12,8 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
-from .options import agents_option, game_options, json_option, output_file
-from .output import echo_failures, emit_json, percent, reports_errors
+from .options import agents_option, game_options, json_option, load, output_file
+from .output import echo, echo_failures, emit_json, percent, reports_errors
 
 # Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game: a bound
 # that no real run reaches, and a typo's extra zeros do.
@@ -45,7 +45,9 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ch
     if resume and out_file is None:
         raise click.UsageError("--resume completes the results file given with --out FILE")
     spec = GameSpec(game_name, players, variant, checking=check)
-    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False)
+    game = load(game_name, players, variant, checking=check)
+    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,
+                              game=game)
     try:
         report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
     except KeyboardInterrupt:
@@ -85,11 +87,11 @@ INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:
     """A batch that stopped early: say what of it is kept and how to finish it."""
     if out_file is None:
-        click.echo(f"{reason}: nothing was saved (give --out FILE to keep finished games)", err=True)
+        echo(f"{reason}: nothing was saved (give --out FILE to keep finished games)", err=True)
     else:
         from ..runs.results_file import count_games
 
-        click.echo(f"{reason}: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
+        echo(f"{reason}: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
                    f"by giving the same command with --resume", err=True)
     raise click.exceptions.Exit(status)
 
@@ -98,17 +100,17 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     done = report.completed
     plural = "s" if report.workers > 1 else ""
     stopped = f" ({report.failed} stopped on rule errors)" if report.failed else ""
-    click.echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
+    echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
     for k, agent in enumerate(report.agents):
-        click.echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
-    click.echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
-    click.echo(f"  mean length: {report.mean_length:.2f} moves")
+        echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
+    echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
+    echo(f"  mean length: {report.mean_length:.2f} moves")
     if report.ended_by:
-        click.echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
+        echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
     resumed = f", {report.resumed} games read back from {out_file}" if report.resumed else ""
-    click.echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
+    echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
     if out_file is not None:
-        click.echo(f"  results: {out_file}")
+        echo(f"  results: {out_file}")
     if report.failed:
         echo_failures(report.errors, report.failed, "  ", err=True)
-        click.echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)
+        echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)

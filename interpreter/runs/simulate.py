@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..engine.game import ENGINE_VERSION
+from ..engine.game import ENGINE_VERSION, Game
 from ..engine.outcome import GameFailure, GameOutcome, is_draw, winning_seats
 from . import results_file
 from .play import seat_agents
@@ -75,7 +75,7 @@ class SimulationReport:
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
              workers: int = 1, progress: Callable[[int], None] | None = None,
              out: str | os.PathLike | None = None, resume: bool = False,
-             keep_outcomes: bool = True) -> SimulationReport:
+             keep_outcomes: bool = True, game: Game | None = None) -> SimulationReport:
     """Play `n` games; `progress(k)` is told each time k more games have finished.
 
     Games are tallied as they finish, so memory does not grow with `n`
@@ -88,11 +88,13 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     an agent count that fits no seating); rule errors inside games are
     counted in `failed` and the first ones listed in `errors`.  An interrupt
     (KeyboardInterrupt), or WorkerLostError when a worker process dies,
-    propagates after every finished game has been written.
+    propagates after every finished game has been written.  `game` is
+    `game_spec` already loaded (the command line loads it first, to check
+    its files against the outputs), so that it is not loaded twice.
     """
     if n < 0 or workers < 1:
         raise ValueError("simulate needs n >= 0 and workers >= 1")
-    game = game_spec.load()
+    game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
     tally = Tally(game.info.players, keep_outcomes)
     with contextlib.ExitStack() as stack:

@@ -20,34 +20,51 @@ from .output import echo, echo_failures, emit_json, percent, reports_errors
 MAX_GAMES = 10**9
 
 
+def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    from ..runs.workers import check_workers
+
+    try:
+        check_workers(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
 @click.command("simulate")
 @click.argument("game_name", metavar="GAME")
 @click.option("-n", "--games", "n", type=click.IntRange(min=1, max=MAX_GAMES), default=100, show_default=True,
               metavar="N")
 @agents_option
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
-              help="Worker processes (results do not depend on it).")
+              callback=_bounded_workers,
+              help="Worker processes (results do not depend on it); at most a few per core, as memory allows.")
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               callback=output_file,
               help="Append one JSON line per finished game to FILE as it finishes (refuses an existing FILE).")
 @click.option("--resume", is_flag=True,
-              help="Complete the run in --out FILE: play only the games it lacks (same arguments otherwise).")
+              help="Complete the run in --out FILE: play only the games it lacks (same arguments otherwise); "
+                   "a random sample of the games read back is played again and must match.")
+@click.option("--verify-all", is_flag=True,
+              help="With --resume: play every game read back again, not a sample (costs as much as those games).")
 @game_options
 @json_option
 @reports_errors
 def simulate_command(game_name: str, n: int, agents: list[str], workers: int, check: bool, out_file: Path | None,
-                     resume: bool, players: int | None, variant: str | None, seed: int, as_json: bool) -> None:
+                     resume: bool, verify_all: bool, players: int | None, variant: str | None, seed: int,
+                     as_json: bool) -> None:
     """Play N games between agents and report wins, draws, length, end conditions and speed."""
     from ..runs.simulate import GameSpec
     from ..runs.simulate import simulate as run
 
     if resume and out_file is None:
         raise click.UsageError("--resume completes the results file given with --out FILE")
+    if verify_all and not resume:
+        raise click.UsageError("--verify-all checks the games --resume reads back")
     spec = GameSpec(game_name, players, variant, checking=check)
     game = load(game_name, players, variant, checking=check)
     batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,
-                              game=game)
+                              game=game, verify_all=verify_all)
     try:
         report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
     except KeyboardInterrupt:

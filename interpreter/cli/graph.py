@@ -56,4 +56,5 @@ def graph_command(game_name: str, state_file: Path | None, fmt: str, graph_name:
     elif len(graphs) > 1:
         raise click.UsageError(f"GraphML holds one graph: choose one with --name ({', '.join(graphs)})")
     else:
-        echo(to_graphml(next(iter(graphs.values()))), nl=False)
+        [(name, only)] = graphs.items()
+        echo(to_graphml(only, name), nl=False)

@@ -10,6 +10,7 @@ Neither uses depth.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
 
 from ..engine.state import State
 
@@ -24,54 +25,66 @@ class PerftResult:
         return {"depth": self.depth, "nodes": self.nodes, "terminals": self.terminals}
 
 
-def perft(state: State, depth: int) -> PerftResult:
-    result = PerftResult(depth, 0, 0)
+def _children(state: State, moves: Iterable[Any], step: int, depth: int) -> Iterator[tuple[State, int]]:
+    """The states `moves` lead to from `state`, each with the decision count `depth + step`, made one by one."""
+    for move in moves:
+        yield state.apply(move), depth + step
 
-    def walk(s: State, left: int) -> None:
+
+def _walk(state: State, start: int, step: int) -> Iterator[tuple[State, int]]:
+    """Every decision node and terminal state under `state`, each with its decision count (`start`, then
+    `step` more per decision); chance nodes are passed through, expanded over their listed outcomes.
+
+    The caller answers each node it is given with `send(True)` to descend into it, or `send(False)`
+    to leave its children out.  A stack of generators rather than recursion, so a game long enough to
+    pass Python's recursion limit (a forced line, a high `--depth`) is walked like any other.
+    """
+    stack: list[Iterator[tuple[State, int]]] = [iter([(state, start)])]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        s, k = item
         if s.is_chance_node():
             outcomes = s.chance_outcomes()
-            if outcomes is None:
-                walk(s.apply_chance(), left)
-            else:
-                for move, _ in outcomes:
-                    walk(s.apply(move), left)
-            return
+            stack.append(iter([(s.apply_chance(), k)]) if outcomes is None else
+                         _children(s, [move for move, _ in outcomes], 0, k))
+            continue
+        descend = yield s, k
+        if descend and not s.is_terminal():
+            stack.append(_children(s, s.legal_moves(), step, k))
+
+
+def perft(state: State, depth: int) -> PerftResult:
+    result = PerftResult(depth, 0, 0)
+    walk = _walk(state, depth, -1)  # counts the decisions left
+    descend = None
+    while True:
+        try:
+            s, left = walk.send(descend)
+        except StopIteration:
+            return result
         if left == 0:
             result.nodes += 1
         if s.is_terminal():
             result.terminals += 1
-            return
-        if left == 0:
-            return
-        for move in s.legal_moves():
-            walk(s.apply(move), left - 1)
-
-    walk(state, depth)
-    return result
+        descend = left > 0
 
 
 def perft_table(state: State, depth: int) -> list[PerftResult]:
     """perft for every depth 1..depth in one walk (each level counted on the way down)."""
     nodes = [0] * (depth + 1)
     ends = [0] * (depth + 1)  # terminal states reached after exactly k decisions
-
-    def walk(s: State, k: int) -> None:
-        if s.is_chance_node():
-            outcomes = s.chance_outcomes()
-            if outcomes is None:
-                walk(s.apply_chance(), k)
-            else:
-                for move, _ in outcomes:
-                    walk(s.apply(move), k)
-            return
+    walk = _walk(state, 0, 1)
+    descend = None
+    while True:
+        try:
+            s, k = walk.send(descend)
+        except StopIteration:
+            break
         nodes[k] += 1
         if s.is_terminal():
             ends[k] += 1
-            return
-        if k == depth:
-            return
-        for move in s.legal_moves():
-            walk(s.apply(move), k + 1)
-
-    walk(state, 0)
+        descend = k < depth
     return [PerftResult(d, nodes[d], sum(ends[: d + 1])) for d in range(1, depth + 1)]

@@ -38,7 +38,7 @@ def bench_command(game_name: str, seconds: float, runs: int, players: int | None
         emit_json(data)
         return
     echo(f"{report.game}: {data['playouts_per_s']:.1f} playouts/s (median of {runs} runs, "
-               f"min {data['min_playouts_per_s']:.1f}, max {data['max_playouts_per_s']:.1f}), "
-               f"mean length {data['mean_length']:.2f} moves")
+         f"min {data['min_playouts_per_s']:.1f}, max {data['max_playouts_per_s']:.1f}), "
+         f"mean length {data['mean_length']:.2f} moves")
     echo(f"  a playout costs {data['baseline_ops_per_playout']:.1f} baseline operations (the same-process "
-               f"yardstick: compare this figure across machines and commits)")
+         f"yardstick: compare this figure across machines and commits)")

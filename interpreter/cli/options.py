@@ -1,16 +1,17 @@
 """The options several commands share, defined once: --players --variant --seed --agents --json --report.
 
 Output files (`--report`, `--log`, `--out`) are also guarded against the
-files the same command reads (the guard itself, `reads`, is in `output`).  `ruleplay validate game.yaml --report
-game.yaml` would otherwise replace the user's ruleset with the report (and a
-hard link or a symbolic link to it would do the same under another name), so
-each output is registered when its option is parsed, each command names what
-it reads with `reads` as soon as it knows (the ruleset and every file it
-extends or includes, its spec, scenario files, a log, a saved state), and an
-output that is one of those files, by device and inode, is a usage error
-(exit 2) before anything is written.  Two outputs naming one file are refused
-alike.  The one file that is meant to be both is `simulate --out F --resume`,
-which reads F and extends it; it is not registered as something read.
+files the same command reads.  `ruleplay validate game.yaml --report
+game.yaml` would otherwise replace the user's ruleset with the report (and
+a hard or symbolic link to it would do the same under another name).  So
+`output_file` registers each output as its option is parsed (refusing two
+outputs that name one file), each command names what it reads with
+`output.reads` as soon as it knows (the ruleset and every file it extends
+or includes, its spec, scenario files, a log, a saved state; `load` does
+it for a ruleset), and an output that is one of those files, by device and
+inode, is a usage error (exit 2) before anything is written.  The one file
+meant to be both is `simulate --out F --resume`, which reads F and extends
+it; it is not registered as something read.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..engine.loader import find_ruleset
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
 from .output import OUTPUTS_KEY, REPORT_KEY, reads, same_file
+
 
 def output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """An output FILE is checked now, not after an hour of simulation: its folder must exist, and a

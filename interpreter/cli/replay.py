@@ -31,4 +31,4 @@ def replay_command(log_file: Path, ruleset: str | None, as_json: bool) -> None:
         emit_json(report.to_dict())
     else:
         echo(f"{log_file}: replays ({report.game}, seed {report.seed}, {report.moves} moves, "
-                   f"scores {report.scores}, returns {report.returns})")
+             f"scores {report.scores}, returns {report.returns})")

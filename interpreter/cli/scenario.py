@@ -56,12 +56,12 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
             echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
         if report is not None:
             echo(f"mutation of {mutate_game}: {len(report.rules_tested)} rules tested, "
-                       f"{len(report.killed)} caught, {len(report.survivors)} survived")
+                 f"{len(report.killed)} caught, {len(report.survivors)} survived")
             for rule in report.survivors:
                 echo(f"    survivor: {rule} (disabling it fails no scenario)")
             if report.unswitchable:
                 echo(f"    not switchable (cited only by phases, functions or components): "
-                           f"{', '.join(report.unswitchable)}")
+                     f"{', '.join(report.unswitchable)}")
     if failed or (report is not None and report.survivors):
         raise click.exceptions.Exit(1)
 

@@ -109,7 +109,7 @@ def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:
         from ..runs.results_file import count_games
 
         echo(f"{reason}: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
-                   f"by giving the same command with --resume", err=True)
+             f"by giving the same command with --resume", err=True)
     raise click.exceptions.Exit(status)
 
 

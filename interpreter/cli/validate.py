@@ -76,5 +76,5 @@ def _print_validation(entry: dict) -> None:
     if report is None:
         return
     echo(f"  smoke: {report.completed} of {report.games} random games ended, "
-               f"mean length {report.mean_length:.1f} moves")
+         f"mean length {report.mean_length:.1f} moves")
     echo_failures(report.errors, report.failed, "  smoke ", err=False)

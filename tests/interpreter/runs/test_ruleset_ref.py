@@ -58,6 +58,7 @@ def test_a_log_records_its_ruleset_relative_to_itself_and_replays_after_a_move(g
     moved = tmp_path / "elsewhere"
     shutil.move(game_folder, moved)
     monkeypatch.chdir("/")
+    assert logged_ruleset(moved / "game.jsonl") == str(Path(os.path.realpath(moved)) / "rules" / "ttt.yaml")
     assert replay(moved / "game.jsonl").moves > 0
 
 

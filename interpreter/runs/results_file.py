@@ -31,10 +31,12 @@ file is opened for writing, so a refused file is left as it was.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import random
+import re
 import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
@@ -176,12 +178,15 @@ def resume(path: str | os.PathLike, head: dict, finished: Callable[[GameOutcome]
     sample = None if verify is None or verify_all else Sample(VERIFY_SAMPLE)
     try:
         complete, games = _read_back(path, head, finished, sample)
-        if verify is not None:
-            verify(sample.items if sample is not None else _recorded(path, head))
     except FileNotFoundError:
         return create(path, head), GameSet(head["games"])
     except OSError as err:
         raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
+    if verify is not None:
+        try:
+            verify(sample.items if sample is not None else _recorded(path, head))
+        except OSError as err:  # the file went away or changed kind between the two reads
+            raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
     try:
         stream = open(path, "r+", encoding="utf-8", newline="\n")
     except OSError as err:
@@ -223,9 +228,21 @@ def _recorded(path: Path, head: dict) -> Iterator[tuple[int, GameOutcome]]:
             yield number, _outcome(f"{path}:{number}", _parse(path, number, text), head["players"], head["games"])
 
 
+_LOCATION = re.compile(r"^.*?:\d+:\d+: ")  # "file:line:col: " before a rule error's message
+
+
+def _without_location(outcome: GameOutcome) -> GameOutcome:
+    """A rule error's message starts with the ruleset's path as the run named it, which a resume may spell
+    another way (the header's `ruleset` is not compared either): the rest of the message must agree."""
+    if outcome.failure is None:
+        return outcome
+    message = _LOCATION.sub("", outcome.failure.message, count=1)
+    return dataclasses.replace(outcome, failure=dataclasses.replace(outcome.failure, message=message))
+
+
 def check_replayed(path: str | os.PathLike, number: int, recorded: GameOutcome, replayed: GameOutcome) -> None:
     """Refuse a read-back game that playing it again does not give, naming its line and the first fields."""
-    if recorded == replayed:
+    if _without_location(recorded) == _without_location(replayed):
         return
     was, now = outcome_line(recorded), outcome_line(replayed)
     differ = [key for key in sorted(set(was) | set(now)) if was.get(key) != now.get(key)]

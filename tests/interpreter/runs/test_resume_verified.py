@@ -128,3 +128,21 @@ def test_workers_are_bounded_by_cores_and_memory(monkeypatch) -> None:
     assert workers.max_workers() == (8, "4 per core for 2 cores")
     monkeypatch.setattr(workers, "_available_memory", lambda: 0)
     assert workers.max_workers()[0] == 1
+
+
+def test_a_rule_error_line_replays_even_if_the_ruleset_is_named_another_way(tmp_path: Path, monkeypatch) -> None:
+    from ruleplay.engine.loader import builtin_games
+
+    text = builtin_games()["tic-tac-toe"].read_text(encoding="utf-8")
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("spec:")) + "\n"
+    (tmp_path / "boom.yaml").write_text(text.replace("board[cell] = current\n",
+                                                     "board[cell] = current\n      board[cell + 20] = 1\n"))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "runs.jsonl"
+    report = simulate(GameSpec("boom.yaml"), 3, seed=1, out=out)
+    assert report.failed == 3 and report.errors[0].message.startswith("boom.yaml:")
+    resumed = simulate(GameSpec(str(tmp_path / "boom.yaml")), 3, seed=1, out=out, resume=True, verify_all=True)
+    assert resumed.resumed == 3
+    edit_line(out, 2, error={**json.loads(out.read_text().splitlines()[1])["error"], "code": "RP502"})
+    with pytest.raises(ResultsFileError, match=f"{out}:2: game .* is not what its seed plays"):
+        simulate(GameSpec("boom.yaml"), 3, seed=1, out=out, resume=True)

@@ -43,8 +43,8 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _available_memory() -> int | None:
-    """Bytes of memory available now (Linux MemAvailable, else free pages), or None if not known."""
+def _machine_memory() -> int | None:
+    """Bytes of memory the machine has available now (Linux MemAvailable, else free pages), or None."""
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
@@ -55,6 +55,23 @@ def _available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):
         return None
+
+
+def _cgroup_room() -> int | None:
+    """Bytes this process's control group (a container's memory limit) may still use, or None if unlimited."""
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        return max(0, int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to new workers now: the machine's, or less in a container; None if unknown."""
+    known = [m for m in (_machine_memory(), _cgroup_room()) if m is not None]
+    return min(known) if known else None
 
 
 def max_workers() -> tuple[int, str]:

@@ -33,6 +33,8 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
         raise click.UsageError("give scenario files, or --mutate GAME")
     if files:
         reads(scenario_files(list(files)), "a scenario file")
+    if ruleset is not None:  # even if no scenario gets as far as loading it
+        reads_ruleset(ruleset)
     if mutate_game is not None:
         load(mutate_game, players, variant)
     results = run_scenarios(list(files), _noting(loading_factory()), ruleset) if files else []

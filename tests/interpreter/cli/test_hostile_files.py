@@ -111,6 +111,9 @@ def test_an_output_naming_a_scenario_or_its_game_is_refused(game: Path, tmp_path
     assert unchanged(scenario, text) and unchanged(game, ttt_text())
     result = run("scenario", tmp_path, "--report", tmp_path / "s.yaml")  # a file found in a folder
     assert result.exit_code == 2 and "a scenario file" in result.output
+    scenario.write_text("game: ttt.yaml\n", encoding="utf-8")  # malformed: never gets to load its game
+    result = run("scenario", scenario, "--ruleset", game, "--report", game)
+    assert result.exit_code == 2 and "is the ruleset" in result.output and unchanged(game, ttt_text())
 
 
 def test_an_output_naming_the_log_or_the_saved_state_is_refused(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ author wrote, in whichever file that was.
 from __future__ import annotations
 
 import copy
+import errno
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,26 +168,57 @@ def inside(folder: Path, target: Path) -> bool:
         return False
 
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def file_kind(path: str | os.PathLike) -> str | None:
+    """What is at `path` (after links): "a regular file", "a folder", "a FIFO (named pipe)", ...; None if nothing.
+
+    The same names as `ruleplay.files.kind`, which `dsl` may not import: a
+    FIFO named by `include:` must be reported as a FIFO, not as missing.
+    A name the OS refuses (too long, a NUL byte) names nothing.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
 def is_file(path: Path) -> bool:
     """Path.is_file, but False for names the OS refuses (too long, NUL bytes) instead of raising."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
+    return file_kind(path) == "a regular file"
+
+
+def read_regular(path: str | os.PathLike, max_bytes: int) -> bytes:
+    """At most `max_bytes` + 1 bytes of a regular file (enough to tell it is too big); OSError otherwise.
+
+    Opened without blocking and checked again once open, so a FIFO swapped
+    in after the check cannot make the read wait for a writer for ever.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as stream:
+        mode = os.fstat(stream.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+            raise OSError(errno.EINVAL, f"{kind}, not a regular file", str(path))
+        return stream.read(max_bytes + 1)
 
 
 def read_document(path: Path, max_bytes: int) -> Document:
     try:
-        with open(path, "rb") as stream:
-            raw = stream.read(max_bytes + 1)  # enough to tell it is too big without reading all of it
+        raw = read_regular(path, max_bytes)
     except OSError as err:
-        raise YamlProblem(Diagnostic("RP001", f"cannot read {path}: {err.strerror}", str(path), 0, 0,
+        raise YamlProblem(Diagnostic("RP001", f"cannot read {path}: {err.strerror or err}", str(path), 0, 0,
                                      hint="check the path")) from None
     return load_document(raw, str(path), max_bytes=max_bytes)
 
 
 def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: str) -> Path:
-    """A file named inside a ruleset: relative, inside the ruleset's folder, existing."""
+    """A file named inside a ruleset: relative, inside the ruleset's folder, a regular file."""
     folder = Path(doc.file).resolve().parent
     if os.path.isabs(name) or name.startswith("~"):
         raise PatchProblem(_diag("RP403", f"{what} {name!r} is an absolute path", smap, path,
@@ -194,57 +227,130 @@ def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: s
     if not inside(folder, target):
         raise PatchProblem(_diag("RP403", f"{what} {name!r} is outside the ruleset's folder", smap, path,
                                  "rulesets may only read files in their own folder"))
-    if not is_file(target):
-        raise PatchProblem(_diag("RP404", f"{what} {name!r} does not exist", smap, path,
-                                 f"looked for {target}"))
+    kind = file_kind(target)
+    if kind is None:
+        raise PatchProblem(_diag("RP404", f"{what} {name!r} does not exist", smap, path, f"looked for {target}"))
+    if kind != "a regular file":
+        raise PatchProblem(_diag("RP404", f"{what} {name!r} is {kind}, not a regular file", smap, path,
+                                 "name a YAML file"))
     return target
 
 
-def load_with_extends(path: Path, max_bytes: int, chain: tuple[str, ...] = ()) -> tuple[Any, SourceMap]:
-    """Load a ruleset file, following `extends:` and `include:`; returns data and its source map."""
-    doc = read_document(path, max_bytes)
-    real = os.path.realpath(path)
-    if real in chain:
-        cycle = " -> ".join(Path(c).name for c in chain + (real,))
-        raise PatchProblem(Diagnostic("RP402", f"circular extends: {cycle}", doc.file,
-                                      *doc.where(("extends",)), hint="remove one of the extends links",
-                                      path="extends", source_line=doc.source_line(doc.where(("extends",))[0])))
-    data = doc.data
-    smap = SourceMap(doc)
+MAX_PARTS = 100  # files one ruleset is made of, counting every `extends:` and `include:` use
+MAX_TOTAL_FILES_FACTOR = 4  # all of a ruleset's distinct files together: this many times the one-file limit
+
+
+class _Parts:
+    """The files of one ruleset: each read and parsed once, however often it is named, within totals.
+
+    Per-file limits alone let one small file named hundreds of times by
+    `include:` be read and parsed hundreds of times, and a chain of
+    `extends:` grow without end; so uses are counted (`MAX_PARTS`) and the
+    bytes of distinct files summed (`MAX_TOTAL_FILES_FACTOR` x the limit).
+    """
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.total_limit = MAX_TOTAL_FILES_FACTOR * max_bytes
+        self.docs: dict[str, Document] = {}
+        self.uses = 0
+        self.total = 0
+
+    def read(self, path: Path, smap: SourceMap | None = None, at: tuple = ()) -> tuple[Document, bool]:
+        """The document at `path`, and whether it was read before; `smap`/`at` locate a limit error."""
+        self.uses += 1
+        if self.uses > MAX_PARTS:
+            raise PatchProblem(self._over(f"the ruleset is made of more than {MAX_PARTS} files "
+                                          f"(`extends:` and `include:` uses together)", smap, at, path))
+        real = os.path.realpath(path)
+        if real in self.docs:
+            return self.docs[real], True
+        try:
+            raw = read_regular(path, self.max_bytes)
+        except OSError as err:
+            raise YamlProblem(Diagnostic("RP001", f"cannot read {path}: {err.strerror or err}", str(path), 0, 0,
+                                         hint="check the path")) from None
+        self.total += len(raw)
+        if self.total > self.total_limit:
+            raise PatchProblem(self._over(f"the ruleset's files together are over {self.total_limit} bytes",
+                                          smap, at, path))
+        doc = load_document(raw, str(path), max_bytes=self.max_bytes)
+        self.docs[real] = doc
+        return doc, False
+
+    @staticmethod
+    def _over(message: str, smap: SourceMap | None, at: tuple, path: Path) -> Diagnostic:
+        hint = "merge the parts into fewer, smaller files"
+        if smap is None:
+            return Diagnostic("RP005", message, str(path), 0, 0, hint=hint)
+        return _diag("RP005", message, smap, at, hint)
+
+
+def load_with_extends(path: Path, max_bytes: int) -> tuple[Any, SourceMap]:
+    """Load a ruleset file, following `extends:` and `include:`; returns data and its source map.
+
+    The `extends:` chain is followed with a loop, not recursion, so its
+    length is bounded by `MAX_PARTS` (a clear RP005), never by Python's
+    stack.  Then each file, from the last base to the file itself, is laid
+    over the one it extends, and the files it itself includes fill in
+    the keys it still lacks.
+    """
+    parts = _Parts(max_bytes)
+    doc, _ = parts.read(path)
+    chain, reals = [doc], [os.path.realpath(path)]
+    while isinstance(doc.data, dict) and isinstance(doc.data.get("extends"), str):
+        base_path = resolve_file(doc, SourceMap(doc), ("extends",), doc.data["extends"], "extends")
+        real = os.path.realpath(base_path)
+        if real in reals:
+            again = parts.docs[real]
+            cycle = " -> ".join(Path(c).name for c in reals + [real])
+            line, col = again.where(("extends",))
+            raise PatchProblem(Diagnostic("RP402", f"circular extends: {cycle}", again.file, line, col,
+                                          hint="remove one of the extends links", path="extends",
+                                          source_line=again.source_line(line)))
+        doc, _ = parts.read(base_path, SourceMap(doc), ("extends",))
+        chain.append(doc)
+        reals.append(real)
+    base = chain.pop()
+    data, smap = base.data, SourceMap(base)
     if not isinstance(data, dict):
         return data, smap
-    if isinstance(data.get("extends"), str):
-        base_path = resolve_file(doc, smap, ("extends",), data["extends"], "extends")
-        base_data, smap = load_with_extends(base_path, max_bytes, chain + (real,))
-        if not isinstance(base_data, dict):
-            return base_data, smap
-        merged = copy.deepcopy(base_data)
+    data = _include(base, data, smap, parts)
+    for doc in reversed(chain):
+        merged = copy.deepcopy(data)
         merged.pop("variants", None)
-        for key, value in data.items():
+        for key, value in doc.data.items():
             if key in ("extends", "patch"):
                 continue
             merged[key] = copy.deepcopy(value)
             smap.overlays.append(((key,), doc, (key,)))
-        if isinstance(data.get("patch"), list):
-            merged = apply_patch(merged, data["patch"], smap, doc, ("patch",))
-        data = merged
-    if isinstance(data.get("include"), list):
-        for i, name in enumerate(data["include"]):
-            if not isinstance(name, str):
-                continue
-            inc_path = resolve_file(doc, smap, ("include", i), name, "include")
-            inc = read_document(inc_path, max_bytes)
-            if not isinstance(inc.data, dict):
-                line, col = inc.where(())
-                raise PatchProblem(Diagnostic("RP006", "an included file must hold a mapping", inc.file, line, col,
-                                              hint="write `key: value` entries; they are added to the ruleset",
-                                              source_line=inc.source_line(line)))
-            for key, value in inc.data.items():
-                if key in data and key != "include":
-                    continue
-                data[key] = value
-                smap.overlays.append(((key,), inc, (key,)))
+        if isinstance(doc.data.get("patch"), list):
+            merged = apply_patch(merged, doc.data["patch"], smap, doc, ("patch",))
+        data = _include(doc, merged, smap, parts)
     return data, smap
+
+
+def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
+    """Fill the keys `data` lacks from the files `doc` itself lists under `include:`."""
+    names = doc.data.get("include")
+    if not isinstance(names, list):
+        return data
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            continue
+        inc_path = resolve_file(doc, smap, ("include", i), name, "include")
+        inc, seen = parts.read(inc_path, smap, ("include", i))
+        if not isinstance(inc.data, dict):
+            line, col = inc.where(())
+            raise PatchProblem(Diagnostic("RP006", "an included file must hold a mapping", inc.file, line, col,
+                                          hint="write `key: value` entries; they are added to the ruleset",
+                                          source_line=inc.source_line(line)))
+        for key, value in list(inc.data.items()):
+            if key in data and key != "include":
+                continue
+            data[key] = copy.deepcopy(value) if seen else value  # a file used twice must not share its values
+            smap.overlays.append(((key,), inc, (key,)))
+    return data
 
 
 def apply_variant(data: dict, smap: SourceMap, name: str) -> dict:

@@ -15,14 +15,15 @@ from typing import Iterator
 
 from ruleplay.dsl.compiler import Suggester
 from ruleplay.dsl.diagnostics import Diagnostic
-from ruleplay.dsl.variants import inside, is_file
+from ruleplay.dsl.variants import file_kind, inside
 from ruleplay.dsl.yamlload import format_path, lookup
 
 from .spec import read_spec
 
 
 def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
-    """The spec file a ruleset links, or None with the reason."""
+    """The spec file a ruleset links, or None with the reason: "no spec", "outside", "missing", or what
+    the path is instead of a regular file ("a folder", "a FIFO (named pipe)", ...)."""
     if not model.spec:
         return None, "no spec"
     folder = ruleset_path.resolve().parent
@@ -33,8 +34,11 @@ def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
     allowed = inside(folder, target) or inside(folder.parent / "seeds", target)
     if not allowed or Path(model.spec).is_absolute():
         return None, "outside"
-    if not is_file(target):
+    kind = file_kind(target)
+    if kind is None:
         return None, "missing"
+    if kind != "a regular file":
+        return None, kind
     return target, ""
 
 
@@ -51,6 +55,11 @@ def check_citations(model, ruleset_path: Path) -> Iterator[Diagnostic]:
         file, line, col, src = where(("spec",))
         yield Diagnostic("RP404", f"spec file {model.spec!r} does not exist", file, line, col, path="spec",
                          hint="give the path of the rule specification relative to this file", source_line=src)
+        return
+    if path is None and why != "no spec":
+        file, line, col, src = where(("spec",))
+        yield Diagnostic("RP404", f"spec {model.spec!r} is {why}, not a regular file", file, line, col,
+                         path="spec", hint="a spec is a UTF-8 Markdown file", source_line=src)
         return
     if path is None:
         return

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ruleplay.dsl.variants import file_kind, read_regular
+
 RULE_LINE = re.compile(r"^\s*[-*]\s+\*\*([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?:\.[A-Za-z0-9]+)*)\*\*")
 
 
@@ -24,11 +26,18 @@ MAX_SPEC_BYTES = 4_000_000  # a rule text many times the length of any game's ru
 
 
 def read_spec(path: Path) -> list[SpecRule]:
-    """The rules of a spec file; OSError if it is not a regular file, too large or not UTF-8 text."""
-    if not path.is_file():
-        raise OSError(f"{path} is not a regular file")
-    with open(path, "rb") as stream:
-        raw = stream.read(MAX_SPEC_BYTES + 1)
+    """The rules of a spec file; OSError if it is not a regular file, too large or not UTF-8 text.
+
+    A FIFO is refused without waiting for a writer (`read_regular` opens
+    without blocking), and the error says what the path is.
+    """
+    kind = file_kind(path)
+    if kind != "a regular file":
+        raise OSError(f"{path} is {kind or 'missing'}, not a regular file")
+    try:
+        raw = read_regular(path, MAX_SPEC_BYTES)
+    except OSError as err:
+        raise OSError(f"{path}: {err.strerror or err}") from None
     if len(raw) > MAX_SPEC_BYTES:
         raise OSError(f"{path} is over {MAX_SPEC_BYTES} bytes")
     try:

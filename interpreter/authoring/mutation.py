@@ -77,20 +77,21 @@ def _factory(game: str, players: int | None, variant: str | None, disabled: froz
 
 
 def mutate(game: str, paths: list[Path] | None, players: int | None = None,
-           variant: str | None = None) -> MutationReport:
+           variant: str | None = None, ruleset: str | None = None) -> MutationReport:
     """Switch each cited rule off in turn and report which mutants no scenario catches.
 
     A scenario is written for the variant it names (none: the base game), so only
     the scenarios for `variant` are played: a base-game scenario may use what a
     variant removes, and a variant's scenarios do not test the base game's rules.
-    Raises RulesetError if the game does not load, ScenarioError if there are no
-    scenarios for the variant or they already fail on the unmodified game (every
-    mutant would then look killed).
+    `ruleset` (as for `run_scenarios`) is what the scenarios are for instead of
+    their `game:`.  Raises RulesetError if the game does not load, ScenarioError
+    if there are no scenarios for the variant or they already fail on the
+    unmodified game (every mutant would then look killed).
     """
     base = load_game(game, players, variant)
     folders = paths if paths is not None else [Path.cwd() / "tests" / "scenarios" / base.model.name]
     files = scenario_files(folders)
-    loaded = [item for item in load_all(files) if not isinstance(item, Scenario) or item.variant == variant]
+    loaded = [item for item in load_all(files, ruleset) if not isinstance(item, Scenario) or item.variant == variant]
     if not loaded:
         which = f"variant {variant!r}" if variant is not None else "the base game (no `variant:`)"
         raise ScenarioError([f"no scenario for {which} in {', '.join(str(p) for p in folders)}"])

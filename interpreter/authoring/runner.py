@@ -9,9 +9,11 @@ rule switched off.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ruleplay.dsl.diagnostics import RulesetError
 
@@ -48,11 +50,38 @@ def scenario_files(paths: list[Path]) -> list[Path]:
         raise ScenarioError(["no scenario files given"])
     out: list[Path] = []
     for path in paths:
-        found = sorted(path.glob("**/*.yaml")) if path.is_dir() else [path]
+        found = sorted(_yaml_under(path)) if path.is_dir() else [path]
         if not found:
             raise ScenarioError([f"no scenario files (*.yaml) in {path}"])
         out += found
     return out
+
+
+def _yaml_under(folder: Path) -> Iterator[Path]:
+    """Every *.yaml under `folder`, like `glob("**/*.yaml")` but with a stack, not recursion.
+
+    A folder nested thousands deep must not end in RecursionError.  Links to
+    folders are not followed (as `**` does not follow them), so a link loop
+    cannot make the walk endless; a folder that cannot be listed (no
+    permission, a path too long for the OS) is a ScenarioError naming it.
+    """
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as entries:
+                children = list(entries)
+        except OSError as err:
+            raise ScenarioError([f"cannot list the scenario folder {current}: {err.strerror or err}"]) from None
+        for entry in children:
+            try:
+                is_folder = stat.S_ISDIR(entry.stat(follow_symlinks=False).st_mode)
+            except OSError:  # gone, or a name too long to stat: not a scenario that can be read anyway
+                continue
+            if is_folder:
+                stack.append(Path(entry.path))
+            elif entry.name.endswith(".yaml"):
+                yield Path(entry.path)
 
 
 def loading_factory() -> GameFactory:
@@ -72,10 +101,11 @@ def run_scenario(scenario: Scenario, games: GameFactory) -> ScenarioResult:
     try:
         game = games(scenario.game, scenario.players, scenario.variant)
     except RulesetError as err:
-        failure = scenario.problem("RP643", f"cannot load game {scenario.game!r}:", ("game",))
+        failure = scenario.problem("RP643", f"cannot load game {scenario.game_text or scenario.game!r}:", ("game",))
         return ScenarioResult(scenario.file, scenario.name, False, [failure + "\n" + _indent(err.format())])
     except RuleplayError as err:
-        failure = scenario.problem("RP643", f"cannot load game {scenario.game!r}: {err}", ("game",))
+        failure = scenario.problem("RP643", f"cannot load game {scenario.game_text or scenario.game!r}: {err}",
+                                   ("game",))
         return ScenarioResult(scenario.file, scenario.name, False, [failure])
     failures = play(scenario, game)
     return ScenarioResult(scenario.file, scenario.name, not failures, failures)
@@ -85,21 +115,25 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
 
-def load_all(files: list[Path]) -> list[Scenario | ScenarioResult]:
+def load_all(files: list[Path], ruleset: str | None = None) -> list[Scenario | ScenarioResult]:
+    """Each file as a Scenario, or as a failed result if it cannot be used; `ruleset` replaces `game:`."""
     out: list[Scenario | ScenarioResult] = []
     for path in files:
         try:
-            out.append(load_scenario(path))
+            out.append(load_scenario(path, ruleset))
         except ScenarioError as err:
             out.append(ScenarioResult(str(path), path.stem, False, err.failures))
     return out
 
 
-def run_scenarios(paths: list[Path], games: GameFactory | None = None) -> list[ScenarioResult]:
+def run_scenarios(paths: list[Path], games: GameFactory | None = None,
+                  ruleset: str | None = None) -> list[ScenarioResult]:
     """Play every scenario file under `paths`; a file that cannot be read is a failed result.
 
-    Raises ScenarioError (RP640) if `paths` hold no scenario file at all.
+    `ruleset` (a game name or path the caller chose) is played instead of
+    each file's `game:`.  Raises ScenarioError (RP640) if `paths` hold no
+    scenario file at all.
     """
     games = games or loading_factory()
     return [item if isinstance(item, ScenarioResult) else run_scenario(item, games)
-            for item in load_all(scenario_files(paths))]
+            for item in load_all(scenario_files(paths), ruleset)]

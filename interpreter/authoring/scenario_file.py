@@ -6,6 +6,11 @@ the state.  This module only turns a file into a `Scenario` whose every step
 keeps its YAML path, so the player can point each failure at the author's
 `file:line:col`.  It knows nothing about any particular game.
 
+A scenario file may come from anyone: its `game:` is a built-in game's
+name or a ruleset under the scenario's own folder (`runs.ruleset_ref`),
+never a path out of it, unless the user chose the ruleset (`ruleset=`,
+`--ruleset PATH`).
+
 Codes: RP640 a scenario set cannot be used (no files, fails unmutated),
 RP641 a scenario is malformed (step shape, unknown rule id, bad seat),
 RP642 an expectation is not met, RP643 the scenario cannot be played.
@@ -29,6 +34,7 @@ from ruleplay.validators.schema import HINTS, KEYWORD_CODES
 
 from .. import files
 from ..engine.errors import RuleplayError
+from ..runs.ruleset_ref import UnsafeRulesetReference, resolve
 
 _TEXT = {"type": "string", "minLength": 1}
 _CHECK = {
@@ -116,6 +122,7 @@ class Scenario:
     seed: int
     setup: str | None
     steps: list[Step]
+    game_text: str = ""  # the game as the author (or --ruleset) wrote it, for messages; `game` is what loads
 
     def problem(self, code: str, message: str, path: tuple, hint: str = "", key: bool = False) -> str:
         """A failure located at `path` in this file, formatted like every other diagnostic."""
@@ -259,14 +266,12 @@ def _steps(doc: Document) -> tuple[list[Step], list[str]]:
 
 
 # --------------------------------------------------------------- loading
-def resolve_game(ref: str, scenario_file: Path) -> str:
-    """A path relative to the scenario file if such a file exists, else a built-in game's name."""
-    candidate = scenario_file.parent / ref
-    return str(candidate) if candidate.is_file() else ref
+def load_scenario(path: Path, ruleset: str | None = None) -> Scenario:
+    """Read and check one scenario file; raises ScenarioError with located messages.
 
-
-def load_scenario(path: Path) -> Scenario:
-    """Read and check one scenario file; raises ScenarioError with located messages."""
+    `ruleset`, a game name or path the user chose, is played instead of the
+    file's `game:` (which must then still be there, as the schema says).
+    """
     file = str(path)
     try:
         raw = files.read_bytes(path, MAX_FILE_BYTES)  # the size limit of rulesets
@@ -286,6 +291,13 @@ def load_scenario(path: Path) -> Scenario:
     if problems:
         raise ScenarioError(problems, "RP641")
     data = doc.data
+    text = data["game"] if ruleset is None else str(ruleset)
+    if ruleset is None:
+        try:
+            ruleset = resolve(data["game"], path, "game")
+        except UnsafeRulesetReference as err:
+            raise ScenarioError([located(doc, "RP641", f"the scenario's {err}", ("game",))], "RP641") from None
     return Scenario(file=file, doc=doc, name=data.get("name", path.stem),
-                    game=resolve_game(data["game"], path), players=data.get("players"),
-                    variant=data.get("variant"), seed=data.get("seed", 0), setup=data.get("setup"), steps=steps)
+                    game=str(ruleset), players=data.get("players"),
+                    variant=data.get("variant"), seed=data.get("seed", 0), setup=data.get("setup"), steps=steps,
+                    game_text=text)

@@ -17,13 +17,31 @@ times, only timing fields.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ..engine.game import ENGINE_VERSION
 from . import bench, catalog, graph, perft, play, replay, scenario, simulate, validate
+from .output import terminal_safe
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group; a usage error's message is escaped like all output (`output.terminal_safe`).
+
+    Click prints usage errors itself, and their messages quote what the user
+    or a file gave: a path, a graph name, a seating error's agent list.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as err:
+            err.message = terminal_safe(err.message)
+            raise
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(ENGINE_VERSION, prog_name="ruleplay")
 def main() -> None:
     """ruleplay: games written as YAML rules, played, checked and measured."""

@@ -6,9 +6,8 @@ import math
 
 import click
 
-from ..engine.game import load_game
-from .options import game_options, json_option
-from .output import emit_json, reports_errors
+from .options import game_options, json_option, load
+from .output import echo, emit_json, reports_errors
 
 MAX_BENCH_SECONDS = 3600.0
 
@@ -33,13 +32,13 @@ def bench_command(game_name: str, seconds: float, runs: int, players: int | None
     """Measure random playouts per second (median of several runs)."""
     from ..runs.bench import bench as measure
 
-    report = measure(load_game(game_name, players, variant), seconds, runs, seed)
+    report = measure(load(game_name, players, variant), seconds, runs, seed)
     data = report.to_dict()
     if as_json:
         emit_json(data)
         return
-    click.echo(f"{report.game}: {data['playouts_per_s']:.1f} playouts/s (median of {runs} runs, "
-               f"min {data['min_playouts_per_s']:.1f}, max {data['max_playouts_per_s']:.1f}), "
-               f"mean length {data['mean_length']:.2f} moves")
-    click.echo(f"  a playout costs {data['baseline_ops_per_playout']:.1f} baseline operations (the same-process "
-               f"yardstick: compare this figure across machines and commits)")
+    echo(f"{report.game}: {data['playouts_per_s']:.1f} playouts/s (median of {runs} runs, "
+         f"min {data['min_playouts_per_s']:.1f}, max {data['max_playouts_per_s']:.1f}), "
+         f"mean length {data['mean_length']:.2f} moves")
+    echo(f"  a playout costs {data['baseline_ops_per_playout']:.1f} baseline operations (the same-process "
+         f"yardstick: compare this figure across machines and commits)")

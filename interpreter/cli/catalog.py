@@ -9,8 +9,8 @@ from ruleplay.dsl.diagnostics import ERROR
 from ..engine.errors import RulesetError
 from ..engine.game import load_game
 from ..engine.loader import builtin_games
-from .options import json_option
-from .output import emit_json, reports_errors
+from .options import json_option, ruleset_files
+from .output import echo, emit_json, reads, reports_errors
 
 
 @click.command("list")
@@ -19,9 +19,13 @@ from .output import emit_json, reports_errors
 def list_command(as_json: bool) -> None:
     """List the built-in games (a built-in that does not load is listed as invalid, exit 1)."""
     infos: list[dict] = []
-    for name in builtin_games():
+    games = builtin_games()
+    reads(games.values(), "a built-in ruleset")
+    for name in games:
         try:
-            infos.append(load_game(name).info.to_dict())
+            game = load_game(name)
+            reads(ruleset_files(game), "a file of a built-in ruleset")
+            infos.append(game.info.to_dict())
         except RulesetError as err:
             errors = [d for d in err.diagnostics if d.severity == ERROR]
             infos.append({"name": name, "invalid": True, "diagnostics": [d.to_dict() for d in errors]})
@@ -30,7 +34,7 @@ def list_command(as_json: bool) -> None:
     else:
         width = max((len(i["name"]) for i in infos), default=0)
         for i in infos:
-            click.echo(f"{i['name']:<{width}}  {_describe(i)}")
+            echo(f"{i['name']:<{width}}  {_describe(i)}")
     if any(i.get("invalid") for i in infos):
         raise click.exceptions.Exit(1)
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError, StateFormatError
-from ..engine.game import Game, load_game
+from ..engine.game import Game
 from ..engine.state import State
 from ..files import read_bytes
-from .options import json_option, ruleset_options
-from .output import emit_json, reports_errors
+from .options import json_option, load, ruleset_options
+from .output import echo, emit_json, reads, reports_errors
 
 MAX_STATE_BYTES = 64 << 20  # a saved state is JSON of the game's variables: megabytes at the very most
 
@@ -38,7 +38,8 @@ def graph_command(game_name: str, state_file: Path | None, fmt: str, graph_name:
     """Export a game's graphs (DOT, GraphML, or nodes and edges with --json)."""
     from ..view.graphs import graphs_at, to_dot, to_graphml, to_plain
 
-    game = load_game(game_name, players, variant)
+    reads([state_file], "the saved state")
+    game = load(game_name, players, variant)
     state = _saved_state(game, state_file) if state_file else None
     graphs = graphs_at(game, state)
     if not graphs:
@@ -51,8 +52,9 @@ def graph_command(game_name: str, state_file: Path | None, fmt: str, graph_name:
     if as_json:
         emit_json({"game": game.name, "graphs": {n: to_plain(g) for n, g in graphs.items()}})
     elif fmt == "dot":
-        click.echo("".join(to_dot(n, g) for n, g in graphs.items()), nl=False)
+        echo("".join(to_dot(n, g) for n, g in graphs.items()), nl=False)
     elif len(graphs) > 1:
         raise click.UsageError(f"GraphML holds one graph: choose one with --name ({', '.join(graphs)})")
     else:
-        click.echo(to_graphml(next(iter(graphs.values()))), nl=False)
+        [(name, only)] = graphs.items()
+        echo(to_graphml(only, name), nl=False)

@@ -1,34 +1,95 @@
-"""The options several commands share, defined once: --players --variant --seed --agents --json --report."""
+"""The options several commands share, defined once: --players --variant --seed --agents --json --report.
+
+Output files (`--report`, `--log`, `--out`) are also guarded against the
+files the same command reads.  `ruleplay validate game.yaml --report
+game.yaml` would otherwise replace the user's ruleset with the report (and
+a hard or symbolic link to it would do the same under another name).  So
+`output_file` registers each output as its option is parsed (refusing two
+outputs that name one file), each command names what it reads with
+`output.reads` as soon as it knows (the ruleset and every file it extends
+or includes, its spec, scenario files, a log, a saved state; `load` does
+it for a ruleset), and an output that is one of those files, by device and
+inode, is a usage error (exit 2) before anything is written.  The one file
+meant to be both is `simulate --out F --resume`, which reads F and extends
+it; it is not registered as something read.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import click
 
 from ..agents import AGENTS
-from ..engine.game import Game
+from ..engine.errors import RulesetError
+from ..engine.game import Game, load_game
+from ..engine.loader import find_ruleset
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
-from .output import REPORT_KEY
+from .output import OUTPUTS_KEY, REPORT_KEY, reads, same_file
 
 
 def output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """An output FILE is checked now, not after an hour of simulation: its folder must exist, and a
-    FIFO, device or folder there is refused rather than replaced (a symbolic link is written through)."""
+    FIFO, device or folder there is refused rather than replaced (a symbolic link is written through).
+
+    A name the OS refuses (too long, ENAMETOOLONG; a folder without search
+    permission) is a usage error naming it, like a missing folder.
+    """
     if value is None:
         return None
-    if not value.parent.is_dir():
-        raise click.BadParameter(f"no folder {value.parent} to write {value.name} in")
+    option = param.opts[0] if param.opts else str(param.name)
     try:
-        write_target(value)
+        folder_exists = value.parent.is_dir()
+        if folder_exists:
+            write_target(value)
     except UserFileError as err:
         raise click.BadParameter(f"{value} is {err.strerror}") from None
     except OSError as err:
-        raise click.BadParameter(f"{value}: {err.strerror}") from None
+        raise click.BadParameter(f"{value}: cannot write there: {err.strerror or err}") from None
+    except ValueError as err:  # a NUL byte: only possible through the API, not from a shell
+        raise click.BadParameter(f"{value!r}: {err}") from None
+    if not folder_exists:
+        raise click.BadParameter(f"no folder {value.parent} to write {value.name} in")
+    outputs = ctx.meta.setdefault(OUTPUTS_KEY, [])
+    for other_option, other in outputs:
+        if same_file(other, value):
+            raise click.BadParameter(f"{value} is also the {other_option} file: one would replace the other; "
+                                     f"give each output a file of its own")
+    outputs.append((option, value))
     return value
+
+
+def ruleset_files(game: Game) -> list[Path]:
+    """Every file a loaded game was read from: the ruleset, what it extends and includes, and its spec."""
+    from ruleplay.validators.citations import spec_path
+
+    model = game.model
+    found = [Path(doc.file) for doc in model.source.documents()]
+    spec, _ = spec_path(model, Path(model.source.base.file))
+    return found + ([spec] if spec is not None else [])
+
+
+def reads_ruleset(game_name: str | os.PathLike) -> None:
+    """Note the file `game_name` names as read, before loading it: an output naming it is then refused
+    even if the ruleset does not load (its diagnostics would otherwise be written over it)."""
+    try:
+        reads([find_ruleset(game_name)], "the ruleset")
+    except RulesetError:
+        pass  # no such file: loading it reports that, with the same diagnostic
+
+
+def load(game_name: str | os.PathLike, players: int | None = None, variant: str | None = None,
+         **options: Any) -> Game:
+    """`load_game`, noting the files it reads (see `reads`): the named file first, then every file of the
+    loaded game."""
+    reads_ruleset(game_name)
+    game = load_game(game_name, players, variant, **options)
+    reads(ruleset_files(game), "a file of the ruleset")
+    return game
 
 
 def json_option(fn: Callable) -> Callable:

@@ -4,6 +4,14 @@ With `--json` a command prints one JSON document on stdout, errors included;
 with `--report FILE` that document goes to FILE atomically instead.  Errors
 from the engine become one located message and exit status 1; a bug in
 ruleplay itself is still one line (the traceback only on request).
+
+Everything printed goes through `echo` (text) or `emit_json` (JSON), which
+escape what a terminal would obey instead of show: control characters (C0
+but tab and newline, DEL, C1) and the bidirectional overrides and isolates
+that make text read differently from what it is.  A ruleset's title, a
+move's text, a rule id or a results file's error message is data from
+whoever wrote the file, and must not move the cursor, retitle the window or
+reorder the line the user reads.
 """
 
 from __future__ import annotations
@@ -11,8 +19,9 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import click
 
@@ -23,23 +32,96 @@ TRACEBACK_ENV = "RULEPLAY_TRACEBACK"
 
 REPORT_KEY = "ruleplay.report"
 
+# Characters a terminal may act on: C0 (but tab and newline), DEL, C1, the bidi marks, embeddings, overrides
+# and isolates (Trojan Source), and the line and paragraph separators.
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+_UNSAFE_TEXT = re.compile(f"[{_UNSAFE}]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every character a terminal would act on written as an escape (`\\x1b`, `\\u202e`)."""
+    return _UNSAFE_TEXT.sub(_escape, text)
+
+
+def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """click.echo for every line a command prints as text: control characters from files come out escaped."""
+    click.echo(terminal_safe(message), err=err, nl=nl)
+
+
+def json_text(data: Any) -> str:
+    """The JSON document as text, with the characters JSON allows raw in strings but a terminal acts on
+    (DEL, C1, bidi controls) written as \\u escapes: the same JSON value, safe to print.  json.dumps
+    escapes C0 inside strings itself, so what the pattern finds raw can only be inside a string."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _UNSAFE_TEXT.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+OUTPUTS_KEY = "ruleplay.outputs"  # [(option, path)] of this command's output files
+
+
+def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path` after symbolic links, or None if there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file: the same inode (links of either kind), or, for files not yet
+    there, the same real path."""
+    ia, ib = _identity(a), _identity(b)
+    if ia is not None or ib is not None:
+        return ia == ib
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def reads(paths: Iterable[str | os.PathLike | None], what: str) -> None:
+    """This command reads `paths` (`what` they are, for the message): refuse an output that is one of them.
+
+    Called as soon as a command knows what it reads, before it writes
+    anything; outside a command (the API) it does nothing.
+    """
+    ctx = click.get_current_context(silent=True)
+    outputs = ctx.meta.get(OUTPUTS_KEY, []) if ctx is not None else []
+    if not outputs:
+        return
+    for path in paths:
+        if path is None:
+            continue
+        for option, output in outputs:
+            if same_file(output, path):
+                named = "" if os.path.realpath(output) == os.path.realpath(path) else f" ({path})"
+                raise click.BadParameter(terminal_safe(
+                    f"{output} is {what}{named} that this command reads: writing {option} there would "
+                    f"replace it; choose another file"), param_hint=option)
+
 
 def emit_json(data: Any) -> None:
     """Print the JSON document, or write it whole to the --report file (never half a report)."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = json_text(data)
     ctx = click.get_current_context(silent=True)
     report = ctx.meta.get(REPORT_KEY) if ctx is not None else None
     if report is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     from ..files import atomic_write_text
 
     try:
         atomic_write_text(report, text)
     except OSError as err:
-        click.echo(f"error: cannot write the report {report}: {err.strerror}", err=True)
+        echo(f"error: cannot write the report {report}: {err.strerror or err}", err=True)
         raise click.exceptions.Exit(1) from None
-    click.echo(f"report written to {report}", err=True)
+    echo(f"report written to {report}", err=True)
 
 
 def rule_error_dict(err: RuleRuntimeError) -> dict:
@@ -56,23 +138,24 @@ def reports_errors(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except RulesetError as err:
+            reads((d.file for d in err.diagnostics if d.file), "a file of the ruleset")
             if as_json:
                 emit_json([d.to_dict() for d in err.diagnostics])
             else:
                 for d in err.diagnostics:
-                    click.echo(d.format(), err=True)
+                    echo(d.format(), err=True)
         except RuleRuntimeError as err:
             if as_json:
                 emit_json({"error": rule_error_dict(err)})
             else:
-                click.echo(f"error {err.code}: {err}", err=True)
+                echo(f"error {err.code}: {err}", err=True)
                 if err.hint:
-                    click.echo(f"  hint: {err.hint}", err=True)
+                    echo(f"  hint: {err.hint}", err=True)
         except RuleplayError as err:
             if as_json:
                 emit_json({"error": {"code": err.code, "message": err.message}})
             else:
-                click.echo(f"error {err.code}: {err.message}", err=True)
+                echo(f"error {err.code}: {err.message}", err=True)
         except BrokenPipeError:
             silence_stdout()
         except OSError as err:
@@ -80,7 +163,7 @@ def reports_errors(fn: Callable) -> Callable:
             if as_json:
                 emit_json({"error": {"code": "OS", "message": message}})
             else:
-                click.echo(f"error: {message}", err=True)
+                echo(f"error: {message}", err=True)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as err:
@@ -91,7 +174,7 @@ def reports_errors(fn: Callable) -> Callable:
             if as_json:
                 emit_json({"error": {"code": "internal", "message": message}})
             else:
-                click.echo(message, err=True)
+                echo(message, err=True)
         raise click.exceptions.Exit(1)
     return wrapper
 
@@ -110,9 +193,9 @@ SHOWN_ERRORS = 10
 def echo_failures(failures: Sequence[Any], total: int, indent: str, err: bool) -> None:
     """The first few of `total` per-game rule errors as text (JSON output lists the first thousand)."""
     for e in failures[:SHOWN_ERRORS]:
-        click.echo(f"{indent}game {e.index} (seed {e.seed}): error {e.code}: {e.message}", err=err)
+        echo(f"{indent}game {e.index} (seed {e.seed}): error {e.code}: {e.message}", err=err)
     if total > SHOWN_ERRORS:
-        click.echo(f"{indent}... and {total - SHOWN_ERRORS} more", err=err)
+        echo(f"{indent}... and {total - SHOWN_ERRORS} more", err=err)
 
 
 def percent(part: int, whole: int) -> str:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..engine.game import load_game
-from .options import game_options, json_option
-from .output import emit_json, reports_errors
+from .options import game_options, json_option, load
+from .output import echo, emit_json, reports_errors
 
 
 @click.command("perft")
@@ -20,8 +19,8 @@ def perft_command(game_name: str, depth: int, players: int | None, variant: str 
     """Count the move sequences of exactly D decisions from the initial state."""
     from ..runs.perft import perft as count
 
-    result = count(load_game(game_name, players, variant).new_state(seed), depth)
+    result = count(load(game_name, players, variant).new_state(seed), depth)
     if as_json:
         emit_json(result.to_dict())
     else:
-        click.echo(f"perft {depth}: {result.nodes} nodes, {result.terminals} terminal states")
+        echo(f"perft {depth}: {result.nodes} nodes, {result.terminals} terminal states")

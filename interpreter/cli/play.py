@@ -6,19 +6,18 @@ from pathlib import Path
 
 import click
 
-from ..engine.game import load_game
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
-from .options import agents_option, game_options, json_option, output_file, seated
-from .output import emit_json, reports_errors
+from .options import agents_option, game_options, json_option, load, output_file, seated
+from .output import echo, emit_json, reports_errors
 
 
 def _show_state(state: State, record: MoveRecord | None) -> None:
     if record is not None:
         who = "chance" if record.player < 0 else f"player {record.player}"
         rules = f"  [{', '.join(record.rules)}]" if record.rules else ""
-        click.echo(f"\n{record.n}. {who}: {record.move}{rules}")
-    click.echo(state.render())
+        echo(f"\n{record.n}. {who}: {record.move}{rules}")
+    echo(state.render())
 
 
 @click.command("play")
@@ -32,10 +31,10 @@ def _show_state(state: State, record: MoveRecord | None) -> None:
 def play_command(game_name: str, agents: list[str], log_file: Path | None, players: int | None, variant: str | None,
                  seed: int, as_json: bool) -> None:
     """Play one game between agents and show it move by move."""
-    game = load_game(game_name, players, variant)
+    game = load(game_name, players, variant)
     seats = seated(agents, game)
     if not as_json:
-        click.echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats)))
+        echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats)))
     result = play_game(game, seats, seed, watch=None if as_json else _show_state)
     if log_file is not None:
         from ..runs.gamelog import write_log
@@ -45,6 +44,6 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, playe
         emit_json(result.to_dict())
         return
     outcome = ("winner: " + ", ".join(f"player {p}" for p in result.winners)) if result.winners else "draw"
-    click.echo(f"\nresult: {outcome}; scores {result.scores}, returns {result.returns}, {result.length} moves")
+    echo(f"\nresult: {outcome}; scores {result.scores}, returns {result.returns}, {result.length} moves")
     if log_file is not None:
-        click.echo(f"log written to {log_file}")
+        echo(f"log written to {log_file}")

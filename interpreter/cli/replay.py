@@ -6,21 +6,29 @@ from pathlib import Path
 
 import click
 
-from .options import json_option
-from .output import emit_json, reports_errors
+from .options import json_option, reads_ruleset
+from .output import echo, emit_json, reads, reports_errors
 
 
 @click.command("replay")
 @click.argument("log_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
+              help="Replay against this ruleset instead of the one the log names (which is followed only "
+                   "to a built-in game or a file under the log's folder).")
 @json_option
 @reports_errors
-def replay_command(log_file: Path, as_json: bool) -> None:
+def replay_command(log_file: Path, ruleset: str | None, as_json: bool) -> None:
     """Re-run a game log and check that every move, rule and result is the same."""
+    from ..runs.gamelog import logged_ruleset
     from ..runs.gamelog import replay as rerun
 
-    report = rerun(log_file)
+    reads([log_file], "the game log")
+    target = ruleset if ruleset is not None else logged_ruleset(log_file)
+    if target is not None:
+        reads_ruleset(target)
+    report = rerun(log_file, ruleset)
     if as_json:
         emit_json(report.to_dict())
     else:
-        click.echo(f"{log_file}: replays ({report.game}, seed {report.seed}, {report.moves} moves, "
-                   f"scores {report.scores}, returns {report.returns})")
+        echo(f"{log_file}: replays ({report.game}, seed {report.seed}, {report.moves} moves, "
+             f"scores {report.scores}, returns {report.returns})")

@@ -12,12 +12,22 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
-from .options import agents_option, game_options, json_option, output_file
-from .output import echo_failures, emit_json, percent, reports_errors
+from .options import agents_option, game_options, json_option, load, output_file
+from .output import echo, echo_failures, emit_json, percent, reports_errors
 
 # Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game: a bound
 # that no real run reaches, and a typo's extra zeros do.
 MAX_GAMES = 10**9
+
+
+def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    from ..runs.workers import check_workers
+
+    try:
+        check_workers(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+    return value
 
 
 @click.command("simulate")
@@ -26,26 +36,35 @@ MAX_GAMES = 10**9
               metavar="N")
 @agents_option
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
-              help="Worker processes (results do not depend on it).")
+              callback=_bounded_workers,
+              help="Worker processes (results do not depend on it); at most a few per core, as memory allows.")
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               callback=output_file,
               help="Append one JSON line per finished game to FILE as it finishes (refuses an existing FILE).")
 @click.option("--resume", is_flag=True,
-              help="Complete the run in --out FILE: play only the games it lacks (same arguments otherwise).")
+              help="Complete the run in --out FILE: play only the games it lacks (same arguments otherwise); "
+                   "a random sample of the games read back is played again and must match.")
+@click.option("--verify-all", is_flag=True,
+              help="With --resume: play every game read back again, not a sample (costs as much as those games).")
 @game_options
 @json_option
 @reports_errors
 def simulate_command(game_name: str, n: int, agents: list[str], workers: int, check: bool, out_file: Path | None,
-                     resume: bool, players: int | None, variant: str | None, seed: int, as_json: bool) -> None:
+                     resume: bool, verify_all: bool, players: int | None, variant: str | None, seed: int,
+                     as_json: bool) -> None:
     """Play N games between agents and report wins, draws, length, end conditions and speed."""
     from ..runs.simulate import GameSpec
     from ..runs.simulate import simulate as run
 
     if resume and out_file is None:
         raise click.UsageError("--resume completes the results file given with --out FILE")
+    if verify_all and not resume:
+        raise click.UsageError("--verify-all checks the games --resume reads back")
     spec = GameSpec(game_name, players, variant, checking=check)
-    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False)
+    game = load(game_name, players, variant, checking=check)
+    batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,
+                              game=game, verify_all=verify_all)
     try:
         report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
     except KeyboardInterrupt:
@@ -85,12 +104,12 @@ INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:
     """A batch that stopped early: say what of it is kept and how to finish it."""
     if out_file is None:
-        click.echo(f"{reason}: nothing was saved (give --out FILE to keep finished games)", err=True)
+        echo(f"{reason}: nothing was saved (give --out FILE to keep finished games)", err=True)
     else:
         from ..runs.results_file import count_games
 
-        click.echo(f"{reason}: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
-                   f"by giving the same command with --resume", err=True)
+        echo(f"{reason}: {count_games(out_file)} of {n} games are in {out_file}; finish the run "
+             f"by giving the same command with --resume", err=True)
     raise click.exceptions.Exit(status)
 
 
@@ -98,17 +117,17 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     done = report.completed
     plural = "s" if report.workers > 1 else ""
     stopped = f" ({report.failed} stopped on rule errors)" if report.failed else ""
-    click.echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
+    echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
     for k, agent in enumerate(report.agents):
-        click.echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
-    click.echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
-    click.echo(f"  mean length: {report.mean_length:.2f} moves")
+        echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
+    echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
+    echo(f"  mean length: {report.mean_length:.2f} moves")
     if report.ended_by:
-        click.echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
+        echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
     resumed = f", {report.resumed} games read back from {out_file}" if report.resumed else ""
-    click.echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
+    echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
     if out_file is not None:
-        click.echo(f"  results: {out_file}")
+        echo(f"  results: {out_file}")
     if report.failed:
         echo_failures(report.errors, report.failed, "  ", err=True)
-        click.echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)
+        echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)

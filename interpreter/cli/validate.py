@@ -9,9 +9,8 @@ import click
 from ruleplay.dsl.diagnostics import ERROR
 
 from ..engine.errors import RulesetError
-from ..engine.game import load_game
-from .options import game_options, json_option
-from .output import echo_failures, emit_json, reports_errors
+from .options import game_options, json_option, load
+from .output import echo, echo_failures, emit_json, reports_errors
 
 # A smoke test is a check, not an experiment: a bound no real check reaches, and a typo's extra zeros do.
 MAX_SMOKE_GAMES = 10**6
@@ -24,7 +23,7 @@ def _validate_one(target: str, players: int | None, variant: str | None, smoke: 
 
     entry: dict[str, Any] = {"target": target, "variant": variant, "ok": True, "diagnostics": [], "smoke": None}
     try:
-        game = load_game(target, players, variant)
+        game = load(target, players, variant)
     except RulesetError as err:
         entry["ok"] = False
         entry["diagnostics"] = err.diagnostics
@@ -66,16 +65,16 @@ def validate_command(targets: tuple[str, ...], smoke: int, players: int | None, 
 def _print_validation(entry: dict) -> None:
     label = entry["target"] + (f" (variant {entry['variant']})" if entry["variant"] else "")
     for d in entry["diagnostics"]:
-        click.echo(d.format())
+        echo(d.format())
     errors = sum(d.severity == ERROR for d in entry["diagnostics"])
     warnings = len(entry["diagnostics"]) - errors
     if errors:
-        click.echo(f"{label}: invalid ({errors} errors, {warnings} warnings)")
+        echo(f"{label}: invalid ({errors} errors, {warnings} warnings)")
         return
-    click.echo(f"{label}: valid ({warnings} warnings)")
+    echo(f"{label}: valid ({warnings} warnings)")
     report = entry["smoke"]
     if report is None:
         return
-    click.echo(f"  smoke: {report.completed} of {report.games} random games ended, "
-               f"mean length {report.mean_length:.1f} moves")
+    echo(f"  smoke: {report.completed} of {report.games} random games ended, "
+         f"mean length {report.mean_length:.1f} moves")
     echo_failures(report.errors, report.failed, "  smoke ", err=False)

@@ -13,6 +13,9 @@ Move `n` sits on line n + 1.  Chance outcomes (player -1) are drawn again by
 outcome directly would leave the state's generator in a different place and
 every later random event would differ.  Replay checks the ruleset hash first
 so that a changed ruleset is named as the cause, not its first symptom.
+A log may come from anyone, so its `ruleset` field is followed only to a
+built-in game or a file under the log's own folder (`runs.ruleset_ref`);
+`replay(path, ruleset=...)` loads a ruleset the caller chose instead.
 A log is read one line at a time and only from a regular file: a log of a
 long game costs time, never memory, and /dev/zero or a FIFO is refused.
 """
@@ -33,6 +36,7 @@ from ..engine.legal import CHANCE
 from ..engine.state import State
 from ..files import atomic_write_text
 from .play import PlayResult
+from .ruleset_ref import UnsafeRulesetReference, recorded, resolve
 
 FORMAT = "ruleplay-log"
 VERSION = 1
@@ -52,8 +56,13 @@ def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str) -> list[dict]
 
 
 def write_log(path: str | os.PathLike, result: PlayResult, ruleset: str, ruleset_hash: str) -> Path:
-    """Write the log of `result`; `ruleset` is the name or path given to `load_game`."""
-    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in log_lines(result, ruleset, ruleset_hash))
+    """Write the log of `result`; `ruleset` is the name or path given to `load_game`.
+
+    The log records a path relative to its own folder (a built-in by name),
+    the only kind of path `replay` follows without being told the ruleset.
+    """
+    ref = recorded(ruleset, path)
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in log_lines(result, ref, ruleset_hash))
     return atomic_write_text(path, text)
 
 
@@ -99,6 +108,28 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
         yield number, value
 
 
+def logged_ruleset(path: str | os.PathLike) -> str | None:
+    """The ruleset `replay(path)` would load, or None if the log's header does not lead to one.
+
+    For a caller that must know the files a replay reads before it runs
+    (the command line, to keep an output from replacing one of them).
+    """
+    lines = _lines(Path(path))
+    try:
+        first = next(lines, None)
+    except ReplayError:
+        return None
+    finally:
+        lines.close()
+    ref = first[1].get("ruleset") if first is not None else None
+    if not isinstance(ref, str):
+        return None
+    try:
+        return resolve(ref, path, "ruleset")
+    except UnsafeRulesetReference:
+        return None
+
+
 def _check_header(path: Path, header: dict) -> None:
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise ReplayError(f"{path}:1: unknown log format {header.get('format')!r} version "
@@ -123,8 +154,12 @@ def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:
         raise ReplayError(f"{where}: `rules` must be a list of rule ids")
 
 
-def replay(path: str | os.PathLike) -> ReplayReport:
-    """Re-run a log move by move; raises ReplayError (with the line) on any difference."""
+def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> ReplayReport:
+    """Re-run a log move by move; raises ReplayError (with the line) on any difference.
+
+    `ruleset` (a name or path the caller chose) replaces the log's own
+    `ruleset` field, which is followed only inside the log's folder.
+    """
     path = Path(path)
     lines = _lines(path)
     first = next(lines, None)
@@ -132,13 +167,18 @@ def replay(path: str | os.PathLike) -> ReplayReport:
         raise ReplayError(f"{path}: the log is empty")
     header = first[1]
     _check_header(path, header)
+    if ruleset is None:
+        try:
+            ruleset = resolve(header["ruleset"], path, "ruleset")
+        except UnsafeRulesetReference as err:
+            raise ReplayError(f"{path}:1: the log's {err}") from None
     try:
-        game = load_game(header["ruleset"], header["players"], header["variant"])
+        game = load_game(ruleset, header["players"], header["variant"])
     except RulesetError as err:
-        raise ReplayError(f"{path}:1: the ruleset {header['ruleset']!r} does not load:\n{err}") from None
+        raise ReplayError(f"{path}:1: the ruleset {str(ruleset)!r} does not load:\n{err}") from None
     if game.info.ruleset_hash != header["ruleset_hash"]:
         raise ReplayError(f"{path}:1: the ruleset changed since the log was written: log has ruleset_hash "
-                          f"{header['ruleset_hash']}, {header['ruleset']} now has {game.info.ruleset_hash}")
+                          f"{header['ruleset_hash']}, {ruleset} now has {game.info.ruleset_hash}")
     if game.name != header["game"]:
         raise ReplayError(f"{path}:1: the log is for game {header['game']!r}, the ruleset is {game.name!r}")
     try:
@@ -153,7 +193,7 @@ def replay(path: str | os.PathLike) -> ReplayReport:
             extra = next(lines, None)
             if extra is not None:
                 raise ReplayError(f"{path}:{extra[0]}: a line after the end line")
-            return ReplayReport(str(path), game.name, header["ruleset"], header["variant"], header["players"],
+            return ReplayReport(str(path), game.name, str(ruleset), header["variant"], header["players"],
                                 header["seed"], n, state.scores(), state.returns(), header["engine"])
         n += 1
         _check_move_line(path, number, line, n)

@@ -14,16 +14,32 @@ worker that played it (game i is a pure function of the seed and i), so
 exactly the lines an uninterrupted run writes, in another order.  The header
 pins everything a result depends on; resuming under different settings
 would mix two experiments in one file, so it is refused.
+
+A file read back is also checked against the games themselves: a line can
+be damaged, edited or made up whole with the right index and seed, and its
+shape alone cannot tell.  Since game i is a pure function of (seed, i),
+`resume` hands read-back games to a `verify` callback, which plays them
+again and compares every field (`check_replayed`).  Playing every game
+again would cost as much as the run, so by default `resume` keeps a
+uniform random sample of `VERIFY_SAMPLE` of them (every one in a file that
+holds no more), drawn from the operating system's random source so that
+whoever edits the file cannot know which lines will be checked; all of
+them are checked on request (`verify_all`), streamed from the file a
+second time rather than held in memory.  Verification happens before the
+file is opened for writing, so a refused file is left as it was.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
+import random
+import re
 import time
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Iterable, Iterator
 
 from .. import files
 from ..engine.errors import ResultsFileError
@@ -34,6 +50,10 @@ FORMAT = "ruleplay-results"
 VERSION = 1
 SAME_RUN_ANY = {"ruleset"}  # how the ruleset was named (a path may be spelt two ways): its hash decides
 FSYNC_EVERY_S = 1.0  # a flushed line survives a killed process; fsync also covers a crashed machine
+VERIFY_SAMPLE = 100  # read-back games played again by default: a small share of any long run's cost
+
+# (line number, game as read back) pairs to play again; raises ResultsFileError on the first that differs.
+Verifier = Callable[[Iterable[tuple[int, GameOutcome]]], None]
 
 
 def header(game_name: str, ruleset: str, ruleset_hash: str, engine: str, variant: str | None, players: int,
@@ -122,8 +142,27 @@ class GameSet:
         return bool(self._bits[index >> 3] & (1 << (index & 7)))
 
 
-def resume(path: str | os.PathLike, head: dict,
-           finished: Callable[[GameOutcome], None]) -> tuple[ResultsWriter, GameSet]:
+class Sample:
+    """A uniform random sample of at most `size` read-back games, kept as they stream by (reservoir sampling)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: list[tuple[int, GameOutcome]] = []
+        self._seen = 0
+        self._random = random.SystemRandom()  # unpredictable: the lines checked cannot be guessed in advance
+
+    def offer(self, number: int, outcome: GameOutcome) -> None:
+        self._seen += 1
+        if len(self.items) < self.size:
+            self.items.append((number, outcome))
+            return
+        slot = self._random.randrange(self._seen)
+        if slot < self.size:
+            self.items[slot] = (number, outcome)
+
+
+def resume(path: str | os.PathLike, head: dict, finished: Callable[[GameOutcome], None],
+           verify: Verifier | None = None, verify_all: bool = False) -> tuple[ResultsWriter, GameSet]:
     """Reopen a results file for the run `head` describes: a writer for the rest, and the games it holds.
 
     Each game already in the file is passed to `finished` as it is read: the
@@ -132,14 +171,22 @@ def resume(path: str | os.PathLike, head: dict,
     starts afresh.  A torn last line is cut off.  Any other damage, a header
     of another run, or a path that is not a regular file, is a
     ResultsFileError naming the line; the file is then left as it was.
+    `verify` is given a sample of the games read back (all of them with
+    `verify_all`) to play again, before anything is written.
     """
     path = Path(path)
+    sample = None if verify is None or verify_all else Sample(VERIFY_SAMPLE)
     try:
-        complete, games = _read_back(path, head, finished)
+        complete, games = _read_back(path, head, finished, sample)
     except FileNotFoundError:
         return create(path, head), GameSet(head["games"])
     except OSError as err:
         raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
+    if verify is not None:
+        try:
+            verify(sample.items if sample is not None else _recorded(path, head))
+        except OSError as err:  # the file went away or changed kind between the two reads
+            raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
     try:
         stream = open(path, "r+", encoding="utf-8", newline="\n")
     except OSError as err:
@@ -152,7 +199,8 @@ def resume(path: str | os.PathLike, head: dict,
     return ResultsWriter(path, stream), games
 
 
-def _read_back(path: Path, head: dict, finished: Callable[[GameOutcome], None]) -> tuple[int, GameSet]:
+def _read_back(path: Path, head: dict, finished: Callable[[GameOutcome], None],
+               sample: Sample | None) -> tuple[int, GameSet]:
     """Check the file line by line; the length of its complete lines, and the games they hold."""
     games = GameSet(head["games"])
     complete = 0
@@ -166,8 +214,43 @@ def _read_back(path: Path, head: dict, finished: Callable[[GameOutcome], None]) 
             outcome = _checked_outcome(path, number, _parse(path, number, text), head, games)
             games.add(outcome.index)
             finished(outcome)
+            if sample is not None:
+                sample.offer(number, outcome)
         complete += len(raw)
     return complete, games
+
+
+def _recorded(path: Path, head: dict) -> Iterator[tuple[int, GameOutcome]]:
+    """The game lines of a file `_read_back` has accepted, read again one at a time (for `verify_all`)."""
+    for number, raw in enumerate(files.lines(path), start=1):
+        if number > 1 and raw.endswith(b"\n"):
+            text = raw.decode("utf-8", errors="replace")
+            yield number, _outcome(f"{path}:{number}", _parse(path, number, text), head["players"], head["games"])
+
+
+_LOCATION = re.compile(r"^.*?:\d+:\d+: ")  # "file:line:col: " before a rule error's message
+
+
+def _without_location(outcome: GameOutcome) -> GameOutcome:
+    """A rule error's message starts with the ruleset's path as the run named it, which a resume may spell
+    another way (the header's `ruleset` is not compared either): the rest of the message must agree."""
+    if outcome.failure is None:
+        return outcome
+    message = _LOCATION.sub("", outcome.failure.message, count=1)
+    return dataclasses.replace(outcome, failure=dataclasses.replace(outcome.failure, message=message))
+
+
+def check_replayed(path: str | os.PathLike, number: int, recorded: GameOutcome, replayed: GameOutcome) -> None:
+    """Refuse a read-back game that playing it again does not give, naming its line and the first fields."""
+    if _without_location(recorded) == _without_location(replayed):
+        return
+    was, now = outcome_line(recorded), outcome_line(replayed)
+    differ = [key for key in sorted(set(was) | set(now)) if was.get(key) != now.get(key)]
+    detail = "; ".join(f"{key} {json.dumps(was.get(key))} there, {json.dumps(now.get(key))} when played "
+                       f"again" for key in differ[:3])
+    raise ResultsFileError(f"{path}:{number}: game {recorded.index} is not what its seed plays ({detail}): "
+                           f"the line was changed or made up; delete the line to have the game played again "
+                           f"(and check every other line with --verify-all), or start a new file")
 
 
 def _parse(path: Path, number: int, text: str) -> Any:

@@ -10,6 +10,9 @@ closures that do not pickle.
 With `out`, every finished game is appended to a results file as it arrives
 (`runs.results_file`), and `resume=True` plays only the games that file
 lacks, so an interrupted batch costs only the games that were in flight.
+A resume first plays a random sample of the games it reads back (all of
+them with `verify_all`) again, on the same workers, and refuses a file
+whose lines are not what their seeds play.
 
 Counting (see `engine.outcome`): a seat wins a game when its return is the
 highest and beats someone's (tied top seats all win); a draw is a game where
@@ -24,18 +27,19 @@ the same memory.
 from __future__ import annotations
 
 import contextlib
+import functools
 import heapq
 import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
-from ..engine.game import ENGINE_VERSION
+from ..engine.game import ENGINE_VERSION, Game
 from ..engine.outcome import GameFailure, GameOutcome, is_draw, winning_seats
 from . import results_file
 from .play import seat_agents
-from .workers import GameSpec, outcomes
+from .workers import GameSpec, check_workers, outcomes
 
 MAX_ERRORS_KEPT = 1000  # failures listed in a report; `failed` counts them all
 
@@ -75,7 +79,7 @@ class SimulationReport:
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
              workers: int = 1, progress: Callable[[int], None] | None = None,
              out: str | os.PathLike | None = None, resume: bool = False,
-             keep_outcomes: bool = True) -> SimulationReport:
+             keep_outcomes: bool = True, game: Game | None = None, verify_all: bool = False) -> SimulationReport:
     """Play `n` games; `progress(k)` is told each time k more games have finished.
 
     Games are tallied as they finish, so memory does not grow with `n`
@@ -88,11 +92,15 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     an agent count that fits no seating); rule errors inside games are
     counted in `failed` and the first ones listed in `errors`.  An interrupt
     (KeyboardInterrupt), or WorkerLostError when a worker process dies,
-    propagates after every finished game has been written.
+    propagates after every finished game has been written.  `game` is
+    `game_spec` already loaded (the command line loads it first, to check
+    its files against the outputs), so that it is not loaded twice.
+    `verify_all` plays every game a resume reads back again, not a sample.
     """
-    if n < 0 or workers < 1:
-        raise ValueError("simulate needs n >= 0 and workers >= 1")
-    game = game_spec.load()
+    if n < 0:
+        raise ValueError("simulate needs n >= 0")
+    check_workers(workers)
+    game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
     tally = Tally(game.info.players, keep_outcomes)
     with contextlib.ExitStack() as stack:
@@ -102,7 +110,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
             head = results_file.header(info.name, game_spec.ruleset, info.ruleset_hash, ENGINE_VERSION,
                                        info.variant, info.players, seed, n, seats, game_spec.checking)
             if resume:
-                writer, finished = results_file.resume(out, head, tally.add)
+                verify = functools.partial(_verify, game_spec, game, seats, seed, workers, out)
+                writer, finished = results_file.resume(out, head, tally.add, verify, verify_all)
             else:
                 writer = results_file.create(out, head)
             stack.enter_context(writer)
@@ -125,6 +134,26 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     report.playouts_per_s = (tally.games - resumed) / elapsed if elapsed > 0 else 0.0
     report.resumed = resumed
     return report
+
+
+def _verify(game_spec: GameSpec, game: Game, seats: Sequence[str], seed: int, workers: int,
+            out: str | os.PathLike, recorded: Iterable[tuple[int, GameOutcome]]) -> None:
+    """Play read-back games again and refuse the first line that differs (`results_file.check_replayed`).
+
+    `recorded` may be a stream of every line of a large file: only the games
+    in flight are held, keyed by index, since workers finish out of order.
+    """
+    pending: dict[int, tuple[int, GameOutcome]] = {}
+
+    def indices() -> Iterator[int]:
+        for number, outcome in recorded:
+            pending[outcome.index] = (number, outcome)
+            yield outcome.index
+
+    with outcomes(game_spec, game, seats, seed, indices(), workers) as stream:
+        for replayed in stream:
+            number, claimed = pending.pop(replayed.index)
+            results_file.check_replayed(out, number, claimed, replayed)
 
 
 class Tally:

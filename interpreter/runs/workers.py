@@ -4,6 +4,13 @@
 in this process for one worker, in forked (or spawned) processes for more,
 each with a pipe of its own so the parent always knows which game a worker
 holds.  A `GameSpec` says how to load the game in any process.
+
+Each worker is a whole process with its own copy of the game and the
+states it plays, so their number is bounded by the machine (`max_workers`):
+a few per core (more would only take turns) and no more than the memory
+now available holds at `WORKER_MEMORY` each.  A typo such as `--workers
+10000` is refused with those figures instead of forking until the machine
+swaps or the OOM killer steps in.
 """
 
 from __future__ import annotations
@@ -16,12 +23,76 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..engine.errors import RuleplayError, RuleRuntimeError, WorkerLostError
 from ..engine.game import Game, load_game
 from ..engine.outcome import GameFailure, GameOutcome
 from .play import game_seed, play_game
+
+
+WORKERS_PER_CORE = 4
+WORKER_MEMORY = 64 << 20  # what one worker may come to hold: the interpreter, a forked game, the states it plays
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may run on, not all the machine has
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _machine_memory() -> int | None:
+    """Bytes of memory the machine has available now (Linux MemAvailable, else free pages), or None."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _cgroup_room() -> int | None:
+    """Bytes this process's control group (a container's memory limit) may still use, or None if unlimited."""
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        return max(0, int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to new workers now: the machine's, or less in a container; None if unknown."""
+    known = [m for m in (_machine_memory(), _cgroup_room()) if m is not None]
+    return min(known) if known else None
+
+
+def max_workers() -> tuple[int, str]:
+    """The most worker processes this machine takes now, and why (for the error message)."""
+    cores = _cores()
+    limit, why = WORKERS_PER_CORE * cores, f"{WORKERS_PER_CORE} per core for {cores} cores"
+    memory = _available_memory()
+    if memory is not None and memory // WORKER_MEMORY < limit:
+        limit = max(1, memory // WORKER_MEMORY)
+        why = f"{WORKER_MEMORY >> 20} MB each of the {memory >> 20} MB of memory available"
+    return limit, why
+
+
+def check_workers(workers: int) -> None:
+    """ValueError unless 1 <= workers <= max_workers()."""
+    if workers < 1:
+        raise ValueError("simulate needs workers >= 1")
+    limit, why = max_workers()
+    if workers > limit:
+        raise ValueError(f"{workers} worker processes is more than this machine takes: at most {limit} "
+                         f"({why})")
 
 
 @dataclass(frozen=True)

@@ -12,20 +12,36 @@ becomes a `ValueNode` keyed by its JSON text, so networkx neither refuses it
 (null, unhashable lists and maps) nor merges it with a value Python calls
 equal (true == 1 == 1.0).  In DOT and GraphML every node is named by
 `node_id`, which gives distinct nodes distinct names.
+
+Names are text from a ruleset or a saved state, so they may hold control
+characters.  XML 1.0 cannot hold most of C0 at all, not even as `&#1;`, so
+GraphML of such a graph is refused, naming the node, rather than written
+as a file no XML parser reads.  What XML can hold but a terminal would act
+on (CR, DEL, C1, bidi controls) is written as a character reference, the
+same text to a parser.  DOT writes control characters and `&` as HTML
+entities (`&#x1b;`, `&amp;`), which Graphviz decodes in labels: the export
+stays printable, and distinct names stay distinct.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
+from ..engine.errors import RuleplayError
 from ..engine.game import Game
 from ..engine.state import State
 
 FORMATS = ("dot", "graphml")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_TERMINAL = "\r\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"  # XML holds them; terminals act on them
+_AS_REFERENCE = re.compile(f"[{_TERMINAL}]")
+_DOT_ENTITY = re.compile(f"[&\x00-\x08\x0b-\x1f{_TERMINAL}]")
 
 
 def graphs_at(game: Game, state: State | None = None) -> dict[str, Any]:
@@ -87,7 +103,12 @@ def node_id(node: Any) -> str:
     return json.dumps(plain(node), sort_keys=True, ensure_ascii=False)
 
 
+def _reference(match: re.Match[str]) -> str:
+    return "&amp;" if match.group() == "&" else f"&#x{ord(match.group()):x};"
+
+
 def _dot_id(text: str) -> str:
+    text = _DOT_ENTITY.sub(_reference, text)
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
@@ -110,10 +131,22 @@ def to_dot(name: str, graph: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_graphml(graph: Any) -> str:
-    """GraphML with node ids spelled as in DOT (`[0, 1]`, not `(0, 1)`)."""
+def to_graphml(graph: Any, name: str = "graph") -> str:
+    """GraphML with node ids spelled as in DOT (`[0, 1]`, not `(0, 1)`); valid XML 1.0 or RuleplayError."""
     named = nx.relabel_nodes(graph, {n: node_id(n) for n in graph.nodes})
-    return "\n".join(nx.generate_graphml(named)) + "\n"
+    # Not nx.generate_graphml: it splits the document with str.splitlines, which also breaks at FF, FS-RS,
+    # NEL and U+2028/9 inside names and joins the pieces with newlines, so such a name would come out changed.
+    buffer = io.BytesIO()
+    nx.write_graphml(named, buffer, encoding="utf-8", prettyprint=True)
+    text = buffer.getvalue().decode("utf-8")
+    text = text[text.index("<graphml"):] if text.startswith("<?xml") else text
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        char = f"U+{ord(bad.group()):04X}"
+        where = next((f"node {n!r}" for n in named.nodes if _NOT_XML.search(n)), "an attribute")
+        raise RuleplayError(f"graph {name!r}: {where} holds {char}, a character XML 1.0 cannot hold at all, "
+                            f"so it has no GraphML; export it as DOT (--format dot) or JSON (--json)")
+    return _AS_REFERENCE.sub(lambda m: f"&#x{ord(m.group()):x};", text)
 
 
 def to_plain(graph: Any) -> dict:

@@ -307,3 +307,62 @@ def test_inline_variant_with_a_missing_path_points_at_its_patch(tmp_path):
     line = BASE.splitlines().index("      - {op: replace, path: constants.nothing, value: 1}") + 1
     assert (d.file, d.line) == (str(path), line)
     assert d.path == "variants.broken.patch[0].path"
+
+
+# ------------------------------------------------------------ totals across files, and what is not a file
+@pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
+@pytest.mark.parametrize("key", ["include", "extends"])
+@pytest.mark.parametrize("make, kind", [
+    (lambda p: __import__("os").mkfifo(p), "a FIFO (named pipe)"),
+    (lambda p: p.mkdir(), "a folder"),
+])
+def test_a_fifo_or_folder_is_named_as_such_not_as_missing(tmp_path, key, make, kind):
+    make(tmp_path / "part.yaml")
+    value = "[part.yaml]" if key == "include" else "part.yaml"
+    main = write(tmp_path, "main.yaml", f"ruleplay: 1\n{key}: {value}\n")
+    with pytest.raises(PatchProblem) as err:
+        load_with_extends(main, 100_000)
+    d = err.value.diagnostic
+    assert (d.code, d.message, d.line) == ("RP404", f"{key} 'part.yaml' is {kind}, not a regular file", 2)
+
+
+def test_one_file_included_many_times_is_read_once_and_the_uses_are_bounded(tmp_path, monkeypatch):
+    import ruleplay.dsl.variants as variants
+
+    parsed = []
+    monkeypatch.setattr(variants, "load_document",
+                        lambda raw, file, **kw: parsed.append(file) or load_document(raw, file, **kw))
+    write(tmp_path, "part.yaml", "constants: {goal: 1}\n")
+    main = write(tmp_path, "main.yaml", "ruleplay: 1\ninclude: [" + ", ".join(["part.yaml"] * 50) + "]\n")
+    data, _ = load_with_extends(main, 100_000)
+    assert data["constants"] == {"goal": 1} and parsed.count(str(tmp_path / "part.yaml")) == 1
+    main.write_text("ruleplay: 1\ninclude: [" + ", ".join(["part.yaml"] * 500) + "]\n", encoding="utf-8")
+    with pytest.raises(PatchProblem) as err:
+        load_with_extends(main, 100_000)
+    d = err.value.diagnostic
+    assert d.code == "RP005" and d.message.startswith("the ruleset is made of more than 100 files")
+    assert (d.file, d.line, d.path) == (str(main), 2, "include[99]")
+
+
+def test_the_bytes_of_all_files_are_bounded_together(tmp_path):
+    names = []
+    for k in range(5):
+        write(tmp_path, f"p{k}.yaml", f"k{k}: '{'x' * 900}'\n")
+        names.append(f"p{k}.yaml")
+    main = write(tmp_path, "main.yaml", f"ruleplay: 1\ninclude: [{', '.join(names)}]\n")
+    with pytest.raises(PatchProblem) as err:
+        load_with_extends(main, 1000)  # each file fits the 1000-byte limit; all five do not fit 4 x 1000
+    d = err.value.diagnostic
+    assert (d.code, d.message, d.path) == ("RP005", "the ruleset's files together are over 4000 bytes", "include[4]")
+
+
+def test_a_long_extends_chain_is_a_clear_error_not_a_recursion(tmp_path):
+    for k in range(3000):
+        write(tmp_path, f"f{k}.yaml", f"extends: f{k + 1}.yaml\nk{k}: 1\n")
+    write(tmp_path, "f3000.yaml", "ruleplay: 1\n")
+    with pytest.raises(PatchProblem) as err:
+        load_with_extends(tmp_path / "f0.yaml", 100_000)
+    d = err.value.diagnostic
+    assert d.code == "RP005" and "more than 100 files" in d.message and d.file == str(tmp_path / "f99.yaml")
+    data, _ = load_with_extends(tmp_path / "f2950.yaml", 100_000)  # 51 files: fine, merged in order
+    assert data["ruleplay"] == 1 and all(data[f"k{k}"] == 1 for k in range(2950, 3000))

@@ -203,16 +203,23 @@ def test_the_allowed_spec_places_are_read(tmp_path: Path, spec: str):
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.parametrize("make", ["fifo", "huge", "binary"])
-def test_a_spec_that_is_no_readable_text_file_is_one_diagnostic(tmp_path: Path, make: str):
+@pytest.mark.parametrize("make, shown", [
+    ("fifo", "spec 'rules.md' is a FIFO (named pipe), not a regular file"),
+    ("folder", "spec 'rules.md' is a folder, not a regular file"),
+    ("huge", "spec file 'rules.md' cannot be read"),
+    ("binary", "spec file 'rules.md' cannot be read"),
+])
+def test_a_spec_that_is_no_readable_text_file_is_one_diagnostic(tmp_path: Path, make: str, shown: str):
     spec = tmp_path / "games" / "rules.md"
     spec.parent.mkdir()
     if make == "fifo":
         os.mkfifo(spec)  # reading it would wait for a writer for ever
+    elif make == "folder":
+        spec.mkdir()
     elif make == "huge":
         spec.write_bytes(b"- **MINI-1** x\n" * 300_000)
     else:
         spec.write_bytes(b"\xff\xfe- **MINI-1**\n")
     path = write(tmp_path / "games", "main.yaml", BODY + "spec: rules.md\n")
     message = fails_with(path, "RP404")
-    assert ("does not exist" if make == "fifo" else "cannot be read") in message  # not a regular file
+    assert shown in message  # named for what it is, not as missing

@@ -134,8 +134,8 @@ def test_setup_arranges_a_position_and_checks_call_game_functions(tmp_path: Path
 
 def test_game_by_relative_path_chance_moves_and_observations(tmp_path: Path) -> None:
     write(tmp_path, "games/coin.yaml", COIN)
-    path = write(tmp_path, "scenarios/coin.yaml", """\
-        game: ../games/coin.yaml
+    path = write(tmp_path, "coin-scenario.yaml", """\
+        game: games/coin.yaml
         seed: 1
         steps:
           - expect: 'legal == ["flip(heads)", "flip(tails)"]'
@@ -431,15 +431,18 @@ def test_mutate_plays_only_the_scenarios_written_for_the_variant(tmp_path: Path)
     write(tmp_path, "s/ones.yaml", "game: ../count.yaml\nvariant: ones\nmoves: [add_one, add_one]\n"
                                    "expect: total == 2\n")
     game, folder = str(tmp_path / "count.yaml"), tmp_path / "s"
+    # `../count.yaml` leaves the scenarios' folder: the caller chooses the ruleset instead.
+    with pytest.raises(ScenarioError, match="leads outside the folder"):
+        mutate(game, [folder], variant="ones")
     # The base scenario uses an action the variant removes: it must not run against the variant.
-    ones = mutate(game, [folder], variant="ones")
+    ones = mutate(game, [folder], variant="ones", ruleset=game)
     assert (ones.rules_tested, ones.survivors) == (["R-1"], [])
     assert ones.killed["R-1"].startswith(str(folder / "ones.yaml"))
-    base = mutate(game, [folder])
+    base = mutate(game, [folder], ruleset=game)
     assert (base.rules_tested, base.survivors) == (["R-1", "R-2"], [])
     assert all(how.startswith(str(folder / "base.yaml")) for how in base.killed.values())
     with pytest.raises(ScenarioError, match="no scenario for variant 'ones'"):
-        mutate(game, [folder / "base.yaml"], variant="ones")
+        mutate(game, [folder / "base.yaml"], variant="ones", ruleset=game)
 
 
 def test_mutate_refuses_scenarios_that_fail_on_the_unmodified_game(tmp_path: Path) -> None:

@@ -158,7 +158,7 @@ def rebuild_from_log(game, path: Path) -> State:
 def check_log_replays(game, ruleset: str, result: PlayResult, final: State, path: Path) -> None:
     """The log the CLI would write replays with `ruleplay replay` and rebuilds the very same final state."""
     write_log(path, result, ruleset, game.info.ruleset_hash)
-    report = replay(path)
+    report = replay(path, ruleset=ruleset)  # the log is in tmp_path, away from the ruleset's folder
     assert result.moves == [str(m) for m in final.history]
     assert (report.moves, report.scores, report.returns) == (len(final.history), final.scores(), final.returns())
     assert rebuild_from_log(game, path).dumps() == final.dumps(), f"{path.name} does not rebuild the final state"

@@ -27,3 +27,40 @@ def test_perft_counts_from_a_midgame_position():
     state = load_game("tic-tac-toe").new_state().apply("place(4)").apply("place(0)")
     assert perft(state, 1).nodes == 7
     assert perft(state, 2).nodes == 42
+
+
+FORCED = """\
+ruleplay: 1
+game: forced
+players: 1
+state:
+  total: {init: "0"}
+flow:
+  phases:
+    - name: play
+      actions: [step]
+actions:
+  step:
+    effects: total += 1
+end:
+  - when: total >= 3000
+limits:
+  max_steps: 5000
+"""
+
+
+def test_a_line_longer_than_the_recursion_limit_is_counted(tmp_path):
+    path = tmp_path / "forced.yaml"
+    path.write_text(FORCED, encoding="utf-8")
+    state = load_game(path).new_state()
+    assert (perft(state, 3000).nodes, perft(state, 3000).terminals) == (1, 1)
+    assert perft(state, 4000).nodes == 0  # the game ends first
+    table = perft_table(state, 3000)
+    assert (table[-1].nodes, table[-1].terminals, table[0].terminals) == (1, 1, 0)
+
+
+def test_chance_nodes_are_expanded_without_using_depth():
+    state = load_game("kuhn-poker").new_state()
+    table = perft_table(state, 3)
+    assert [r.nodes for r in table] == [perft(state, d).nodes for d in (1, 2, 3)]
+    assert table[0].nodes > 0

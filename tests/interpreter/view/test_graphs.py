@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import networkx as nx
 import pytest
 
-from ruleplay import RulesetError, load_game
+from ruleplay import RuleplayError, RulesetError, load_game
 from ruleplay.dsl.runtime import RuleRuntimeError
 from ruleplay.view.graphs import graphs_at, node_id, to_dot, to_graphml, to_plain
 
@@ -98,3 +99,50 @@ def test_node_ids_of_distinct_nodes_differ():
     ids = [node_id(v) for v in values]
     assert len(set(ids)) == len(values)
     assert ids[:2] == ["a", '"1"'] and node_id((0, 1)) == "[0, 1]"  # cells read as the engine writes them
+
+
+# ------------------------------------------------------------ names with control characters
+def graph_of(names: list[str]) -> nx.Graph:
+    g = nx.Graph()
+    for a in names:
+        g.add_edge(a, "end")
+    return g
+
+
+def test_graphml_is_valid_xml_or_refused_naming_the_node():
+    import xml.etree.ElementTree as ET
+
+    kept = ["esc\x1b[2J", "csi\x9b", "bidi\u202eevil", "cr\rlf", "del\x7f", "tab\tx", "amp&lt;", "plain",
+            "nel\x85", "ls\u2028"]  # NEL and U+2028 once split names apart (networkx's splitlines)
+    text = to_graphml(graph_of([n for n in kept if "\x1b" not in n]), "g")
+    tree = ET.fromstring(text)  # valid XML
+    ids = {node.get("id") for node in tree.iter("{http://graphml.graphdrawing.org/xmlns}node")}
+    assert ids == {n for n in kept if "\x1b" not in n} | {"end"}  # the same names, read back exactly
+    assert not any(ch in text for ch in "\x9b\u202e\r\x7f")  # written as references: printable
+    for name in ("esc\x1b[2J", "nul\x00", "bell\x07", "ff\x0c", "fs\x1c"):
+        with pytest.raises(RuleplayError, match=rf"graph 'g': node {re.escape(repr(name))} holds U\+00"):
+            to_graphml(graph_of([name]), "g")
+
+
+def test_dot_writes_control_characters_as_entities_and_keeps_names_distinct():
+    names = ["esc\x1b[2J", "&#x1b;[2J", "amp&", "amp&amp;", "bidi\u202e", "quote\"", "new\nline"]
+    dot = to_dot("g", graph_of(names))
+    assert not any(ch in dot for ch in "\x1b\u202e")
+    assert '"esc&#x1b;[2J"' in dot and '"&amp;#x1b;[2J"' in dot and '"amp&amp;amp;"' in dot
+    assert '"quote\\""' in dot and '"new\\nline"' in dot
+    node_lines = [line for line in dot.splitlines() if line.endswith(";") and "--" not in line]
+    assert len(set(node_lines)) == len(names) + 1
+
+
+def test_the_graph_command_refuses_graphml_it_cannot_write(tmp_path):
+    from click.testing import CliRunner
+
+    from ruleplay.cli import main
+
+    path = tmp_path / "g.yaml"
+    path.write_text(LINKS.replace('net: {state: "[[a, a + 1] for a in made]"}',
+                                  'net: {edges: [["a\\e[2J", b]]}'), encoding="utf-8")
+    result = CliRunner().invoke(main, ["graph", str(path), "--format", "graphml"])
+    assert result.exit_code == 1 and "holds U+001B, a character XML 1.0 cannot hold" in result.output
+    dot = CliRunner().invoke(main, ["graph", str(path)])
+    assert dot.exit_code == 0 and '"a&#x1b;[2J"' in dot.output and "\x1b" not in dot.output

@@ -166,7 +166,7 @@ class ScenarioPlayer:
             self.fail("RP643", f"setup failed: {err}", ("setup",))
             raise _Broken from None
         data["rng"] = rng.state
-        self.state = State(self.game, data, None, self.state.history)
+        self.state = self.state.with_data(data)
 
     def _move(self, step: Step) -> None:
         state, text = self.state, step.move

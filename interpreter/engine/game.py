@@ -18,12 +18,14 @@ from ruleplay.dsl import runtime as R
 
 from .errors import IllegalMoveError, MoveParseError, RuleplayError, StateFormatError
 from .flow import FlowRunner, initial_flow
+from .history import History
 from .legal import CHANCE, TERMINAL
 from .loader import load_model
 from .model import GameModel
 from .moves import Move, _freeze, _thaw, arg_key, parse_move
 from .rng import Rng, seed_state
 from .state import State
+from .views import seen_from_json
 
 STATE_FORMAT = 1
 ENGINE_VERSION = "0.1.0"
@@ -125,14 +127,29 @@ class Game:
                                        + (" (the ruleset changed since it was saved)" if key == "ruleset_hash" else ""))
         body = data.get("data")
         self._check_body(body)
-        history = data.get("history", [])
-        if not isinstance(history, list) or not all(isinstance(h, str) for h in history):
-            raise StateFormatError("`history` must be a list of move texts")
-        try:
-            moves = tuple(parse_move(h) for h in history)
-        except MoveParseError as err:
-            raise StateFormatError(f"`history` holds a bad move: {err}") from None
-        return State(self, R.clone(body), None, moves)
+        return State(self, R.clone(body), None, self._history_from_json(data.get("history", [])))
+
+    def _history_from_json(self, entries: Any) -> History:
+        """Move texts, and `{"move": text, "seen_by": [...]}` for a move with private arguments."""
+        if not isinstance(entries, list):
+            raise StateFormatError("`history` must be a list of moves")
+        history = History()
+        for entry in entries:
+            text, seen = entry, None
+            if isinstance(entry, dict) and set(entry) == {"move", "seen_by"}:
+                text = entry["move"]
+            if not isinstance(text, str):
+                raise StateFormatError("each `history` entry is a move text or {\"move\": text, \"seen_by\": [...]}")
+            try:
+                move = self.parse_move(text)
+                if isinstance(entry, dict):
+                    seen = seen_from_json(entry["seen_by"], move, self.model.players)
+            except MoveParseError as err:
+                raise StateFormatError(f"`history` holds a bad move: {err}") from None
+            except ValueError as err:
+                raise StateFormatError(f"`history`: {err}") from None
+            history = history.then(move, seen)
+        return history
 
     def _check_body(self, body: Any) -> None:
         if not isinstance(body, dict) or set(body) != {"vars", "flow", "rng"}:
@@ -280,3 +297,4 @@ def _check_json_value(value: Any, where: str) -> None:
                 raise StateFormatError(f"{where} holds an integer over {R.MAX_INT_BITS} bits")
         elif item is not None and t is not bool and t is not str:
             raise StateFormatError(f"{where} holds a {t.__name__}, which is not JSON data")
+

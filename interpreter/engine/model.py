@@ -54,6 +54,7 @@ class Param:
     source: Fn | None  # `from:` candidates computed from the state
     where: Fn | None
     path: tuple
+    seen_by: Fn | None = None  # the seats that see this argument of a move (None: every seat)
 
 
 @dataclass

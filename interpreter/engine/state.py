@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from ruleplay.dsl import runtime as R
 
-from .errors import IllegalMoveError, MoveParseError, RuleplayError
+from .errors import IllegalMoveError, MoveParseError, RuleplayError, SeatError
 from .flow import FlowRunner
 from .history import History
 from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate
@@ -26,6 +26,7 @@ from .observe import observe
 from .render import render_text
 from .rng import Rng
 from .scoring import rank_returns, scores
+from .views import seen_by, seen_to_json, view_text
 
 
 class GameOfState(Protocol):
@@ -180,6 +181,7 @@ class State:
             with R.recursion_guard():
                 explain(model, data["vars"], data["flow"], move)
             raise IllegalMoveError(move, "not a legal move now", "RP601") from None
+        seen = seen_by(model, data["vars"], data["flow"], move)  # fixed now, from the state the move is made in
         new = R.clone(data)
         action = model.actions[move.action]
         rng = Rng(new["rng"])
@@ -193,7 +195,7 @@ class State:
             runner.after_move()
             legal = runner.settle(budget)
         new["rng"] = rng.state
-        state = State(self.game, new, legal, self._history.then(move))
+        state = State(self.game, new, legal, self._history.then(move, seen))
         state.last_fired = list(dict.fromkeys(ctx.fired))  # each rule once, in firing order
         state.last_log = ctx.log
         if self.game.checking:
@@ -235,9 +237,33 @@ class State:
         return [p for p, v in enumerate(r) if v == best] if len(set(r)) > 1 else list(range(len(r)))
 
     def observe(self, player: int) -> dict:
-        """What `player` sees now (plus what they were shown); nothing hidden leaks."""
+        """`player`'s information state: what they see now, and every move so far as they saw it.
+
+        `["history"]` has one entry per entry of `history`, chance moves
+        included, each with the arguments `player` may not see masked (`?`).
+        """
         with R.recursion_guard():
-            return observe(self.game.model, self.data, player)
+            seen = observe(self.game.model, self.data, player)
+        seen["history"] = self.history_view(player)
+        return seen
+
+    def move_view(self, move: Move | str, player: int) -> str:
+        """`move`, made from this state, as seat `player` would be shown it: private arguments as `?`."""
+        move = self._coerce(move)
+        self._check_seat(player)
+        if move.action not in self.game.model.actions:
+            raise IllegalMoveError(move, f"there is no action {move.action!r}", "RP602")
+        return view_text(move, seen_by(self.game.model, self.data["vars"], self.data["flow"], move), player)
+
+    def history_view(self, player: int) -> list[str]:
+        """Every move so far as seat `player` was shown it."""
+        self._check_seat(player)
+        return [view_text(m, s, player) for m, s in zip(self._history.moves(), self._history.seens())]
+
+    def _check_seat(self, player: int) -> None:
+        n = self.data["flow"]["players"]
+        if type(player) is not int or not 0 <= player < n:
+            raise SeatError(f"{player!r} is not a seat of this game (0..{n - 1})")
 
     def graph_edges(self) -> dict[str, list]:
         """The [a, b] edges of each graph declared with `state:`, as its expression gives them now."""
@@ -257,13 +283,19 @@ class State:
         return [] if self.is_terminal() else list(available_actions(self.game.model, self.data["flow"])[0])
 
     # ------------------------------------------------------ value semantics
+    def with_data(self, data: dict) -> "State":
+        """A state with other data and this state's history (who saw what included): positions set up
+        by hand, and information-set twins, keep the moves that led here."""
+        return State(self.game, data, None, self._history)
+
     def copy(self) -> "State":
         return State(self.game, R.clone(self.data), list(self._legal) if self._legal is not None else None,
                      self._history)
 
     def to_json(self) -> dict:
-        return self.game.state_header() | {"data": R.clone(self.data),
-                                           "history": [str(m) for m in self.history]}
+        entries = [str(m) if s is None else {"move": str(m), "seen_by": seen_to_json(s)}
+                   for m, s in zip(self._history.moves(), self._history.seens())]
+        return self.game.state_header() | {"data": R.clone(self.data), "history": entries}
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))

@@ -43,6 +43,9 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
             params.append(Param(pname, universe, source, where, ppath))
         _check_move_length(b, name, params, path)
         ascope = scope.with_locals(*local)
+        for param in params:
+            param.seen_by = b.expr(param.path + ("seen_by",), ascope) if isinstance(
+                (spec.get("params") or {}).get(param.name), dict) else None
         requires = _requirements(b, spec, path, ascope, local)
         weight = b.expr(path + ("weight",), ascope)
         effects = b.effects(path + ("effects",), ascope)

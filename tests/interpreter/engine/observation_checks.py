@@ -20,8 +20,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ruleplay import RuleplayError
 from ruleplay.dsl import runtime as R
+from ruleplay.engine.history import History
 from ruleplay.engine.model import GameModel, VarDecl
+from ruleplay.engine.moves import Move, _freeze, arg_key
 from ruleplay.engine.state import State
 
 RNG_FLIP = 0x9E3779B97F4A7C15  # XOR mask that flips about half of the generator's 64 bits
@@ -217,7 +220,7 @@ def _differences(a: str, b: str) -> list[str]:
 
 def _assert_same_view(state: State, viewer: int, seen: str, twin: Twin) -> None:
     """Raises R.RuleRuntimeError if the twin cannot be observed, AssertionError if it looks different."""
-    twin_seen = _seen(State(state.game, twin.data, None, state.history), viewer)
+    twin_seen = _seen(state.with_data(twin.data), viewer)
     last = "".join(f" {m}" for m in state.history[-3:])
     assert twin_seen == seen, (
         f"{state.game.name}: observe({viewer}) changes with {twin.label}, which seat {viewer} may not see "
@@ -247,3 +250,158 @@ def check_twins_tested(state: State, counts: TwinCounts) -> None:
         assert counts.tested, (
             f"{state.game.name}: the game has hidden data but no twin of it could be observed over a whole "
             f"playout ({counts.rejected} were no possible state): the leak check tested nothing")
+
+
+# ------------------------------------------------------ moves through a player's eyes
+def _history_with(state: State, index: int, move: Move) -> History:
+    moves, seens = list(state.history), list(state.game_history_seens())
+    moves[index] = move
+    return History.of(tuple(moves), tuple(seens))
+
+
+def history_twins(state: State, recent: int = 3) -> Iterator[tuple[int, State, str]]:
+    """(viewer, twin, label): one masked argument of a recent past move changed to another possible value.
+
+    The viewer was shown `?` there, so nothing they observe may change.
+    """
+    moves, seens = state.history, state.game_history_seens()
+    private = [i for i, seen in enumerate(seens) if seen is not None][-recent:]
+    for i in private:
+        move, seen = moves[i], seens[i]
+        action = state.game.model.actions[move.action]
+        for j, (param, who) in enumerate(zip(action.params, seen)):
+            if who is None:
+                continue
+            other = next((v for v in param.universe if arg_key(v) != arg_key(move.args[j])), None)
+            if other is None:
+                continue
+            args = list(move.args)
+            args[j] = _freeze(other)
+            twin = State(state.game, state.data, None, _history_with(state, i, Move(move.action, tuple(args))))
+            for viewer in range(state.data["flow"]["players"]):
+                if viewer not in who:
+                    yield viewer, twin, f"argument {param.name!r} of move {i + 1} ({move})"
+
+
+def check_history_masked(state: State) -> None:
+    """A masked argument of a past move is not observed, whatever it was."""
+    for viewer, twin, label in history_twins(state):
+        assert _seen(twin, viewer) == _seen(state, viewer), (
+            f"{state.game.name}: observe({viewer}) changes with {label}, which seat {viewer} was shown as ?")
+
+
+def _components_in(model: GameModel, value: Any) -> set[str]:
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_components_in(model, v) for v in value)) if value else set()
+    return {value} if isinstance(value, str) and value in model.component_props else set()
+
+
+def _visible_components(state: State, viewer: int) -> set[str]:
+    seen = state.observe(viewer)["state"]
+    found: set[str] = set()
+    stack: list[Any] = [seen]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and item in state.game.model.component_props:
+            found.add(item)
+    return found
+
+
+def check_move_shows_only_what_is_seen(before: State, after: State) -> None:
+    """A move shows a seat a component only if that seat sees it before the move or after it.
+
+    `keep_special(kraken)` shown to the opponent, while the kraken goes from
+    one hidden hand to another, would tell them what they never see.
+    """
+    move, mover = after.last_move, before.current_player
+    model = before.game.model
+    for viewer in range(before.data["flow"]["players"]):
+        if viewer == mover:
+            continue
+        shown = before.move_view(move, viewer)
+        visible_args = [a for a, text in zip(move.args, _arg_texts(shown)) if text != "?"]
+        hidden = _components_in(model, visible_args) - _visible_components(before, viewer) \
+            - _visible_components(after, viewer)
+        assert not hidden, (f"{model.name}: seat {viewer} is shown {shown}, and so {sorted(hidden)}, which it "
+                            f"sees neither before nor after the move (round {before.round}, phase {before.phase})")
+
+
+def _arg_texts(view: str) -> list[str]:
+    """The argument texts of a move view (`?` for a masked one); only masks matter here."""
+    if "(" not in view:
+        return []
+    inner = view[view.index("(") + 1:-1]
+    depth, start, out = 0, 0, []
+    for k, ch in enumerate(inner):
+        if ch in "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(inner[start:k].strip())
+            start = k + 1
+    out.append(inner[start:].strip())
+    return out
+
+
+def swap_twins(model: GameModel, data: dict, viewer: int) -> Iterator[Twin]:
+    """Twins that exchange items between two lists `viewer` sees nothing of (a hand and the pile, say)."""
+    unseen = [(name, seat) for name, seat in unseen_values(model, data, viewer)
+              if isinstance(data["vars"][name] if seat is None else data["vars"][name][seat], list)]
+    lists = {place: (data["vars"][place[0]] if place[1] is None else data["vars"][place[0]][place[1]])
+             for place in unseen}
+    for a, b in ((a, b) for a in unseen for b in unseen if a < b):  # type: ignore[operator]
+        left, right = lists[a], lists[b]
+        pick = next(((i, k) for i, x in enumerate(left) for k, y in enumerate(right) if x != y), None)
+        if pick is None:
+            continue
+        i, k = pick
+        new_left, new_right = list(left), list(right)
+        new_left[i], new_right[k] = right[k], left[i]
+        twin = _with_var(_with_var(data, a[0], a[1], new_left), b[0], b[1], new_right) if a[0] != b[0] else \
+            _with_var(data, a[0], None, _swapped_rows(data["vars"][a[0]], a[1], new_left, b[1], new_right))
+        yield Twin(f"an item of {a[0]}{'' if a[1] is None else [a[1]]} swapped with one of "
+                   f"{b[0]}{'' if b[1] is None else [b[1]]}", twin)
+
+
+def _swapped_rows(rows: list, seat_a: int, row_a: list, seat_b: int, row_b: list) -> list:
+    out = list(rows)
+    out[seat_a], out[seat_b] = row_a, row_b
+    return out
+
+
+def _outcomes_seen(state: State, viewer: int) -> list[tuple[str, float]] | None:
+    outcomes = state.chance_outcomes()
+    if outcomes is None:
+        return None
+    return sorted((state.move_view(m, viewer), round(p, 9)) for m, p in outcomes)
+
+
+def check_chance_outcomes_private(state: State, counts: TwinCounts) -> None:
+    """At a chance node, what each seat could learn from the listed outcomes is the same in every state
+    it cannot tell apart: the outcomes are not a window on hidden data (`harpoon_take(d4)` naming the
+    cards of a hand)."""
+    if not state.is_chance_node():
+        return
+    model, data = state.game.model, state.data
+    for viewer in range(data["flow"]["players"]):
+        seen = _outcomes_seen(state, viewer)
+        if seen is None:
+            continue
+        for twin in swap_twins(model, data, viewer):
+            try:
+                twin_state = state.with_data(twin.data)
+                if not twin_state.is_chance_node():
+                    continue
+                twin_seen = _outcomes_seen(twin_state, viewer)
+            except (R.RuleRuntimeError, RuleplayError):
+                counts.rejected += 1
+                continue
+            counts.tested += 1
+            assert twin_seen == seen, (
+                f"{model.name}: the chance outcomes seat {viewer} can list change with {twin.label}, which it "
+                f"may not see (round {state.round}, phase {state.phase}): {seen[:4]} vs {(twin_seen or [])[:4]}")

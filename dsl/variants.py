@@ -23,7 +23,7 @@ from .parser import Origin
 from .yamlload import Document, YamlProblem, format_path, load_document
 
 PATCH_OPS = ("set", "replace", "remove", "merge", "append")
-_SEGMENT = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]")
+_SEGMENT = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]")  # ASCII digits only: [১] is no index
 
 
 class PatchProblem(Exception):

@@ -28,12 +28,13 @@ so each reader's "cannot read X: <strerror>" stays one clear line.
 from __future__ import annotations
 
 import errno
+import json
 import itertools
 import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 MAX_LINE_BYTES = 1 << 20  # one line of a game log or results file: a few hundred bytes in practice
 
@@ -145,3 +146,20 @@ def _new_file_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
+
+
+def json_value(text: str | bytes) -> Any:
+    """One JSON document from a user's file; ValueError for anything else.
+
+    `json.loads` raises RecursionError on nesting a few thousand deep and
+    accepts `NaN` and `Infinity`, which are not JSON: both become the
+    ValueError every reader already turns into its own located message.
+    """
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

@@ -33,7 +33,7 @@ class MutationReport:
 
 
 def _natural(rule: str) -> list:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", rule)]
+    return [int(part) if part.isdigit() else part for part in re.split(r"([0-9]+)", rule)]
 
 
 def _rules_under_test(game: Game) -> list[str]:

@@ -17,6 +17,7 @@ it; it is not registered as something read.
 from __future__ import annotations
 
 import functools
+import re
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -30,6 +31,17 @@ from ..engine.loader import find_ruleset
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
 from .output import OUTPUTS_KEY, REPORT_KEY, reads, same_file
+
+
+class WholeNumber(click.IntRange):
+    """An integer option written in ASCII digits: Python's int() also reads `３` and `১` as numbers."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
+            self.fail(f"{value!r} is not a whole number written in the digits 0-9", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -109,12 +121,12 @@ def json_option(fn: Callable) -> Callable:
 
 def ruleset_options(fn: Callable) -> Callable:
     fn = click.option("--variant", default=None, metavar="V", help="Play this variant of the ruleset.")(fn)
-    return click.option("--players", type=click.IntRange(min=1), default=None, metavar="N",
+    return click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
                         help="Number of players (default: the ruleset's).")(fn)
 
 
 def game_options(fn: Callable) -> Callable:
-    fn = click.option("--seed", type=int, default=0, show_default=True, metavar="S",
+    fn = click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
                       help="Seed of every random event (and of the agents).")(fn)
     return ruleset_options(fn)
 

@@ -33,8 +33,9 @@ TRACEBACK_ENV = "RULEPLAY_TRACEBACK"
 REPORT_KEY = "ruleplay.report"
 
 # Characters a terminal may act on: C0 (but tab and newline), DEL, C1, the bidi marks, embeddings, overrides
-# and isolates (Trojan Source), and the line and paragraph separators.
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+# and isolates (Trojan Source), and the line and paragraph separators; and lone surrogates (an argument or
+# file name that was not UTF-8), which no terminal encoding can write at all.
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
 _UNSAFE_TEXT = re.compile(f"[{_UNSAFE}]")
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from .options import game_options, json_option, load
+from .options import WholeNumber, game_options, json_option, load
 from .output import echo, emit_json, reports_errors
 
 
 @click.command("perft")
 @click.argument("game_name", metavar="GAME")
-@click.option("--depth", type=click.IntRange(min=0), required=True, metavar="D")
+@click.option("--depth", type=WholeNumber(min=0), required=True, metavar="D")
 @game_options
 @json_option
 @reports_errors

@@ -12,7 +12,7 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
-from .options import agents_option, game_options, json_option, load, output_file
+from .options import WholeNumber, agents_option, game_options, json_option, load, output_file
 from .output import echo, echo_failures, emit_json, percent, reports_errors
 
 # Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game: a bound
@@ -32,10 +32,10 @@ def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> 
 
 @click.command("simulate")
 @click.argument("game_name", metavar="GAME")
-@click.option("-n", "--games", "n", type=click.IntRange(min=1, max=MAX_GAMES), default=100, show_default=True,
+@click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=100, show_default=True,
               metavar="N")
 @agents_option
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
+@click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
               callback=_bounded_workers,
               help="Worker processes (results do not depend on it); at most a few per core, as memory allows.")
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")

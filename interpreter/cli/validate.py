@@ -9,7 +9,7 @@ import click
 from ruleplay.dsl.diagnostics import ERROR
 
 from ..engine.errors import RulesetError
-from .options import game_options, json_option, load
+from .options import WholeNumber, game_options, json_option, load
 from .output import echo, echo_failures, emit_json, reports_errors
 
 # A smoke test is a check, not an experiment: a bound no real check reaches, and a typo's extra zeros do.
@@ -38,7 +38,7 @@ def _validate_one(target: str, players: int | None, variant: str | None, smoke: 
 
 @click.command("validate")
 @click.argument("targets", nargs=-1, required=True, metavar="PATH|NAME...")
-@click.option("--smoke", type=click.IntRange(min=0, max=MAX_SMOKE_GAMES), default=0, metavar="N",
+@click.option("--smoke", type=WholeNumber(min=0, max=MAX_SMOKE_GAMES), default=0, metavar="N",
               help="Also play N random games, which must end within the step limit.")
 @game_options
 @json_option

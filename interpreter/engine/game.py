@@ -286,8 +286,8 @@ def _check_json_value(value: Any, where: str) -> None:
         if t is list or t is dict:
             if depth >= MAX_VALUE_DEPTH:
                 raise StateFormatError(f"{where} is nested more than {MAX_VALUE_DEPTH} levels deep")
-            if t is dict and not all(type(k) is str for k in item):
-                raise StateFormatError(f"{where} holds a map with keys that are not text")
+            if t is dict and not all(type(k) is str and not _has_surrogate(k) for k in item):
+                raise StateFormatError(f"{where} holds a map with keys that are not text (Unicode text, no lone surrogates)")
             stack.extend((v, depth + 1) for v in (item if t is list else item.values()))
         elif t is float:
             if not math.isfinite(item):
@@ -295,6 +295,17 @@ def _check_json_value(value: Any, where: str) -> None:
         elif t is int:
             if item.bit_length() > R.MAX_INT_BITS:
                 raise StateFormatError(f"{where} holds an integer over {R.MAX_INT_BITS} bits")
-        elif item is not None and t is not bool and t is not str:
+        elif t is str:
+            if _has_surrogate(item):
+                raise StateFormatError(f"{where} holds text with a lone surrogate (\\ud800-\\udfff), which is no "
+                                       f"Unicode text")
+        elif item is not None and t is not bool:
             raise StateFormatError(f"{where} holds a {t.__name__}, which is not JSON data")
 
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

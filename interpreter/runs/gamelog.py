@@ -100,7 +100,7 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
         except UnicodeDecodeError:
             raise ReplayError(f"{path}:{number}: the line is not UTF-8 text") from None
         try:
-            value = json.loads(line)
+            value = files.json_value(line)
         except ValueError:
             raise ReplayError(f"{path}:{number}: not a JSON line: {line.rstrip()[:60]!r}") from None
         if not isinstance(value, dict):

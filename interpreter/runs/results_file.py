@@ -255,7 +255,7 @@ def check_replayed(path: str | os.PathLike, number: int, recorded: GameOutcome, 
 
 def _parse(path: Path, number: int, text: str) -> Any:
     try:
-        return json.loads(text)
+        return files.json_value(text)
     except ValueError:
         raise ResultsFileError(f"{path}:{number}: not a JSON line: {text[:60]!r}") from None
 
@@ -291,7 +291,7 @@ def _first_line(path: Path, index: int) -> int:
     """The line that holds game `index` first (looked up again only to name a duplicate)."""
     for number, raw in enumerate(files.lines(path), start=1):
         try:
-            line = json.loads(raw)
+            line = files.json_value(raw)
         except ValueError:
             continue
         if number > 1 and isinstance(line, dict) and line.get("index") == index:

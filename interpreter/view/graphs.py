@@ -66,6 +66,9 @@ class ValueNode:
 
 
 def _node(value: Any) -> Any:
+    """A rule value as a networkx node; values equal in the rules are one node (`1.0` is the node 1)."""
+    if type(value) is float and value.is_integer():
+        value = int(value)
     if isinstance(value, str) or (type(value) is int):
         return value
     return ValueNode(json.dumps(value, sort_keys=True, ensure_ascii=False))

@@ -74,22 +74,23 @@ def test_a_graph_has_one_source(tmp_path):
     assert "graphs.net" in err.value.format()
 
 
-def test_any_rule_value_can_be_a_node_and_none_merges(tmp_path):
-    """true, 1 and 1.0 are equal in Python (and to networkx) but are three nodes; null, lists and maps export."""
+def test_any_rule_value_can_be_a_node_and_values_equal_in_the_rules_merge(tmp_path):
+    """true and 1 are equal in Python (and to networkx) but not in the rules: two nodes; 1.0 == 1 in the
+    rules as in play, so it is the node 1; null, lists and maps export."""
     edges = [[True, 1], [1.0, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
     game = load(tmp_path, LINKS.replace('"[[a, a + 1] for a in made]"', '"made"'))
     saved = game.new_state().to_json()
     saved["data"]["vars"]["made"] = edges  # as a saved state (`ruleplay graph --state`) may hold
     net = graphs_at(game, game.state_from_json(json.dumps(saved)))["net"]
     plain = to_plain(net)
-    assert plain["nodes"] == [True, 1, 1.0, 2, None, "1", [[1], 2], {"a": [1, 2]}, "true", "null"]
-    assert [type(n) for n in plain["nodes"][:3]] == [bool, int, float]
-    assert plain["edges"] == [[True, 1], [1.0, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
+    assert plain["nodes"] == [True, 1, 2, None, "1", [[1], 2], {"a": [1, 2]}, "true", "null"]
+    assert [type(n) for n in plain["nodes"][:2]] == [bool, int]
+    assert plain["edges"] == [[True, 1], [1, 2], [None, "1"], [[[1], 2], {"a": [1, 2]}], ["true", "null"]]
     ids = [node_id(n) for n in net.nodes]
-    assert ids == ["true", "1", "1.0", "2", "null", '"1"', "[[1], 2]", '{"a": [1, 2]}', '"true"', '"null"']
+    assert ids == ["true", "1", "2", "null", '"1"', "[[1], 2]", '{"a": [1, 2]}', '"true"', '"null"']
     dot = to_dot("net", net)
-    assert '  "true" -- "1";\n  "1.0" -- "2";\n  "null" -- "\\"1\\"";\n' in dot
-    assert dot.count(";") == 10 + 5
+    assert '  "true" -- "1";\n  "1" -- "2";\n  "null" -- "\\"1\\"";\n' in dot
+    assert dot.count(";") == 9 + 5
     parsed = nx.parse_graphml(to_graphml(net))
     assert sorted(parsed.nodes) == sorted(ids) and parsed.number_of_edges() == 5
 

@@ -255,6 +255,10 @@ class State:
             raise IllegalMoveError(move, f"there is no action {move.action!r}", "RP602")
         return view_text(move, seen_by(self.game.model, self.data["vars"], self.data["flow"], move), player)
 
+    def history_seen_by(self) -> tuple:
+        """Per move of `history`: who saw each of its private arguments (None for a move without any)."""
+        return self._history.seens()
+
     def history_view(self, player: int) -> list[str]:
         """Every move so far as seat `player` was shown it."""
         self._check_seat(player)

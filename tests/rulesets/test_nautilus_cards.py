@@ -107,7 +107,8 @@ def test_the_opponents_hand_and_the_diver_pile_order_do_not_show(game):
     assert seen_by(other, 1) != seen_by(state, 1), "the change must show to the hand's owner"
 
 
-def test_won_piles_show_only_their_size_to_the_opponent(game):
+def test_won_piles_are_known_card_by_card_to_both_players(game):
+    """NC-A8: every won card lay face up on the board when it was awarded; a player remembers it."""
     state = None
     for state in random_game(game, seed=2):
         if state.round == 3:
@@ -115,11 +116,7 @@ def test_won_piles_show_only_their_size_to_the_opponent(game):
     assert state is not None and state.round == 3
     won = state.data["vars"]["won"]
     assert len(won[1]) >= 2 and len(set(won[1])) > 1
-    other = with_vars(state, lambda vars_: vars_["won"][1].reverse())
-    assert seen_by(other, 0) == seen_by(state, 0)
-    assert state.observe(0)["state"]["won"][1] == {"hidden": len(won[1])}
-    assert state.observe(1)["state"]["won"][1] == won[1]
-    assert seen_by(other, 1) != seen_by(state, 1)
+    assert state.observe(0)["state"]["won"] == won == state.observe(1)["state"]["won"]
 
 
 # ------------------------------------------------------------- special cards
@@ -157,7 +154,7 @@ def test_the_harpooned_diver_shows_to_the_harpoon_player_only(base_game):
     def harpooned(hand0: list[str], pile: list[str]):
         start = arranged(base_game, 4, hand=[hand0, ["d10", "d11", "d12", "d13", "d14"]], diver_pile=pile,
                          offer=[["harpoon", "anchor"], []], special_pile=["kraken", "fishbone", "eye", "diving_module"])
-        return start.apply("keep_special(harpoon)").apply("use_harpoon").apply("harpoon_take(d12)")
+        return start.apply("keep_special(harpoon)").apply("use_harpoon").apply("harpoon_take(2)")  # the d12
 
     state = harpooned(["d1", "d2", "d3", "d4", "d5"], ["d6", "d7", "d8", "d9"])
     assert state.observe(0)["state"]["loot"][0] == ["d12"]
@@ -165,3 +162,50 @@ def test_the_harpooned_diver_shows_to_the_harpoon_player_only(base_game):
     other = harpooned(["d9", "d2", "d3", "d4", "d5"], ["d6", "d7", "d8", "d1"])
     assert seen_by(other, 1) == seen_by(state, 1)
     assert seen_by(other, 0) != seen_by(state, 0)
+
+
+# ------------------------------------------------------- moves through each player's eyes (NC-A15, NC-A10)
+def _offered(base_game):
+    return arranged(base_game, 4, offer=[["harpoon", "diving_module"], []],
+                    special_pile=["kraken", "fishbone", "eye", "anchor"])
+
+
+def test_the_special_card_kept_is_shown_to_its_keeper_only(base_game):
+    start = _offered(base_game)
+    assert start.move_view("keep_special(harpoon)", 0) == "keep_special(harpoon)"
+    assert start.move_view("keep_special(harpoon)", 1) == "keep_special(?)"
+    kept = start.apply("keep_special(harpoon)")
+    assert kept.observe(1)["history"][-1] == "keep_special(?)"
+    assert kept.observe(0)["history"][-1] == "keep_special(harpoon)"
+    assert "harpoon" not in json.dumps(kept.observe(1))
+    other = _offered(base_game).apply("keep_special(diving_module)")
+    assert other.observe(1)["history"] == kept.observe(1)["history"]
+
+
+def test_the_diver_kept_from_the_diving_module_is_shown_to_its_holder_only(base_game):
+    state = _offered(base_game).apply("keep_special(diving_module)").apply("use_diving_module")
+    extra = state.data["vars"]["extra"][0]
+    kept = state.apply(f"dive_keep({extra[0]})")
+    assert kept.observe(1)["history"][-1] == "dive_keep(?)" and kept.observe(0)["history"][-1] == f"dive_keep({extra[0]})"
+    assert extra[0] not in json.dumps(kept.observe(1))
+
+
+def test_the_harpoon_draws_a_place_in_the_hand_so_its_outcomes_show_no_card(base_game):
+    state = _offered(base_game).apply("keep_special(harpoon)").apply("use_harpoon")
+    hand = state.data["vars"]["hand"][1]
+    outcomes = state.chance_outcomes()
+    assert [str(m) for m, _ in outcomes] == [f"harpoon_take({i})" for i in range(len(hand))]
+    assert all(abs(p - 1 / len(hand)) < 1e-12 for _, p in outcomes)
+    taken = state.apply("harpoon_take(1)")
+    assert taken.data["vars"]["loot"][0] == [hand[1]]
+    for seat in (0, 1):
+        assert taken.observe(seat)["history"][-1] == "harpoon_take(1)"
+
+
+def test_a_saved_state_keeps_who_saw_each_move(base_game):
+    kept = _offered(base_game).apply("keep_special(harpoon)")
+    saved = kept.to_json()
+    assert saved["history"][-1] == {"move": "keep_special(harpoon)", "seen_by": [[0]]}
+    again = base_game.state_from_json(json.dumps(saved))
+    assert again.observe(1)["history"] == kept.observe(1)["history"]
+    assert again.observe(1)["history"][-1] == "keep_special(?)"

@@ -23,8 +23,11 @@ from typing import Any, Iterator
 from ruleplay import RuleplayError
 from ruleplay.dsl import runtime as R
 from ruleplay.engine.history import History
+from ruleplay.engine.legal import bind
 from ruleplay.engine.model import GameModel, VarDecl
 from ruleplay.engine.moves import Move, _freeze, arg_key
+from ruleplay.engine.observe import observe
+from ruleplay.engine.rng import Rng
 from ruleplay.engine.state import State
 
 RNG_FLIP = 0x9E3779B97F4A7C15  # XOR mask that flips about half of the generator's 64 bits
@@ -254,7 +257,7 @@ def check_twins_tested(state: State, counts: TwinCounts) -> None:
 
 # ------------------------------------------------------ moves through a player's eyes
 def _history_with(state: State, index: int, move: Move) -> History:
-    moves, seens = list(state.history), list(state.game_history_seens())
+    moves, seens = list(state.history), list(state.history_seen_by())
     moves[index] = move
     return History.of(tuple(moves), tuple(seens))
 
@@ -264,7 +267,7 @@ def history_twins(state: State, recent: int = 3) -> Iterator[tuple[int, State, s
 
     The viewer was shown `?` there, so nothing they observe may change.
     """
-    moves, seens = state.history, state.game_history_seens()
+    moves, seens = state.history, state.history_seen_by()
     private = [i for i, seen in enumerate(seens) if seen is not None][-recent:]
     for i in private:
         move, seen = moves[i], seens[i]
@@ -296,8 +299,20 @@ def _components_in(model: GameModel, value: Any) -> set[str]:
     return {value} if isinstance(value, str) and value in model.component_props else set()
 
 
-def _visible_components(state: State, viewer: int) -> set[str]:
-    seen = state.observe(viewer)["state"]
+def _effects_only(before: State, move: Move) -> dict:
+    """The data right after `move`'s own effects, before the flow's hooks run (which may hide again
+    what the move showed: the last diver placed is seen, then the round is scored and cleared)."""
+    model = before.game.model
+    data = R.clone(before.data)
+    action = model.actions[move.action]
+    ctx = R.Ctx(data["vars"], data["flow"], model, rng=Rng(data["rng"]), env=bind(action, move),
+                budget=model.budget())
+    action.effects(ctx)
+    return data
+
+
+def _visible_components(state: State, viewer: int, data: dict | None = None) -> set[str]:
+    seen = (state.observe(viewer) if data is None else observe(state.game.model, data, viewer))["state"]
     found: set[str] = set()
     stack: list[Any] = [seen]
     while stack:
@@ -324,8 +339,10 @@ def check_move_shows_only_what_is_seen(before: State, after: State) -> None:
             continue
         shown = before.move_view(move, viewer)
         visible_args = [a for a, text in zip(move.args, _arg_texts(shown)) if text != "?"]
-        hidden = _components_in(model, visible_args) - _visible_components(before, viewer) \
-            - _visible_components(after, viewer)
+        hidden = _components_in(model, visible_args) - _visible_components(before, viewer)
+        if hidden:
+            hidden -= _visible_components(after, viewer) | _visible_components(
+                before, viewer, _effects_only(before, move))
         assert not hidden, (f"{model.name}: seat {viewer} is shown {shown}, and so {sorted(hidden)}, which it "
                             f"sees neither before nor after the move (round {before.round}, phase {before.phase})")
 

@@ -30,7 +30,8 @@ from ruleplay.engine.loader import builtin_games
 from ruleplay.runs.play import PlayResult, play_game
 from ruleplay.engine.state import State
 
-from observation_checks import TwinCounts, check_no_leak, check_twins_tested
+from observation_checks import (TwinCounts, check_chance_outcomes_private, check_history_masked,
+                                check_move_shows_only_what_is_seen, check_no_leak, check_twins_tested)
 
 PLAYOUTS = 3          # most playouts per configuration
 TIME_BUDGET = 1.5     # seconds per configuration after which no new playout starts
@@ -174,11 +175,17 @@ def test_random_playouts(ruleset, players, variant, tmp_path):
             break
         result, states = playout(game, seed)
         counts = TwinCounts()
+        position = {id(state): k for k, state in enumerate(states)}
         for state in sampled(states, seed):
             check_round_trip(game, state)
             check_copy(state)
             check_observe(state, n)
             check_no_leak(state, counts)
+            check_history_masked(state)
+            check_chance_outcomes_private(state, counts)
+            k = position[id(state)]
+            if k:
+                check_move_shows_only_what_is_seen(states[k - 1], state)
             check_moves(game, state)
         final = states[-1]
         check_twins_tested(final, counts)

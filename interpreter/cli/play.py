@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Callable
 
 import click
 
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
-from .options import agents_option, game_options, json_option, load, output_file, seated
+from .options import WholeNumber, agents_option, game_options, json_option, load, output_file, seated
 from .output import echo, emit_json, reports_errors
 
 
@@ -20,29 +22,59 @@ def _show_state(state: State, record: MoveRecord | None) -> None:
     echo(state.render())
 
 
+def _show_as(seat: int) -> Callable[[State, MoveRecord | None], None]:
+    """What seat `seat` is shown: each move through its eyes (no picture: the picture shows everything)."""
+    def show(state: State, record: MoveRecord | None) -> None:
+        if record is not None:
+            who = "chance" if record.player < 0 else f"player {record.player}"
+            echo(f"{record.n}. {who}: {record.views[seat] if record.views else record.move}")
+    return show
+
+
+def _check_seat(seat: int | None, players: int) -> None:
+    if seat is not None and seat >= players:
+        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")
+
+
 @click.command("play")
 @click.argument("game_name", metavar="GAME")
 @agents_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               callback=output_file, help="Write the game log (JSON Lines) to this file.")
+@click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
+              help="Show the game as this seat sees it: moves with what it may not see as ?, and its observation.")
 @game_options
 @json_option
 @reports_errors
-def play_command(game_name: str, agents: list[str], log_file: Path | None, players: int | None, variant: str | None,
-                 seed: int, as_json: bool) -> None:
+def play_command(game_name: str, agents: list[str], log_file: Path | None, seat: int | None, players: int | None,
+                 variant: str | None, seed: int, as_json: bool) -> None:
     """Play one game between agents and show it move by move."""
     game = load(game_name, players, variant)
+    _check_seat(seat, game.info.players)
     seats = seated(agents, game)
     if not as_json:
-        echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats)))
-    result = play_game(game, seats, seed, watch=None if as_json else _show_state)
+        echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats))
+             + (f"; as seen by player {seat}" if seat is not None else ""))
+    show = None if as_json else (_show_state if seat is None else _show_as(seat))
+    final: list[State] = []  # the last state, for the seat's observation at the end
+
+    def watch(state: State, record: MoveRecord | None) -> None:
+        final[:] = [state]
+        if show is not None:
+            show(state, record)
+
+    result = play_game(game, seats, seed, watch=watch)
     if log_file is not None:
         from ..runs.gamelog import write_log
 
         write_log(log_file, result, game_name, game.info.ruleset_hash)
     if as_json:
-        emit_json(result.to_dict())
+        emit_json(result.to_dict() if seat is None else
+                  {**result.to_dict(), "seat": seat, "moves": result.views(seat),
+                   "observation": final[-1].observe(seat)["state"]})
         return
+    if seat is not None:
+        echo(f"\nplayer {seat} sees: {json.dumps(final[-1].observe(seat)['state'], ensure_ascii=False)}")
     outcome = ("winner: " + ", ".join(f"player {p}" for p in result.winners)) if result.winners else "draw"
     echo(f"\nresult: {outcome}; scores {result.scores}, returns {result.returns}, {result.length} moves")
     if log_file is not None:

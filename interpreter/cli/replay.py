@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import json_option, reads_ruleset
+from .options import WholeNumber, json_option, reads_ruleset
 from .output import echo, emit_json, reads, reports_errors
 
 
@@ -15,9 +15,11 @@ from .output import echo, emit_json, reads, reports_errors
 @click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
               help="Replay against this ruleset instead of the one the log names (which is followed only "
                    "to a built-in game or a file under the log's folder).")
+@click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
+              help="Also list the moves as this seat was shown them (what it may not see as ?).")
 @json_option
 @reports_errors
-def replay_command(log_file: Path, ruleset: str | None, as_json: bool) -> None:
+def replay_command(log_file: Path, ruleset: str | None, seat: int | None, as_json: bool) -> None:
     """Re-run a game log and check that every move, rule and result is the same."""
     from ..runs.gamelog import logged_ruleset
     from ..runs.gamelog import replay as rerun
@@ -26,9 +28,11 @@ def replay_command(log_file: Path, ruleset: str | None, as_json: bool) -> None:
     target = ruleset if ruleset is not None else logged_ruleset(log_file)
     if target is not None:
         reads_ruleset(target)
-    report = rerun(log_file, ruleset)
+    report = rerun(log_file, ruleset, seat)
     if as_json:
         emit_json(report.to_dict())
-    else:
-        echo(f"{log_file}: replays ({report.game}, seed {report.seed}, {report.moves} moves, "
-             f"scores {report.scores}, returns {report.returns})")
+        return
+    for n, view in enumerate(report.views or [], start=1):
+        echo(f"{n}. {view}")
+    echo(f"{log_file}: replays ({report.game}, seed {report.seed}, {report.moves} moves, "
+         f"scores {report.scores}, returns {report.returns})")

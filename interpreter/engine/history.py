@@ -43,6 +43,9 @@ class History:
     def last(self) -> Move | None:
         return self._move
 
+    def last_seen(self) -> Seen | None:
+        return self._seen
+
     def moves(self) -> tuple[Move, ...]:
         self._materialize()
         return self._moves  # type: ignore[return-value]

@@ -255,6 +255,17 @@ class State:
             raise IllegalMoveError(move, f"there is no action {move.action!r}", "RP602")
         return view_text(move, seen_by(self.game.model, self.data["vars"], self.data["flow"], move), player)
 
+    @property
+    def last_seen_by(self) -> tuple | None:
+        """Who saw each argument of `last_move` (None when all were public, or at the start)."""
+        return self._history.last_seen()
+
+    def last_move_view(self, player: int) -> str | None:
+        """`last_move` as seat `player` was shown it: O(1), unlike `history_view(player)[-1]`."""
+        self._check_seat(player)
+        move = self._history.last()
+        return None if move is None else view_text(move, self._history.last_seen(), player)
+
     def history_seen_by(self) -> tuple:
         """Per move of `history`: who saw each of its private arguments (None for a move without any)."""
         return self._history.seens()

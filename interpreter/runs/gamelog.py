@@ -34,6 +34,7 @@ from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, Rulese
 from ..engine.game import ENGINE_VERSION, Game, load_game
 from ..engine.legal import CHANCE
 from ..engine.state import State
+from ..engine.views import seen_to_json
 from ..files import atomic_write_text
 from .play import PlayResult
 from .ruleset_ref import UnsafeRulesetReference, recorded, resolve
@@ -50,7 +51,8 @@ def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str) -> list[dict]
     header = {"format": FORMAT, "version": VERSION, "game": result.game, "ruleset": ruleset,
               "variant": result.variant, "players": result.players, "seed": result.seed,
               "ruleset_hash": ruleset_hash, "engine": ENGINE_VERSION, "agents": result.agents}
-    moves = [{"n": r.n, "player": r.player, "move": r.move, "rules": list(r.rules)} for r in result.records]
+    moves = [{"n": r.n, "player": r.player, "move": r.move, "rules": list(r.rules)}
+             | ({"seen_by": seen_to_json(r.seen_by)} if r.seen_by is not None else {}) for r in result.records]
     end = {"end": True, "scores": result.scores, "returns": result.returns, "moves": result.length}
     return [header, *moves, end]
 
@@ -78,11 +80,14 @@ class ReplayReport:
     scores: list[float]
     returns: list[float]
     engine: str
+    seat: int | None = None  # the seat whose view `views` is, when one was asked for
+    views: list[str] | None = None
 
     def to_dict(self) -> dict:
         return {"path": self.path, "game": self.game, "ruleset": self.ruleset, "variant": self.variant,
                 "players": self.players, "seed": self.seed, "moves": self.moves, "scores": self.scores,
-                "returns": self.returns, "engine": self.engine}
+                "returns": self.returns, "engine": self.engine} | (
+                    {"seat": self.seat, "views": self.views} if self.seat is not None else {})
 
 
 def _lines(path: Path) -> Iterator[tuple[int, dict]]:
@@ -154,11 +159,13 @@ def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:
         raise ReplayError(f"{where}: `rules` must be a list of rule ids")
 
 
-def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> ReplayReport:
+def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
+           seat: int | None = None) -> ReplayReport:
     """Re-run a log move by move; raises ReplayError (with the line) on any difference.
 
     `ruleset` (a name or path the caller chose) replaces the log's own
-    `ruleset` field, which is followed only inside the log's folder.
+    `ruleset` field, which is followed only inside the log's folder.  With
+    `seat`, the report lists every move as that seat was shown it.
     """
     path = Path(path)
     lines = _lines(path)
@@ -185,6 +192,9 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) ->
         state = game.new_state(header["seed"])
     except RuleRuntimeError as err:
         raise ReplayError(f"{path}:1: the game does not start: {err}") from None
+    if seat is not None and (type(seat) is not int or not 0 <= seat < game.info.players):
+        raise ReplayError(f"{path}: seat {seat!r} is not a seat of this game (0..{game.info.players - 1})", "RP608")
+    views: list[str] = []
     n = 0
     for number, line in lines:
         where = f"{path}:{number}"
@@ -194,7 +204,8 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) ->
             if extra is not None:
                 raise ReplayError(f"{path}:{extra[0]}: a line after the end line")
             return ReplayReport(str(path), game.name, str(ruleset), header["variant"], header["players"],
-                                header["seed"], n, state.scores(), state.returns(), header["engine"])
+                                header["seed"], n, state.scores(), state.returns(), header["engine"], seat,
+                                views if seat is not None else None)
         n += 1
         _check_move_line(path, number, line, n)
         if state.is_terminal():
@@ -205,6 +216,11 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) ->
         state = _advance(where, game, state, line["move"])
         if state.last_fired != line["rules"]:
             raise ReplayError(f"{where}: move {line['move']} fired {state.last_fired}, the log says {line['rules']}")
+        seen = seen_to_json(state.last_seen_by) if state.last_seen_by is not None else None
+        if line.get("seen_by") != seen:
+            raise ReplayError(f"{where}: move {line['move']} is seen by {seen}, the log says {line.get('seen_by')}")
+        if seat is not None:
+            views.append(state.last_move_view(seat))
     raise ReplayError(f"{path}: truncated: no end line after {n} moves")
 
 

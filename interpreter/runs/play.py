@@ -21,12 +21,18 @@ from ..engine.state import State
 
 @dataclass(frozen=True)
 class MoveRecord:
-    """One applied move: who made it (CHANCE = -1), its text, and the rule ids it fired."""
+    """One applied move: who made it (CHANCE = -1), its text, the rule ids it fired, and who saw what.
+
+    `move` is the full text (the game's own record, which replays it);
+    `views[p]` is what seat p was shown, `?` for each argument it may not see.
+    """
 
     n: int  # 1-based move number
     player: int
     move: str
     rules: tuple[str, ...]
+    seen_by: tuple | None = None  # per argument, the seats that saw it (None: every argument public)
+    views: tuple[str, ...] = ()
 
 
 @dataclass
@@ -53,6 +59,10 @@ class PlayResult:
     @property
     def winners(self) -> list[int]:
         return winning_seats(self.returns)
+
+    def views(self, seat: int) -> list[str]:
+        """Every move as `seat` was shown it."""
+        return [r.views[seat] if r.views else r.move for r in self.records]
 
     def to_dict(self) -> dict:
         return {"game": self.game, "variant": self.variant, "players": self.players, "seed": self.seed,
@@ -111,7 +121,9 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
         else:
             move = players[who].choose(state)
             state = state.apply(move)
-        record = MoveRecord(len(result.records) + 1, who, str(move), tuple(state.last_fired))
+        seen = state.last_seen_by
+        views = tuple(state.last_move_view(p) for p in range(info.players)) if seen is not None else ()
+        record = MoveRecord(len(result.records) + 1, who, str(move), tuple(state.last_fired), seen, views)
         result.records.append(record)
         if watch:
             watch(state, record)

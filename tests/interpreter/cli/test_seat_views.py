@@ -1,0 +1,52 @@
+"""`play --as` and `replay --as` show a game through one seat's eyes; logs keep who saw each private move."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from ruleplay.cli import main
+
+
+def run(*args: object):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_play_as_a_seat_masks_what_it_may_not_see(tmp_path):
+    dealt = run("play", "kuhn-poker", "--seed", "2", "--as", "1")
+    assert dealt.exit_code == 0, dealt.output
+    assert "1. chance: deal(?, " in dealt.output and "as seen by player 1" in dealt.output
+    assert "player 1 sees: " in dealt.output
+    whole = run("play", "kuhn-poker", "--seed", "2")
+    assert "1. chance: deal(?, " not in whole.output  # the all-seeing view names both cards
+    data = json.loads(run("play", "kuhn-poker", "--seed", "2", "--as", "0", "--json").output)
+    assert data["seat"] == 0 and data["moves"][0].endswith(", ?)") and data["observation"]["hand"][1] == {"hidden": 1}
+
+
+def test_a_seat_that_is_not_in_the_game_is_a_usage_error():
+    result = run("play", "kuhn-poker", "--as", "2")
+    assert result.exit_code == 2 and "seat 2 is not a seat of this game (0..1)" in result.output
+
+
+def test_a_log_records_who_saw_each_private_move_and_replays_it_for_a_seat(tmp_path):
+    log = tmp_path / "game.jsonl"
+    assert run("play", "nautilus-cards", "--seed", "3", "--log", log).exit_code == 0
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    private = [line for line in lines if "seen_by" in line]
+    assert private and private[0]["move"].startswith("keep_special(") and private[0]["seen_by"] == [[0]]
+    shown = run("replay", log, "--as", "1")
+    assert shown.exit_code == 0 and "1. keep_special(?)" in shown.output
+    report = json.loads(run("replay", log, "--as", "0", "--json").output)
+    assert report["views"][0] == private[0]["move"]
+
+
+def test_a_log_whose_seen_by_was_changed_does_not_replay(tmp_path):
+    log = tmp_path / "game.jsonl"
+    run("play", "nautilus-cards", "--seed", "3", "--log", log)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    first = next(line for line in lines if "seen_by" in line)
+    first["seen_by"] = [[0, 1]]  # made public after the fact
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run("replay", log)
+    assert result.exit_code == 1 and "is seen by [[0]], the log says [[0, 1]]" in result.output

@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
 from ..engine.game import load_game
 from .options import game_options, json_option
 from .output import emit_json, reports_errors
+
+
+PROGRESS_AFTER = 1.0  # seconds: a count that finishes sooner shows no progress at all
+PROGRESS_INTERVAL = 0.5  # seconds between two progress lines
+
+
+class StderrProgress:
+    """States reached so far, on one rewritten stderr line: stdout keeps only the result (and its JSON)."""
+
+    def __init__(self, after: float = PROGRESS_AFTER, interval: float = PROGRESS_INTERVAL):
+        self.start = time.monotonic()
+        self.next = self.start + after
+        self.interval = interval
+        self.shown = False
+
+    def __call__(self, states: int) -> None:
+        now = time.monotonic()
+        if now < self.next:
+            return
+        self.next = now + self.interval
+        self.shown = True
+        click.echo(f"\rperft: {states} states reached, {now - self.start:.0f}s", nl=False, err=True)
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo(err=True)  # end the progress line so what follows starts on its own
 
 
 @click.command("perft")
@@ -17,10 +45,23 @@ from .output import emit_json, reports_errors
 @reports_errors
 def perft_command(game_name: str, depth: int, players: int | None, variant: str | None, seed: int,
                   as_json: bool) -> None:
-    """Count the move sequences of exactly D decisions from the initial state."""
+    """Count the move sequences of exactly D decisions from the initial state.
+
+    `nodes` is that count: a game that ends before D decisions adds nothing
+    to it, as in chess perft.  `terminals` counts the games that ended within
+    D decisions, that is after 0 to D of them: a game over at exactly D
+    decisions is in both counts, one over sooner only in `terminals`.  Chance
+    moves are not decisions.  A count running over a second shows how many
+    states it has reached on stderr.
+    """
     from ..runs.perft import perft as count
 
-    result = count(load_game(game_name, players, variant).new_state(seed), depth)
+    state = load_game(game_name, players, variant).new_state(seed)
+    progress = StderrProgress()
+    try:
+        result = count(state, depth, progress)
+    finally:
+        progress.close()
     if as_json:
         emit_json(result.to_dict())
     else:

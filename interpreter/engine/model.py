@@ -54,6 +54,7 @@ class Param:
     source: Fn | None  # `from:` candidates computed from the state
     where: Fn | None
     path: tuple
+    rule: str | None = None  # the rule the `from:`/`where:` filters encode, named when they refuse a move
 
 
 @dataclass
@@ -114,9 +115,13 @@ class Phase:
 class EndCondition:
     when: Fn
     at: str
-    rule: str | None
+    rules: list[str]  # every rule the condition cites: one `when` encodes them all, so none can be singled out
     disabled: bool
     path: tuple
+
+    def label(self, index: int) -> str:
+        """What `flow.ended_by` records: the cited rule ids joined by `+` (no rule id holds one), or `end[N]`."""
+        return "+".join(self.rules) or f"end[{index}]"
 
 
 @dataclass

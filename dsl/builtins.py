@@ -487,9 +487,10 @@ def neighbors(ctx, board, c, dirset):
 
 
 @builtin(1, 2, ctx=True, returns="list")
-def dirs(ctx, a, b=None):
+def dirs(ctx, set_or_board, dirset=None):
     """Direction vectors [dx, dy] of a set: `dirs(set)` a named one, `dirs(board, set)` also the board's own."""
-    return [list(d) for d in (_steps(None, a) if b is None else _steps(_grid(ctx, a), b))]
+    steps = _steps(None, set_or_board) if dirset is None else _steps(_grid(ctx, set_or_board), dirset)
+    return [list(d) for d in steps]
 
 
 @builtin(1, returns="list")

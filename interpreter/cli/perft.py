@@ -18,7 +18,7 @@ PROGRESS_INTERVAL = 0.5  # seconds between two progress lines
 class StderrProgress:
     """States reached so far, on one rewritten stderr line: stdout keeps only the result (and its JSON)."""
 
-    def __init__(self, after: float = PROGRESS_AFTER, interval: float = PROGRESS_INTERVAL):
+    def __init__(self, after: float, interval: float):
         self.start = time.monotonic()
         self.next = self.start + after
         self.interval = interval
@@ -57,7 +57,7 @@ def perft_command(game_name: str, depth: int, players: int | None, variant: str 
     from ..runs.perft import perft as count
 
     state = load_game(game_name, players, variant).new_state(seed)
-    progress = StderrProgress()
+    progress = StderrProgress(PROGRESS_AFTER, PROGRESS_INTERVAL)
     try:
         result = count(state, depth, progress)
     finally:

@@ -48,9 +48,10 @@ def build_derived(b: BuildContext, constants: dict[str, Any], static: StaticMode
     scope = Scope(state_names, out, frozenset(), {}, {}, b.disabled)
     ctx = R.Ctx({}, {"players": players}, static, budget=budget)
     for name in order:
+        before = len(b.diags)
         fn = b.compile(trees[name], scope)
-        if fn is None:
-            continue
+        if fn is None or len(b.diags) > before:
+            continue  # its problems are reported; running it would only report them again
         try:
             with R.recursion_guard():
                 out[name] = fn(ctx)

@@ -73,10 +73,10 @@ def _facts(model, action: dict, path: tuple) -> list[tuple[object, str]]:
     for i, (pname, spec) in enumerate(params):
         later = {n for n, _ in params[i + 1:]}
         ppath = path + ("params", pname)
-        filters = [("of", spec)] if isinstance(spec, str) else [(k, spec[k]) for k in ("of", "from", "where")
-                                                                 if k in spec]
-        for key, _ in filters:
-            node = _parse(model, ppath if isinstance(spec, str) else ppath + (key,))
+        places = [("of", ppath)] if isinstance(spec, str) else [(k, ppath + (k,)) for k in ("of", "from", "where")
+                                                                if k in spec]
+        for key, at in places:
+            node = _parse(model, at)
             if node is None or _reads(node) & later:
                 continue
             if key == "where":

@@ -430,10 +430,12 @@ def _heading(d) -> tuple[int, int]:
     return vec
 
 
-def _dirset(name) -> str:
-    _need(type(name) is str and name in DIRECTION_SETS,
-          f"no direction set {name!r} (use {', '.join(DIRECTION_SETS)})")
-    return name
+def _steps(grid: Grid | None, name) -> tuple[tuple[int, int], ...]:
+    """The vectors of a direction set: a named one, or (given a board) one the board declares."""
+    found = None if type(name) is not str else grid.step_set(name) if grid else DIRECTION_SETS.get(name)
+    _need(found is not None, f"no direction set {name!r} "
+          f"(use {', '.join(grid.set_names() if grid else DIRECTION_SETS)})")
+    return found
 
 
 def _cell(grid: Grid, c) -> int:
@@ -479,15 +481,16 @@ def ray(ctx, board, c, d):
 
 @builtin(3, ctx=True, returns="list")
 def neighbors(ctx, board, c, dirset):
-    """Cells one step from c in a direction set (orthogonal, diagonal, king, knight)."""
+    """Cells one step from c in a direction set (orthogonal, diagonal, king, knight, or one the board declares)."""
     grid = _grid(ctx, board)
-    return list(grid.neighbors(_cell(grid, c), _dirset(dirset)))
+    return grid.neighbors_by(_cell(grid, c), _steps(grid, dirset))
 
 
-@builtin(1, returns="list")
-def dirs(dirset):
-    """Direction vectors [dx, dy] of a set: orthogonal, diagonal, king, knight."""
-    return [list(d) for d in DIRECTION_SETS[_dirset(dirset)]]
+@builtin(1, 2, ctx=True, returns="list")
+def dirs(ctx, set_or_board, dirset=None):
+    """Direction vectors [dx, dy] of a set: `dirs(set)` a named one, `dirs(board, set)` also the board's own."""
+    steps = _steps(None, set_or_board) if dirset is None else _steps(_grid(ctx, set_or_board), dirset)
+    return [list(d) for d in steps]
 
 
 @builtin(1, returns="list")
@@ -537,7 +540,7 @@ def flood(ctx, board, start, max_steps, dirset, blocked, stops):
     """Cells reachable from start in at most max_steps steps of a direction set (start excluded, ascending):
     cells in `blocked` are never entered, cells in `stops` are entered but not left (a piece halts there)."""
     grid = _grid(ctx, board)
-    start, limit, dirset = _cell(grid, start), _int(max_steps, "flood"), _dirset(dirset)
+    start, limit, vectors = _cell(grid, start), _int(max_steps, "flood"), _steps(grid, dirset)
     # Keyed as the language compares: cell 1 is blocked by 1.0 but not by true; a list is no cell.
     walls = {value_key(v) for v in _list(blocked, "flood")}
     halts = {value_key(v) for v in _list(stops, "flood")}
@@ -549,7 +552,7 @@ def flood(ctx, board, start, max_steps, dirset, blocked, stops):
         budget.spend(1, None)  # each cell visited, and below each step looked at, before it is taken
         if dist[here] >= limit or (here in halts and here != start):
             continue
-        steps = grid.neighbors(here, dirset)
+        steps = grid.neighbors_by(here, vectors)
         budget.spend(len(steps), None)
         for nxt in steps:
             if nxt not in dist and nxt not in walls:

@@ -1,8 +1,11 @@
-"""Square grids: cells, named directions, steps, rays and the perimeter track.
+"""Grids: cells, named directions, step sets, steps, rays and the perimeter track.
 
 Cells are ints numbered row by row (`y * width + x`), row 0 at the top, so
-they are plain JSON and index lists directly.  A grid keeps no tables: the
-neighbours of a cell are at most eight steps, computed when asked.  A table
+they are plain JSON and index lists directly.  Besides the named direction
+sets every board knows, a board may declare step sets of its own (a hex
+board's six neighbours are one: six vectors on a rhombus of cells).  A grid
+keeps no tables: the neighbours of a cell are a few steps, computed when
+asked.  A table
 built on first use would be work and memory that no move pays for (a
 ruleset may declare hundreds of 256 x 256 boards), and charging it to the
 move that happens to build it would make a move's cost depend on which
@@ -11,7 +14,9 @@ moves ran before it in the same process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+Vector = tuple[int, int]
 
 DIRECTIONS: dict[str, tuple[int, int]] = {
     "N": (0, -1), "NE": (1, -1), "E": (1, 0), "SE": (1, 1),
@@ -26,6 +31,18 @@ DIRECTION_SETS: dict[str, tuple[tuple[int, int], ...]] = {
 }
 
 
+MAX_STEP = 256  # the largest |dx| or |dy| of a declared step: no board is wider, so a longer step never lands
+
+
+def step_vector(d: object) -> Vector | None:
+    """A direction written in a ruleset (a name such as `NE`, or `[dx, dy]`) as a vector; None if it is neither."""
+    if type(d) is str:
+        return DIRECTIONS.get(d)
+    if type(d) is list and len(d) == 2 and all(type(v) is int and abs(v) <= MAX_STEP for v in d):
+        return (d[0], d[1])
+    return None
+
+
 def direction_name(d: tuple[int, int]) -> str | None:
     for name, vec in DIRECTIONS.items():
         if vec == d:
@@ -35,11 +52,20 @@ def direction_name(d: tuple[int, int]) -> str | None:
 
 @dataclass(frozen=True)
 class Grid:
-    """A width x height board of square cells."""
+    """A width x height board of cells, with the step sets it declares besides the named ones."""
 
     name: str
     width: int
     height: int
+    own_sets: dict[str, tuple[Vector, ...]] = field(default_factory=dict, hash=False)
+
+    def step_set(self, name: str) -> tuple[Vector, ...] | None:
+        """The vectors of a step set this board knows (its own, then the named ones), or None."""
+        found = self.own_sets.get(name)
+        return found if found is not None else DIRECTION_SETS.get(name)
+
+    def set_names(self) -> list[str]:
+        return [*DIRECTION_SETS, *self.own_sets]
 
     @property
     def size(self) -> int:
@@ -71,10 +97,14 @@ class Grid:
         return out
 
     def neighbors(self, cell: int, dirset: str) -> list[int]:
-        """The cells one step of the set away, in the set's order: constant work, a new list."""
+        """The cells one step of the set away, in the set's order: work of the set's size, a new list."""
+        return self.neighbors_by(cell, self.own_sets.get(dirset) or DIRECTION_SETS[dirset])
+
+    def neighbors_by(self, cell: int, steps: tuple[Vector, ...]) -> list[int]:
+        """The cells one of `steps` away (off the board left out), in their order."""
         w, h = self.width, self.height
         x, y = cell % w, cell // w
-        return [(y + dy) * w + x + dx for dx, dy in DIRECTION_SETS[dirset] if 0 <= x + dx < w and 0 <= y + dy < h]
+        return [(y + dy) * w + x + dx for dx, dy in steps if 0 <= x + dx < w and 0 <= y + dy < h]
 
     def perimeter(self) -> list[int]:
         """Border cells clockwise from the top-left corner."""
@@ -87,5 +117,5 @@ class Grid:
         left = [self.cell(0, y) for y in range(h - 2, 0, -1)]
         return [c for c in top + right + bottom + left if c is not None]
 
-    def edges(self, dirset: str) -> list[tuple[int, int]]:
-        return [(a, b) for a in range(self.size) for b in self.neighbors(a, dirset)]
+    def edges(self, steps: tuple[Vector, ...]) -> list[tuple[int, int]]:
+        return [(a, b) for a in range(self.size) for b in self.neighbors_by(a, steps)]

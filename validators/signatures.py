@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ruleplay.dsl.builtins import BUILTINS
+from ruleplay.dsl.geometry import DIRECTION_SETS, Grid
 
 from .typelattice import (
     ANY, INT, NUMBER, NUMERIC, STRING, Type, component, is_only, join, list_of,
@@ -75,7 +76,18 @@ def accepts(name: str, nargs: int) -> tuple[Arg, ...]:
     """The accepted kinds of each argument of a call with `nargs` arguments."""
     if name in ("min", "max"):
         return (LIST,) if nargs == 1 else (Arg(NUMERIC), Arg(NUMERIC))
+    if name == "dirs" and nargs == 2:
+        return (BOARD, DIRECTION_SET)  # a set the board declares, or a named one
     return _ACCEPTS.get(name, ())
+
+
+def direction_sets(boards: dict[str, Grid], board: str | None, on_board: bool) -> list[str]:
+    """The direction sets a call may name: the named ones, and those of its board (of any board when the
+    board is not a literal name, since which one it is is only known in play)."""
+    if not on_board:
+        return list(DIRECTION_SETS)
+    grids = [boards[board]] if board in boards else [] if board is not None else list(boards.values())
+    return list(dict.fromkeys(n for g in grids for n in g.set_names())) or list(DIRECTION_SETS)
 
 
 _INT_LIST = list_of(INT)

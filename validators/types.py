@@ -29,7 +29,7 @@ import networkx as nx
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS
 from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
-from ruleplay.dsl.geometry import DIRECTION_SETS, DIRECTIONS
+from ruleplay.dsl.geometry import DIRECTIONS
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.yamlload import format_path, lookup
 
@@ -470,13 +470,17 @@ class _Checker:
         if name not in BUILTINS:
             return ANY
         failed = False
-        for i, (spec, arg, t) in enumerate(zip(S.accepts(name, len(args)), node.args, args)):
+        accepts = S.accepts(name, len(args))
+        on_board = accepts[:1] == (S.BOARD,)
+        sets = S.direction_sets(self.model.boards, self.literal_text(node.args[0], env) if on_board else None,
+                                on_board)
+        for i, (spec, arg, t) in enumerate(zip(accepts, node.args, args)):
             if spec.kinds is not None and t.known and not t.kinds & spec.kinds:
                 self.report("RP223", f"argument {i + 1} of `{name}()` must be {_describe(spec.kinds)}, not {t}",
                             arg.pos, f"{name}(): {BUILTINS[name].doc}")
                 failed = True
             elif spec.names is not None:
-                failed = not self.check_name(spec.names, self.literal_text(arg, env), arg.pos) or failed
+                failed = not self.check_name(spec.names, self.literal_text(arg, env), arg.pos, sets) or failed
         if failed:
             return NEVER  # the call always fails, so nothing after it runs
         kind = self.literal_text(node.args[0], env) if name == "components" and node.args else None
@@ -484,13 +488,13 @@ class _Checker:
             kind = None
         return S.result(name, args, kind)
 
-    def check_name(self, what: str, text: str | None, pos: A.Pos) -> bool:
+    def check_name(self, what: str, text: str | None, pos: A.Pos, sets: list[str]) -> bool:
         """False (and a report) when `text` is a literal name that `what` does not declare."""
         if text is None:
             return True
         table = {"board": self.model.boards, "graph": self.model.graphs,
                  "component kind": self.model.components_by_kind, "direction": DIRECTIONS,
-                 "direction set": DIRECTION_SETS}[what]
+                 "direction set": dict.fromkeys(sets)}[what]
         if text not in table:
             known = ", ".join(repr(k) for k in table) or "none declared"
             self.report("RP223", f"there is no {what} {text!r}", pos, f"{what}s: {known}")

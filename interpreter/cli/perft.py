@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
 from .options import WholeNumber, game_options, json_option, load
 from .output import echo, emit_json, reports_errors
+
+
+PROGRESS_AFTER = 1.0  # seconds: a count that finishes sooner shows no progress at all
+PROGRESS_INTERVAL = 0.5  # seconds between two progress lines
+
+
+class StderrProgress:
+    """States reached so far, on one rewritten stderr line: stdout keeps only the result (and its JSON)."""
+
+    def __init__(self, after: float, interval: float):
+        self.start = time.monotonic()
+        self.next = self.start + after
+        self.interval = interval
+        self.shown = False
+
+    def __call__(self, states: int) -> None:
+        now = time.monotonic()
+        if now < self.next:
+            return
+        self.next = now + self.interval
+        self.shown = True
+        click.echo(f"\rperft: {states} states reached, {now - self.start:.0f}s", nl=False, err=True)
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo(err=True)  # end the progress line so what follows starts on its own
 
 
 @click.command("perft")
@@ -16,10 +44,23 @@ from .output import echo, emit_json, reports_errors
 @reports_errors
 def perft_command(game_name: str, depth: int, players: int | None, variant: str | None, seed: int,
                   as_json: bool) -> None:
-    """Count the move sequences of exactly D decisions from the initial state."""
+    """Count the move sequences of exactly D decisions from the initial state.
+
+    `nodes` is that count: a game that ends before D decisions adds nothing
+    to it, as in chess perft.  `terminals` counts the games that ended within
+    D decisions, that is after 0 to D of them: a game over at exactly D
+    decisions is in both counts, one over sooner only in `terminals`.  Chance
+    moves are not decisions.  A count running over a second shows how many
+    states it has reached on stderr.
+    """
     from ..runs.perft import perft as count
 
-    result = count(load(game_name, players, variant).new_state(seed), depth)
+    state = load(game_name, players, variant).new_state(seed)
+    progress = StderrProgress(PROGRESS_AFTER, PROGRESS_INTERVAL)
+    try:
+        result = count(state, depth, progress)
+    finally:
+        progress.close()
     if as_json:
         emit_json(result.to_dict())
     else:

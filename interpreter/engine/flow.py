@@ -113,21 +113,18 @@ class FlowRunner:
             self.finish("end_game")
             return True
         f = self.flow
-        for cond in self.model.end:
+        for index, cond in enumerate(self.model.end):
             if cond.disabled or not cond.when(self.ctx):
                 continue
-            label = cond.rule or f"end[{self.model.end.index(cond)}]"
             if cond.at == "now":
-                if cond.rule:
-                    self.ctx.fired.append(cond.rule)
-                self.finish(label)
+                self.ctx.fired.extend(cond.rules)
+                self.finish(cond.label(index))
                 return True
             target = f["round"] if cond.at == "end_of_round" else f["round"] + 1
             if f["end_round"] is None or target < f["end_round"]:
                 f["end_round"] = target
-                f["ended_by"] = label
-                if cond.rule:
-                    self.ctx.fired.append(cond.rule)
+                f["ended_by"] = cond.label(index)
+                self.ctx.fired.extend(cond.rules)
         if at_round_end and f["end_round"] is not None and f["round"] >= f["end_round"]:
             self.finish(f["ended_by"])
             return True

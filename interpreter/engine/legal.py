@@ -168,12 +168,12 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
             raise IllegalMoveError(move, f"{shown} is not a possible value of {p.name!r}", "RP604")
         value = p.universe[k]  # the rules' own value: 4.0 is checked as the cell 4
         if p.source is not None and arg_key(value) not in {arg_key(c) for c in _candidates(model, action, i, ctx)}:
-            raise IllegalMoveError(move, f"{shown} is not among the choices for {p.name!r} now", "RP604",
-                                   first_rule(action.rules))
+            raise IllegalMoveError(move, f"{shown} is not among the `from:` choices for {p.name!r} now", "RP604",
+                                   p.rule or first_rule(action.rules))
         ctx.env[p.name] = value
         if p.where is not None and not p.where(ctx):
-            raise IllegalMoveError(move, f"{shown} is not allowed for {p.name!r} now", "RP604",
-                                   first_rule(action.rules))
+            raise IllegalMoveError(move, f"{shown} is refused by the `where:` of {p.name!r} now", "RP604",
+                                   p.rule or first_rule(action.rules))
     for r in action.requires:
         if not r.check(ctx):
             raise IllegalMoveError(move, r.message, "RP605", r.rule)

@@ -55,6 +55,7 @@ class Param:
     where: Fn | None
     path: tuple
     seen_by: Fn | None = None  # the seats that see this argument of a move (None: every seat)
+    rule: str | None = None  # the rule the `from:`/`where:` filters encode, named when they refuse a move
 
 
 @dataclass
@@ -115,9 +116,13 @@ class Phase:
 class EndCondition:
     when: Fn
     at: str
-    rule: str | None
+    rules: list[str]  # every rule the condition cites: one `when` encodes them all, so none can be singled out
     disabled: bool
     path: tuple
+
+    def label(self, index: int) -> str:
+        """What `flow.ended_by` records: the cited rule ids joined by `+` (no rule id holds one), or `end[N]`."""
+        return "+".join(self.rules) or f"end[{index}]"
 
 
 @dataclass

@@ -1,19 +1,30 @@
 """perft: count move sequences, the classic move-generator correctness check.
 
 `nodes` counts sequences of exactly `depth` decisions (a game that ends
-earlier contributes nothing, as in chess perft); `terminals` counts terminal
-states reached within `depth` decisions.  Chance nodes with listed outcomes
-are expanded over every outcome; sampled ones draw from the state's seed.
-Neither uses depth.
+earlier contributes nothing, as in chess perft); `terminals` counts the
+games that ended within `depth` decisions: terminal states reached after
+0 to `depth` decisions, so a game over at exactly `depth` is counted in both
+and one over before it only in `terminals`.  Chance nodes with listed
+outcomes are expanded over every outcome; sampled ones draw from the
+state's seed.  Neither uses depth.
+
+A long count can report how far it has got through `progress`, called with
+the number of states reached so far every `PROGRESS_EVERY` states; the
+counts never depend on it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ..engine.moves import Move
 from ..engine.state import State
+
+
+PROGRESS_EVERY = 4096  # states between two progress reports: rare enough to cost nothing next to applying moves
+
+Progress = Callable[[int], None]
 
 
 @dataclass
@@ -24,6 +35,17 @@ class PerftResult:
 
     def to_dict(self) -> dict:
         return {"depth": self.depth, "nodes": self.nodes, "terminals": self.terminals}
+
+
+def _reported(reached: Iterator[tuple[State, int]], progress: Progress | None) -> Iterator[tuple[State, int]]:
+    """`reached`, calling `progress` with the count so far every `PROGRESS_EVERY` states."""
+    if progress is None:
+        yield from reached
+        return
+    for count, item in enumerate(reached, 1):
+        if count % PROGRESS_EVERY == 0:
+            progress(count)
+        yield item
 
 
 def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
@@ -49,19 +71,19 @@ def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
             pending.extend((s, m, k + 1) for m in reversed(s.legal_moves()))
 
 
-def perft(state: State, depth: int) -> PerftResult:
+def perft(state: State, depth: int, progress: Progress | None = None) -> PerftResult:
     result = PerftResult(depth, 0, 0)
-    for s, k in _reached(state, depth):
+    for s, k in _reported(_reached(state, depth), progress):
         result.nodes += k == depth
         result.terminals += s.is_terminal()
     return result
 
 
-def perft_table(state: State, depth: int) -> list[PerftResult]:
+def perft_table(state: State, depth: int, progress: Progress | None = None) -> list[PerftResult]:
     """perft for every depth 1..depth in one walk (each level counted on the way down)."""
     nodes = [0] * (depth + 1)
     ends = [0] * (depth + 1)  # terminal states reached after exactly k decisions
-    for s, k in _reached(state, depth):
+    for s, k in _reported(_reached(state, depth), progress):
         nodes[k] += 1
         ends[k] += s.is_terminal()
     return [PerftResult(d, nodes[d], sum(ends[: d + 1])) for d in range(1, depth + 1)]

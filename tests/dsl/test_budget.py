@@ -169,7 +169,7 @@ def test_neighbour_lookups_build_no_tables():
     for g in grids:
         for dirset in ("orthogonal", "diagonal", "king", "knight"):
             g.neighbors(g.size - 1, dirset)
-        assert vars(g) == {"name": g.name, "width": 256, "height": 256}
+        assert vars(g) == {"name": g.name, "width": 256, "height": 256, "own_sets": {}}
     assert grids[0].neighbors(0, "king") == [1, 257, 256]
     assert BUILTINS["neighbors"].linear
 

@@ -27,6 +27,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "bad_rulesets"
 EXPECT = re.compile(rb"^# expect: (RP\d{3}) (?:(\S+):)?(\d+):(\d+)\s*$", re.M)
 LOAD = re.compile(rb"^# load: (.+)$", re.M)
 PLAYED = re.compile(rb"^# expect-when-played: (RP\d{3}) (\S+)\s*$", re.M)
+WARNS = re.compile(rb"^# expect-warning: (RP\d{3}) (\d+):(\d+)\s*$", re.M)
 SECONDS = 2.0
 
 
@@ -59,10 +60,12 @@ def read_case(path: Path) -> Case:
 
 def corpus() -> list[Case]:
     files = sorted(CORPUS.glob("*.yaml")) + sorted(CORPUS.glob("*/main.yaml"))
-    return [read_case(p) for p in files if not PLAYED.search(p.read_bytes()[:500])]
+    return [read_case(p) for p in files if not PLAYED.search(p.read_bytes()[:500])
+            and not WARNS.search(p.read_bytes()[:500])]
 
 
 CASES = corpus()
+WARNING_CASES = sorted(p for p in CORPUS.glob("*.yaml") if WARNS.search(p.read_bytes()[:500]))
 
 
 def first_error(err: RulesetError) -> Diagnostic:
@@ -101,7 +104,7 @@ def test_the_corpus_is_big_and_every_case_announces_its_error():
     codes = {c.code for c in CASES}
     for code in ("RP001", "RP002", "RP003", "RP004", "RP005", "RP006", "RP007", "RP101", "RP102", "RP103",
                  "RP104", "RP105", "RP106", "RP107", "RP108", "RP200", "RP203", "RP210", "RP211", "RP212",
-                 "RP213", "RP222", "RP223", "RP224", "RP225", "RP303", "RP311", "RP320", "RP321", "RP322",
+                 "RP213", "RP222", "RP223", "RP224", "RP225", "RP226", "RP227", "RP303", "RP306", "RP311", "RP320", "RP321", "RP322",
                  "RP401", "RP402", "RP403", "RP405"):
         assert code in codes, f"no broken ruleset exercises {code}"
 
@@ -114,6 +117,17 @@ def test_broken_ruleset_reports_its_first_error_at_the_right_place(case: Case):
     assert Path(d.file).resolve() == case.file.resolve(), d.format()
     assert_well_formatted(d, err)
     assert seconds < SECONDS, f"took {seconds:.2f}s of CPU time"
+
+
+@pytest.mark.parametrize("path", WARNING_CASES, ids=lambda p: p.name)
+def test_ruleset_with_a_warning_loads_and_reports_it_first_at_the_right_place(path: Path):
+    code, line, col = (g.decode() for g in WARNS.search(path.read_bytes()[:500]).groups())
+    warnings = [d for d in load_game(path).model.diagnostics if d.severity == "warning"]
+    assert warnings, "no warning"
+    d = warnings[0]
+    assert (d.code, d.line, d.col) == (code, int(line), int(col)), d.format()
+    text = d.format()
+    assert text.startswith(f"{d.file}:{d.line}:{d.col}: warning {d.code}: ") and "  hint: " in text, text
 
 
 # --------------------------------------------------- cases made at test time

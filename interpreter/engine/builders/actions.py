@@ -35,12 +35,16 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
             universe = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
                                  R.Ctx({}, {"players": players}, static, budget=budget()))
             pscope = scope.with_locals(*local)
-            source = where = None
+            source = where = rule = None
             if isinstance(pspec, dict):
+                rule = first_rule(pspec.get("rule"))
+                b.cite(pspec.get("rule"), ppath, mutable=True)
                 source = b.expr(ppath + ("from",), pscope)
                 where = b.expr(ppath + ("where",), pscope.with_locals(pname))
+                if b.off(pspec.get("rule")):
+                    source = where = None  # mutation testing: the filters' rule is switched off
             local.append(pname)
-            params.append(Param(pname, universe, source, where, ppath))
+            params.append(Param(pname, universe, source, where, ppath, rule))
         _check_move_length(b, name, params, path)
         ascope = scope.with_locals(*local)
         for param in params:

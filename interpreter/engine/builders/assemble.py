@@ -1,7 +1,7 @@
 """The model builder's one entry point: ruleset data in, a `GameModel` and its diagnostics out.
 
 It settles what the other builders depend on (player count, limits,
-constants, the name scope, user functions and procedures), calls each of
+constants and derived constants, the name scope, user functions and procedures), calls each of
 them for its part of the ruleset, and assembles the model with what is
 derived from the whole: the ruleset hash, whether the game uses chance or
 hides information, and the global action numbering.
@@ -22,6 +22,7 @@ from ..model import DEFAULT_LIMITS, Action, GameModel
 from .actions import build_actions
 from .components import StaticModel, build_boards, build_components, build_graphs
 from .context import BuildContext, noop
+from .derived import build_derived
 from .flow import build_flow, build_variables
 from .render import build_render
 from .scoring import build_end, build_invariants, build_scoring
@@ -85,15 +86,17 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
                hint="add flow: {phases: [{name: play, actions: [...]}]}")
     limits = dict(DEFAULT_LIMITS)
     limits.update(d.get("limits") or {})
-    constants = dict(d.get("constants") or {})
     comp_ids, by_kind, props = build_components(b, limits)
     boards = build_boards(b)
     graphs, nx_graphs = build_graphs(b, boards)
+    static = StaticModel(comp_ids, by_kind, props, boards, graphs)
+    constants = build_derived(b, dict(d.get("constants") or {}), static, players,
+                              R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"]))
     scope = _scope(b, constants)
 
     vars_ = build_variables(b, scope)
     setup = b.effects(("setup",), scope)
-    actions = build_actions(b, scope, players, StaticModel(comp_ids, by_kind, props, boards, graphs),
+    actions = build_actions(b, scope, players, static,
                             lambda: R.Budget(limits["iterations_per_move"], limits["max_depth"],
                                              limits["copies_per_move"]))
     flow = build_flow(b, scope, actions)

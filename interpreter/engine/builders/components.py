@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 
 from ruleplay.dsl.compiler import listing
-from ruleplay.dsl.geometry import DIRECTION_SETS, Grid
+from ruleplay.dsl.geometry import DIRECTION_SETS, Grid, step_vector
 from ruleplay.dsl.runtime import type_name, value_key
 
 from .context import BuildContext
@@ -79,7 +79,50 @@ def _check_properties(b: BuildContext, kind: str, item: dict, base: dict, declar
 
 
 def build_boards(b: BuildContext) -> dict[str, Grid]:
-    return {n: Grid(n, spec["width"], spec["height"]) for n, spec in (b.data.get("boards") or {}).items()}
+    """Every board, with the step sets it declares (checked: a new name, no step twice, none standing still)."""
+    boards = {}
+    for name, spec in (b.data.get("boards") or {}).items():
+        own = {}
+        for set_name, steps in (spec.get("steps") or {}).items():
+            path = ("boards", name, "steps", set_name)
+            if set_name in DIRECTION_SETS:
+                b.diag("RP306", f"board {name!r} declares a step set {set_name!r}, the name of a named "
+                       f"direction set", path, key=True,
+                       hint=f"the named sets ({', '.join(DIRECTION_SETS)}) are on every board; choose another name")
+                continue
+            vectors = _step_list(b, steps, path)
+            if vectors is not None:
+                own[set_name] = vectors
+        boards[name] = Grid(name, spec["width"], spec["height"], own)
+    return boards
+
+
+def _step_list(b: BuildContext, steps: list, path: tuple) -> tuple[tuple[int, int], ...] | None:
+    """The vectors of a list of steps (the schema admits only names and [dx, dy]); None if one is unusable."""
+    vectors = tuple(v for v in map(step_vector, steps) if v is not None)
+    for i, v in enumerate(vectors):
+        if v == (0, 0):
+            b.diag("RP306", "a step [0, 0] does not move: a cell would be its own neighbour", path + (i,),
+                   hint="remove it; every step must change the cell")
+            return None
+        if v in vectors[:i]:
+            b.diag("RP306", f"the step {list(v)} is listed twice", path + (i,),
+                   hint="a named direction and its vector are one step (NE is [1, -1]); list each once")
+            return None
+    return vectors
+
+
+def _graph_steps(b: BuildContext, grid: Grid, spec: dict, path: tuple) -> tuple[tuple[int, int], ...] | None:
+    """The steps of a board graph: a direction set the board knows, or a list; None (reported) if unknown."""
+    steps = spec.get("steps", "king")
+    if isinstance(steps, list):
+        return _step_list(b, steps, path + ("steps",))
+    found = grid.step_set(steps)
+    if found is None:
+        b.diag("RP210", f"board {grid.name!r} has no direction set {steps!r}", path + ("steps",),
+               hint=f"direction sets of {grid.name!r}: {', '.join(grid.set_names())}; "
+                    f"or list the steps, e.g. [N, E, S, W]")
+    return found
 
 
 def build_graphs(b: BuildContext, boards: dict[str, Grid]) -> tuple[dict[str, dict], dict[str, Any]]:
@@ -100,7 +143,10 @@ def build_graphs(b: BuildContext, boards: dict[str, Grid]) -> tuple[dict[str, di
                 b.diag("RP210", f"graph {name!r} names unknown board {spec['board']!r}", path + ("board",),
                        hint=f"boards: {listing(boards, 'none declared')}")
                 continue
-            g = _board_graph(g, grid, spec)
+            steps = None if spec.get("perimeter") else _graph_steps(b, grid, spec, path)
+            if steps is None and not spec.get("perimeter"):
+                continue
+            g = _board_graph(g, grid, spec, steps or ())
         elif "adjacency" in spec:
             _add_adjacency(b, g, name, spec["adjacency"], directed, path)
         elif not _add_edges(b, g, name, spec, path):
@@ -110,13 +156,13 @@ def build_graphs(b: BuildContext, boards: dict[str, Grid]) -> tuple[dict[str, di
     return out, nxs
 
 
-def _board_graph(g: Any, grid: Grid, spec: dict) -> Any:
+def _board_graph(g: Any, grid: Grid, spec: dict, steps: tuple[tuple[int, int], ...]) -> Any:
     g.add_nodes_from(range(grid.size))
     if spec.get("perimeter"):
         ring = grid.perimeter()
         g.add_edges_from(zip(ring, ring[1:] + ring[:1]))
         return g.subgraph(ring).copy()
-    g.add_edges_from(grid.edges(spec.get("steps", "king")))
+    g.add_edges_from(grid.edges(steps))
     return g
 
 
@@ -172,7 +218,9 @@ def _board_graphs_fit(b: BuildContext, boards: dict[str, Grid]) -> bool:
         grid = boards.get(spec.get("board")) if isinstance(spec.get("board"), str) else None
         if grid is None:
             continue
-        links += grid.size * (1 if spec.get("perimeter") else len(DIRECTION_SETS[spec.get("steps", "king")]))
+        steps = spec.get("steps", "king")
+        count = len(steps) if isinstance(steps, list) else len(grid.step_set(steps) or ())
+        links += grid.size * (1 if spec.get("perimeter") else count)
         if links > MAX_BOARD_GRAPH_LINKS:
             b.diag("RP503", f"the board graphs have more than {MAX_BOARD_GRAPH_LINKS} links in all",
                    ("graphs", name), hint="each graph on a board costs time and memory per cell; "

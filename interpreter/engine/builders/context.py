@@ -59,6 +59,11 @@ class BuildContext:
             self._problem(p)
         self.compiler.problems.clear()
 
+    def diag_at(self, code: str, message: str, pos: A.Pos, path: tuple, hint: str) -> None:
+        """A diagnostic at a position inside the code at `path` (a name it reads), not at the whole value."""
+        self.diags.append(Diagnostic(code, message, pos.file, pos.line, pos.col, hint=hint, path=format_path(path),
+                                     source_line=self.lines.line(pos.file, pos.line)))
+
     def _problem(self, p: CompileProblem) -> None:
         hint = p.hint or (UNKNOWN_NAME_HINT if p.code == "RP210" else "")
         self.diags.append(Diagnostic(p.code, p.message, p.pos.file, p.pos.line, p.pos.col, hint=hint,
@@ -106,6 +111,10 @@ class BuildContext:
         node = self.parse(path, effects=False)
         if node is None:
             return default
+        return self.compile(node, scope)
+
+    def compile(self, node: A.Node, scope: Scope) -> Fn | None:
+        """An expression already parsed (and checked) by its builder, compiled; its problems reported."""
         fn = self.compiler.expr(node, scope)
         self._flush_problems()
         return fn

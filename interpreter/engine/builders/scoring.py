@@ -6,7 +6,7 @@ from typing import Any
 
 from ruleplay.dsl.scope import Scope
 
-from ..model import EndCondition, Invariant, first_rule
+from ..model import EndCondition, Invariant, first_rule, rule_list
 from .context import BuildContext
 
 
@@ -16,7 +16,7 @@ def build_end(b: BuildContext, scope: Scope) -> list[EndCondition]:
         b.cite(e.get("rule"), ("end", i), mutable=True)
         fn = b.expr(("end", i, "when"), scope)
         if fn is not None:
-            end.append(EndCondition(fn, e.get("at", "now"), first_rule(e.get("rule")), b.off(e.get("rule")),
+            end.append(EndCondition(fn, e.get("at", "now"), rule_list(e.get("rule")), b.off(e.get("rule")),
                                     ("end", i)))
     return end
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
+from click.testing import CliRunner
+
 from ruleplay import load_game
+from ruleplay.cli import main
+from ruleplay.runs import perft as perft_module
 from ruleplay.runs.perft import perft, perft_table
 
 # Move sequences of exactly d decisions (games that ended earlier excluded), d = 1..9.
@@ -64,3 +70,35 @@ def test_chance_nodes_are_expanded_without_using_depth():
     table = perft_table(state, 3)
     assert [r.nodes for r in table] == [perft(state, d).nodes for d in (1, 2, 3)]
     assert table[0].nodes > 0
+
+
+def test_terminals_count_games_ended_within_the_depth_at_it_and_before():
+    state = load_game("tic-tac-toe").new_state()
+    table = perft_table(state, 6)
+    # the first wins come at move 5; at depth 6 the games won at move 5 are still counted, and those at 6 too
+    assert table[4].terminals == 1440 and table[5].terminals == 1440 + 5328
+
+
+def test_progress_is_reported_while_counting_and_never_changes_the_counts(monkeypatch):
+    monkeypatch.setattr(perft_module, "PROGRESS_EVERY", 100)
+    seen: list[int] = []
+    result = perft(load_game("tic-tac-toe").new_state(), 4, progress=seen.append)
+    assert (result.nodes, result.terminals) == (3024, 0)
+    assert seen == list(range(100, 3611, 100))  # 3610 states: the start, then 9 + 72 + 504 + 3024
+
+
+def test_perft_command_shows_progress_on_stderr_only(monkeypatch):
+    from ruleplay.cli import perft as command
+
+    monkeypatch.setattr(command, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(command, "PROGRESS_INTERVAL", 0.0)
+    monkeypatch.setattr(perft_module, "PROGRESS_EVERY", 16)
+    result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "3", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {"depth": 3, "nodes": 504, "terminals": 0}
+    assert "states reached" in result.stderr and result.stderr.endswith("\n")
+
+
+def test_a_quick_perft_command_prints_no_progress():
+    result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2"])
+    assert result.stderr == "" and result.stdout == "perft 2: 72 nodes, 0 terminal states\n"

@@ -44,7 +44,7 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
                 if b.off(pspec.get("rule")):
                     source = where = None  # mutation testing: the filters' rule is switched off
             local.append(pname)
-            params.append(Param(pname, universe, source, where, ppath, rule))
+            params.append(Param(pname, universe, source, where, ppath, rule=rule))
         _check_move_length(b, name, params, path)
         ascope = scope.with_locals(*local)
         for param in params:

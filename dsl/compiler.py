@@ -70,6 +70,26 @@ class Suggester:
         return suggest(name, candidates())
 
 
+
+def _scoped(body: Exec, lets: tuple[str, ...]) -> Exec:
+    """`body` with its block's `let` names ending with the block, as the language says.
+
+    A `let` in an inner block shadows an outer name of the same name only
+    inside that block; afterwards the outer value is back (and a name the
+    block introduced is gone), however the block was left.
+    """
+    def run(ctx: R.Ctx) -> None:
+        env = ctx.env
+        saved = {n: env[n] for n in lets if n in env}
+        try:
+            body(ctx)
+        finally:
+            for n in lets:
+                env.pop(n, None)
+            env.update(saved)
+
+    return run
+
 class Compiler:
     """Compiles expressions and effect blocks against a `Scope`.
 
@@ -309,13 +329,13 @@ class Compiler:
         if not runs:
             return lambda ctx: None
         if len(runs) == 1:
-            return runs[0]
-
-        def run_all(ctx: R.Ctx) -> None:
-            for r in runs:
-                r(ctx)
-
-        return run_all
+            run_all = runs[0]
+        else:
+            def run_all(ctx: R.Ctx) -> None:
+                for r in runs:
+                    r(ctx)
+        lets = tuple(dict.fromkeys(s.name for s in node.stmts if isinstance(s, A.Let)))
+        return _scoped(run_all, lets) if lets else run_all
 
     def stmt(self, node: A.Stmt, scope: Scope) -> tuple[Exec, Scope]:
         """Compile one statement; returns the scope seen by the statements after it."""

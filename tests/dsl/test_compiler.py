@@ -511,3 +511,25 @@ def test_fail_shows_its_value_as_the_language_writes_it(value, message):
     with pytest.raises(R.RuleFailure) as err:
         run(f"fail {value}")
     assert err.value.message == message and err.value.code == "RP502"
+
+
+@pytest.mark.parametrize("text,n", [
+    ("let k = 1\nif true { let k = 9 }\nn = k", 1),  # the inner `let` shadows k only inside its block
+    ("let k = 1\nif true { k = 9 }\nn = k", 9),  # assigning the outer `let` changes it
+    ("let k = 1\nfor x in xs { let k = x }\nn = k", 1),
+    ("let k = 1\nrepeat 3 { let k = k + 1\n n += k }", 6),  # each turn starts from the outer k
+    ("let k = 1\nif true { let k = 2\n if true { let k = 3 }\n n = k }", 2),
+])
+def test_a_let_ends_with_its_block(text, n):
+    vars_, c = run(text)
+    assert vars_["n"] == n
+    assert "k" not in c.env  # the effects' own `let` ends with them too
+
+
+def test_a_let_ends_with_its_block_also_when_the_block_fails():
+    compiler = Compiler()
+    fn = compiler.block(parse_effects("let k = 1\nif true { let k = 2\n fail \"stop\" }"), SCOPE)
+    c = ctx(env={"k": 0})
+    with pytest.raises(R.RuleFailure):
+        fn(c)
+    assert c.env == {"k": 0}

@@ -40,6 +40,10 @@ class BenchRun:
         return self.playouts / self.seconds if self.seconds > 0 else 0.0
 
     @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.seconds if self.seconds > 0 else 0.0
+
+    @property
     def cost(self) -> float:
         """Baseline operations one playout takes the time of."""
         return self.baseline_ops_per_s / self.playouts_per_s if self.playouts_per_s else 0.0
@@ -55,6 +59,10 @@ class BenchReport:
         return statistics.median(r.playouts_per_s for r in self.runs)
 
     @property
+    def moves_per_s(self) -> float:
+        return statistics.median(r.moves_per_s for r in self.runs)
+
+    @property
     def cost(self) -> float:
         return statistics.median(r.cost for r in self.runs)
 
@@ -65,11 +73,13 @@ class BenchReport:
 
     def to_dict(self) -> dict:
         rates = [r.playouts_per_s for r in self.runs]
-        return {"game": self.game, "playouts_per_s": self.playouts_per_s, "mean_length": self.mean_length,
+        return {"game": self.game, "playouts_per_s": self.playouts_per_s, "moves_per_s": self.moves_per_s,
+                "mean_length": self.mean_length,
                 "min_playouts_per_s": min(rates), "max_playouts_per_s": max(rates),
                 "baseline_ops_per_playout": self.cost,
                 "runs": [{"playouts": r.playouts, "moves": r.moves, "seconds": r.seconds,
-                          "playouts_per_s": r.playouts_per_s, "baseline_ops_per_s": r.baseline_ops_per_s,
+                          "playouts_per_s": r.playouts_per_s, "moves_per_s": r.moves_per_s,
+                          "baseline_ops_per_s": r.baseline_ops_per_s,
                           "baseline_ops_per_playout": r.cost} for r in self.runs]}
 
 

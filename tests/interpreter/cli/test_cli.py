@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -129,9 +130,12 @@ def test_graph_errors(ruleset, tmp_path):
 
 def test_perft_matches_the_library():
     data = json.loads(run("perft", "tic-tac-toe", "--depth", "3", "--json").stdout)
+    timing = {"seconds": data.pop("seconds"), "nodes_per_s": data.pop("nodes_per_s")}  # the only timing fields
     assert data == perft(load_game("tic-tac-toe").new_state(0), 3).to_dict()
+    assert timing["seconds"] >= 0 and timing["nodes_per_s"] >= 0
     assert data["nodes"] == 9 * 8 * 7
-    assert run("perft", "tic-tac-toe", "--depth", "2").output == "perft 2: 72 nodes, 0 terminal states\n"
+    assert re.fullmatch(r"perft 2: 72 nodes, 0 terminal states \([0-9,]+ nodes/s, [0-9.]+ CPU seconds\)\n",
+                        run("perft", "tic-tac-toe", "--depth", "2").output)
 
 
 # ------------------------------------------------------------------- playing
@@ -347,7 +351,10 @@ def test_report_writes_the_json_document_to_a_file(tmp_path):
     printed = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2", "--json"])
     written = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2", "--report", str(path)])
     assert written.exit_code == 0 and f"report written to {path}" in written.output
-    assert json.loads(path.read_text()) == json.loads(printed.output) == {"depth": 2, "nodes": 72, "terminals": 0}
+    counts = [{k: v for k, v in json.loads(text).items() if k not in ("seconds", "nodes_per_s")}
+              for text in (path.read_text(), printed.output)]
+    assert counts == [{"depth": 2, "nodes": 72, "terminals": 0}] * 2
+    assert set(json.loads(path.read_text())) == {"depth", "nodes", "terminals", "seconds", "nodes_per_s"}
 
 
 def test_report_of_a_failure_holds_the_error(tmp_path):

@@ -70,6 +70,17 @@ class Suggester:
         return suggest(name, candidates())
 
 
+def shadowed(env: dict, names: Iterable[str]) -> dict:
+    """The values `names` hold in `env` now, which an inner binding of the same names hides for a while."""
+    return {n: env[n] for n in names if n in env}
+
+
+def restore(env: dict, names: Iterable[str], saved: dict) -> None:
+    """End the inner binding of `names`: each is gone again, or back to what `shadowed` saved."""
+    for n in names:
+        env.pop(n, None)
+    env.update(saved)
+
 
 def _scoped(body: Exec, lets: tuple[str, ...]) -> Exec:
     """`body` with its block's `let` names ending with the block, as the language says.
@@ -80,15 +91,14 @@ def _scoped(body: Exec, lets: tuple[str, ...]) -> Exec:
     """
     def run(ctx: R.Ctx) -> None:
         env = ctx.env
-        saved = {n: env[n] for n in lets if n in env}
+        saved = shadowed(env, lets)
         try:
             body(ctx)
         finally:
-            for n in lets:
-                env.pop(n, None)
-            env.update(saved)
+            restore(env, lets, saved)
 
     return run
+
 
 class Compiler:
     """Compiles expressions and effect blocks against a `Scope`.
@@ -150,7 +160,7 @@ class Compiler:
         def run(ctx: R.Ctx) -> list:
             items = R.iterate(source(ctx), ctx.budget, pos)
             env = ctx.env
-            saved = {n: env[n] for n in names if n in env}
+            saved = shadowed(env, names)
             out = []
             try:
                 for item in items:
@@ -158,9 +168,7 @@ class Compiler:
                     if cond is None or cond(ctx):
                         out.append(elem(ctx))
             finally:
-                for n in names:
-                    env.pop(n, None)
-                env.update(saved)
+                restore(env, names, saved)
             ctx.budget.charge(out, pos)  # its items may share one list many times over
             return out
 
@@ -256,7 +264,7 @@ class Compiler:
         def run(ctx: R.Ctx) -> bool:
             items = R.iterate(source(ctx), ctx.budget, pos)
             env = ctx.env
-            saved = {n: env[n] for n in names if n in env}
+            saved = shadowed(env, names)
             try:
                 for item in items:
                     bind(env, names, item, pos)
@@ -264,9 +272,7 @@ class Compiler:
                         return want
                 return not want
             finally:
-                for n in names:
-                    env.pop(n, None)
-                env.update(saved)
+                restore(env, names, saved)
 
         return run
 
@@ -405,15 +411,13 @@ class Compiler:
             items = list(R.iterate(source(ctx), ctx.budget, pos))  # a copy: the body may change the list
             env = ctx.env
             # The loop variable shadows a parameter or `let` of the same name only inside the loop.
-            saved = {n: env[n] for n in names if n in env}
+            saved = shadowed(env, names)
             try:
                 for item in items:
                     bind(env, names, item, pos)
                     body(ctx)
             finally:
-                for n in names:
-                    env.pop(n, None)
-                env.update(saved)
+                restore(env, names, saved)
 
         return run
 

@@ -20,7 +20,7 @@ import functools
 import re
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 

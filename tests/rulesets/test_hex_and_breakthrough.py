@@ -16,7 +16,6 @@ import random
 from functools import lru_cache
 from pathlib import Path
 
-import pytest
 
 from ruleplay import load_game
 from ruleplay.dsl import runtime as R

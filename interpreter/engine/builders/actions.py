@@ -30,10 +30,12 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
         _check_move_name(b, name, path)
         params: list[Param] = []
         local: list[str] = []
+        longest_texts: list[int] = []  # per parameter, its longest value as a move text writes it
         for pname, pspec in (spec.get("params") or {}).items():
             ppath = path + ("params", pname)
-            universe = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
-                                 R.Ctx({}, {"players": players}, static, budget=budget()))
+            universe, longest = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
+                                          R.Ctx({}, {"players": players}, static, budget=budget()))
+            longest_texts.append(longest)
             pscope = scope.with_locals(*local)
             source = where = rule = None
             if isinstance(pspec, dict):
@@ -45,11 +47,10 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
                     source = where = None  # mutation testing: the filters' rule is switched off
             local.append(pname)
             params.append(Param(pname, universe, source, where, ppath, rule=rule))
-        _check_move_length(b, name, params, path)
+        _check_move_length(b, name, longest_texts, path)
         ascope = scope.with_locals(*local)
-        for param in params:
-            param.seen_by = b.expr(param.path + ("seen_by",), ascope) if isinstance(
-                (spec.get("params") or {}).get(param.name), dict) else None
+        for param in params:  # who sees an argument may depend on all of them
+            param.seen_by = b.expr(param.path + ("seen_by",), ascope)
         requires = _requirements(b, spec, path, ascope, local)
         weight = b.expr(path + ("weight",), ascope)
         effects = b.effects(path + ("effects",), ascope)
@@ -58,11 +59,12 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
     return out
 
 
-def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.Ctx) -> list:
-    """A parameter's `of:` values, computed now; [] (with a diagnostic) if they cannot be."""
+def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.Ctx) -> tuple[list, int]:
+    """A parameter's `of:` values, computed now, and the length of the longest as a move text writes it;
+    [] (with a diagnostic) if they cannot be."""
     of_fn = b.expr(of_path, scope.only_locals())
     if of_fn is None:
-        return []
+        return [], 0
     universe: object = []
     try:
         with R.recursion_guard():  # deep calls inside deep expressions pass Python's limit
@@ -76,22 +78,25 @@ def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.
     if not isinstance(universe, list):
         b.diag("RP221", f"`of:` of parameter {pname!r} must be a list", of_path,
                hint="write the values as a list, e.g. range(7) or cells(\"grid\")")
-        return []
+        return [], 0
     if not universe and not b.diags:
         b.diag("RP221", f"parameter {pname!r} has no possible values", of_path, severity="warning")
-        return universe
+        return universe, 0
+    longest = 0
     for value in universe:
-        problem = _move_value_problem(value)
+        text = "" if _holds_map(value) else format_value(value)  # a value is never written as ""
+        problem = "a map, which cannot be a move's argument" if not text else _move_value_problem(value, text)
         if problem is not None:
             b.diag("RP221", f"`of:` of parameter {pname!r} holds {problem}", of_path,
                    hint="a parameter's values are written in move texts: texts, numbers, true/false, null, "
                         "and lists of them")
-            return []
+            return [], 0
+        longest = max(longest, len(text))
     if len(universe) != len({arg_key(v) for v in universe}):
         b.diag("RP221", f"`of:` of parameter {pname!r} lists a value twice (values equal in the rules, such as "
                f"1 and 1.0, count as one)", of_path,
                hint="each value is one move; remove the repeats, e.g. with unique()")
-    return universe
+    return universe, longest
 
 
 def _holds_map(value: Any) -> bool:
@@ -105,11 +110,8 @@ def _holds_map(value: Any) -> bool:
     return False
 
 
-def _move_value_problem(value: Any) -> str | None:
-    """Why `value` cannot stand in a move text and read back as itself, or None if it can."""
-    if _holds_map(value):
-        return "a map, which cannot be a move's argument"
-    text = format_value(value)
+def _move_value_problem(value: Any, text: str) -> str | None:
+    """Why `value`, written `text` in a move, cannot stand in a move text and read back as itself, or None."""
     if value is None or type(value) in (bool, int) or (type(value) is str and text == value):
         return None  # written as themselves: nothing to read back (and `of:` sets can be large)
     try:
@@ -121,9 +123,9 @@ def _move_value_problem(value: Any) -> str | None:
     return None
 
 
-def _check_move_length(b: BuildContext, name: str, params: list[Param], path: tuple) -> None:
+def _check_move_length(b: BuildContext, name: str, longest_texts: list[int], path: tuple) -> None:
     """The longest move text of the action must be short enough to read back."""
-    longest = len(name) + 2 + sum(2 + max((len(format_value(v)) for v in p.universe), default=0) for p in params)
+    longest = len(name) + 2 + sum(2 + n for n in longest_texts)
     if longest > MAX_MOVE_TEXT:
         b.diag("RP217", f"the longest move text of action {name!r} has {longest} characters, over the "
                f"{MAX_MOVE_TEXT} a move text may have", path, key=True,

@@ -79,6 +79,11 @@ def _with_var(data: dict, name: str, seat: int | None, value: Any) -> dict:
     return {"vars": vars_, "flow": data["flow"], "rng": data["rng"]}
 
 
+def _place(name: str, seat: int | None) -> str:
+    """`hand[1]`, or `deck` for a variable that is not per player: how a changed value is named."""
+    return name if seat is None else f"{name}[{seat}]"
+
+
 def unseen_values(model: GameModel, data: dict, viewer: int) -> Iterator[tuple[str, int | None]]:
     """(variable, seat or None) for every value that `viewer` may not see at all."""
     for name, decl in model.vars.items():
@@ -143,7 +148,7 @@ def value_twins(model: GameModel, data: dict, viewer: int) -> Iterator[Twin]:
     """Twins that change one value `viewer` may not see: its order, then its contents."""
     for name, seat in unseen_values(model, data, viewer):
         value = data["vars"][name] if seat is None else data["vars"][name][seat]
-        where = name if seat is None else f"{name}[{seat}]"
+        where = _place(name, seat)
         for how, changed in (("reordered", reordered(value)), ("altered", altered(value))):
             if changed != value:
                 yield Twin(f"{where} ({how})", _with_var(data, name, seat, changed))
@@ -173,7 +178,7 @@ def item_twins(model: GameModel, data: dict, viewer: int, counts: TwinCounts) ->
         if not same_mask:
             counts.rejected += 1
             continue
-        where = decl.name if owner is None else f"{decl.name}[{owner}]"
+        where = _place(decl.name, owner)
         yield Twin(f"the order of the masked items of {where}", twin)
 
 
@@ -201,7 +206,7 @@ def whole_value_twins(model: GameModel, data: dict, viewer: int, counts: TwinCou
             if not same_back:
                 counts.rejected += 1
                 continue
-            yield Twin(f"{name if owner is None else f'{name}[{owner}]'} (hidden as one item, altered)", twin)
+            yield Twin(f"{_place(name, owner)} (hidden as one item, altered)", twin)
 
 
 def rng_twin(data: dict) -> Twin:
@@ -327,42 +332,26 @@ def _visible_components(state: State, viewer: int, data: dict | None = None) -> 
 
 
 def check_move_shows_only_what_is_seen(before: State, after: State) -> None:
-    """A move shows a seat a component only if that seat sees it before the move or after it.
+    """A move shows a seat a component only if that seat sees it before the move, after the move's own
+    effects, or after the move.
 
     `keep_special(kraken)` shown to the opponent, while the kraken goes from
     one hidden hand to another, would tell them what they never see.
     """
     move, mover = after.last_move, before.current_player
     model = before.game.model
+    seen = after.last_seen_by or (None,) * len(move.args)
     for viewer in range(before.data["flow"]["players"]):
         if viewer == mover:
             continue
-        shown = before.move_view(move, viewer)
-        visible_args = [a for a, text in zip(move.args, _arg_texts(shown)) if text != "?"]
+        visible_args = [a for a, who in zip(move.args, seen) if who is None or viewer in who]
         hidden = _components_in(model, visible_args) - _visible_components(before, viewer)
         if hidden:
             hidden -= _visible_components(after, viewer) | _visible_components(
                 before, viewer, _effects_only(before, move))
-        assert not hidden, (f"{model.name}: seat {viewer} is shown {shown}, and so {sorted(hidden)}, which it "
-                            f"sees neither before nor after the move (round {before.round}, phase {before.phase})")
-
-
-def _arg_texts(view: str) -> list[str]:
-    """The argument texts of a move view (`?` for a masked one); only masks matter here."""
-    if "(" not in view:
-        return []
-    inner = view[view.index("(") + 1:-1]
-    depth, start, out = 0, 0, []
-    for k, ch in enumerate(inner):
-        if ch in "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(inner[start:k].strip())
-            start = k + 1
-    out.append(inner[start:].strip())
-    return out
+        assert not hidden, (f"{model.name}: seat {viewer} is shown {after.last_move_view(viewer)}, and so "
+                            f"{sorted(hidden)}, which it sees neither before nor after the move "
+                            f"(round {before.round}, phase {before.phase})")
 
 
 def swap_twins(model: GameModel, data: dict, viewer: int) -> Iterator[Twin]:
@@ -379,16 +368,10 @@ def swap_twins(model: GameModel, data: dict, viewer: int) -> Iterator[Twin]:
         i, k = pick
         new_left, new_right = list(left), list(right)
         new_left[i], new_right[k] = right[k], left[i]
-        twin = _with_var(_with_var(data, a[0], a[1], new_left), b[0], b[1], new_right) if a[0] != b[0] else \
-            _with_var(data, a[0], None, _swapped_rows(data["vars"][a[0]], a[1], new_left, b[1], new_right))
-        yield Twin(f"an item of {a[0]}{'' if a[1] is None else [a[1]]} swapped with one of "
-                   f"{b[0]}{'' if b[1] is None else [b[1]]}", twin)
+        # The second replacement starts from the first's copy, so two seats of one variable swap too.
+        twin = _with_var(_with_var(data, a[0], a[1], new_left), b[0], b[1], new_right)
+        yield Twin(f"an item of {_place(*a)} swapped with one of {_place(*b)}", twin)
 
-
-def _swapped_rows(rows: list, seat_a: int, row_a: list, seat_b: int, row_b: list) -> list:
-    out = list(rows)
-    out[seat_a], out[seat_b] = row_a, row_b
-    return out
 
 
 def _outcomes_seen(state: State, viewer: int) -> list[tuple[str, float]] | None:

@@ -195,6 +195,7 @@ class GameModel:
     ruleset_hash: str
     uses_chance: bool
     hidden_info: bool
+    shuffles: bool  # some effects shuffle: the state's seeded generator draws outside chance nodes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     num_actions: int = 0
     scope: Scope = field(default_factory=Scope)

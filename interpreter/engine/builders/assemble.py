@@ -113,6 +113,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
     if b.has_errors():
         return None
 
+    shuffles = _shuffles(b)
     texts = "\n".join(doc.text for doc in b.smap.documents())
     model = GameModel(
         name=d.get("game", "game"), title=d.get("title", d.get("game", "game")),
@@ -124,7 +125,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
         assumptions=list(d.get("assumptions") or []), spec=d.get("spec"), cited_rules=b.cited,
         mutable_rules=b.mutable, limits=limits,
         ruleset_hash=hashlib.sha256((texts + json.dumps([variant, players], sort_keys=True)).encode()).hexdigest()[:16],
-        uses_chance=_uses_chance(b, actions),
+        uses_chance=any(a.chance for a in actions.values()) or shuffles, shuffles=shuffles,
         hidden_info=any(v.visibility != "public" or v.visible_if is not None for v in vars_.values()),
         scope=scope, function_bodies=b.compiler.function_bodies, procedure_bodies=b.compiler.procedure_bodies,
         state_graphs=state_graphs,
@@ -133,9 +134,9 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
     return model
 
 
-def _uses_chance(b: BuildContext, actions: dict[str, Action]) -> bool:
-    """A chance action, or a shuffle in any effects text."""
-    return any(a.chance for a in actions.values()) or any(
+def _shuffles(b: BuildContext) -> bool:
+    """A shuffle in any effects text: randomness drawn from the state's generator, not a chance node."""
+    return any(
         isinstance(n, A.ListOp) and n.op == "shuffle"
         for path in _effect_paths(b.data) for n in A.walk(b.parse(path, True)))
 

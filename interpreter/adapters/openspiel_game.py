@@ -1,0 +1,271 @@
+"""Any ruleset as an OpenSpiel game: `register()` adds it to pyspiel, so OpenSpiel's algorithms run on it.
+
+Actions keep the game's own numbering (`Game.move_to_index`), for the
+players' moves and the chance outcomes alike, and their strings are
+`State.move_view(move, player)`: a seat's own view of the move.  Chance is
+explicit: an engine chance node is an OpenSpiel chance node with the
+ruleset's outcomes and weights.  A ruleset that also shuffles (randomness
+drawn from the state's seeded generator inside effects, not at a chance
+node) gets one more chance node at the root, which draws the game's seed
+uniformly from `seeds` of them: the tree then holds `seeds` different
+shuffles, and no player sees which one was drawn.
+
+The game has imperfect information when the ruleset hides anything (a
+variable that is not public, a move argument with `seen_by:`) or shuffles.
+Players learn about a state only through an observer, which reads
+`State.observe(seat)` and nothing else:
+
+- observation (OpenSpiel's `perfect_recall=False`): the string is the seat's
+  current view as JSON, the tensor its `adapters.encoding` vector;
+- information state (`perfect_recall=True`): the string adds every move so
+  far as the seat saw it — the engine's own information state, in which a
+  value shown once and hidden again is remembered only through the moves —
+  and the tensor adds the last `history` moves as seen, each as
+  `[present, fully seen, index of the move within its action (0 when
+  masked), one-hot action name]`.
+
+Utilities: returns by rank lie in [-1, 1] and sum to 0; a ruleset that
+declares its own returns must say their range with `utility=(min, max,
+sum)` (sum None for a general-sum game), since the engine cannot know it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from ..engine.game import Game
+from ..engine.legal import CHANCE
+from ..engine.state import State
+from .encoding import Encoding
+from .games import resolve
+
+DEFAULT_SEEDS = 1024
+DEFAULT_HISTORY = 32
+_Type = pyspiel.GameType
+
+
+def register(game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None, *,
+             seeds: int = DEFAULT_SEEDS, history: int = DEFAULT_HISTORY,
+             utility: tuple[float, float, float | None] | None = None) -> str:
+    """Register the ruleset with pyspiel; returns the short name for `pyspiel.load_game`.
+
+    Registering the same game again replaces nothing and returns the same name.
+    """
+    game = resolve(game, players, variant)
+    if type(seeds) is not int or seeds < 1:
+        raise ValueError(f"seeds must be a whole number of at least 1, not {seeds!r}")
+    if type(history) is not int or history < 0:
+        raise ValueError(f"history must be a whole number of at least 0, not {history!r}")
+    spec = _Spec(game, seeds, history, _utility(game, utility))
+    if spec.name not in pyspiel.registered_names():
+        # pyspiel keeps the factory for the life of the process: a class, as OpenSpiel's own Python games
+        # register, whose instances all share `spec`.
+        factory = type(f"RuleplayGame_{spec.name}", (RuleplayGame,), {"spec": spec})
+        pyspiel.register_game(spec.game_type, factory)
+    return spec.name
+
+
+def _utility(game: Game, utility: tuple | None) -> tuple[float, float, float | None]:
+    if utility is None:
+        if game.info.utility == "declared":
+            raise ValueError(f"{game.name} declares its own returns (scoring.returns), whose range the engine "
+                             f"cannot know: pass utility=(min, max, sum), e.g. utility=(-2, 2, 0), with sum None "
+                             f"for a general-sum game")
+        return (-1.0, 1.0, 0.0) if game.model.players > 1 else (0.0, 0.0, 0.0)
+    if not (isinstance(utility, tuple) and len(utility) == 3 and all(isinstance(u, (int, float)) for u in utility[:2])
+            and utility[0] <= utility[1] and (utility[2] is None or isinstance(utility[2], (int, float)))):
+        raise ValueError(f"utility must be (min, max, sum) with min <= max and sum a number or None, not {utility!r}")
+    return float(utility[0]), float(utility[1]), None if utility[2] is None else float(utility[2])
+
+
+class _Spec:
+    """Everything fixed about one registered game: its engine game, OpenSpiel headers and encodings."""
+
+    def __init__(self, game: Game, seeds: int, history: int, utility: tuple[float, float, float | None]):
+        model, info = game.model, game.info
+        self.game = game
+        self.seeds = seeds if model.shuffles else 0
+        self.history = history
+        self.encoding = Encoding(game)
+        self.actions = {name: i for i, name in enumerate(model.actions)}
+        suffix = "" if info.variant is None else f"_{info.variant}"
+        self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p")
+        hidden = model.hidden_info or model.shuffles or any(
+            p.seen_by is not None for a in model.actions.values() for p in a.params)
+        low, high, total = utility
+        sums = {None: _Type.Utility.GENERAL_SUM, 0.0: _Type.Utility.ZERO_SUM}
+        self.game_type = _Type(
+            short_name=self.name, long_name=f"ruleplay {info.title} ({info.players} players"
+            + (f", variant {info.variant})" if info.variant else ")"),
+            dynamics=_Type.Dynamics.SEQUENTIAL,
+            chance_mode=_Type.ChanceMode.EXPLICIT_STOCHASTIC if info.chance else _Type.ChanceMode.DETERMINISTIC,
+            information=_Type.Information.IMPERFECT_INFORMATION if hidden else _Type.Information.PERFECT_INFORMATION,
+            utility=sums.get(total, _Type.Utility.CONSTANT_SUM), reward_model=_Type.RewardModel.TERMINAL,
+            max_num_players=info.players, min_num_players=info.players,
+            provides_information_state_string=True, provides_information_state_tensor=True,
+            provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
+        self.game_info = pyspiel.GameInfo(
+            num_distinct_actions=info.num_distinct_actions,
+            max_chance_outcomes=max(info.num_distinct_actions, self.seeds) if info.chance else 0,
+            num_players=info.players, min_utility=low, max_utility=high, utility_sum=total or 0.0,
+            max_game_length=info.max_length + (1 if self.seeds else 0))
+
+    def __deepcopy__(self, memo: dict) -> "_Spec":
+        """Fixed once registered, so every cloned state shares it (pyspiel clones a state with deepcopy)."""
+        return self
+
+
+class RuleplayGame(pyspiel.Game):
+    """The pyspiel game: a factory of states and observers for one ruleset."""
+
+    spec: _Spec  # set on the subclass `register` makes for each game
+
+    def __init__(self, params: dict | None = None):
+        super().__init__(self.spec.game_type, self.spec.game_info, params or {})
+
+    def new_initial_state(self) -> "RuleplayState":
+        return RuleplayState(self, None if self.spec.seeds else self.spec.game.new_state(seed=0))
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> "Observer":
+        return Observer(self.spec, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class _Shared:
+    """An engine state held by reference: states are values never changed in place, so a clone may share it."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: State | None):
+        self.state = state
+
+    def __deepcopy__(self, memo: dict) -> "_Shared":
+        return self
+
+
+class RuleplayState(pyspiel.State):
+    """A pyspiel state around one engine state (None at the seed-drawing root)."""
+
+    def __init__(self, game: RuleplayGame, state: State | None):
+        super().__init__(game)
+        self._spec = game.spec
+        self._held = _Shared(state)
+
+    @property
+    def engine_state(self) -> State | None:
+        """The engine's state, or None before the seed is drawn."""
+        return self._held.state
+
+    def current_player(self) -> int:
+        state = self._held.state
+        if state is None or state.is_chance_node():
+            return pyspiel.PlayerId.CHANCE
+        if state.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        return state.current_player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return sorted(self._held.state.legal_actions())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        state = self._held.state
+        if state is None:
+            return [(seed, 1.0 / self._spec.seeds) for seed in range(self._spec.seeds)]
+        outcomes = state.chance_outcomes()
+        if outcomes is None:
+            raise ValueError(f"{state!r}: the chance node has more than {state.game.max_chance_outcomes} outcomes, "
+                             f"too many to list explicitly")
+        return sorted((state.game.move_to_index(m), p) for m, p in outcomes)
+
+    def _apply_action(self, action: int) -> None:
+        state, game = self._held.state, self._spec.game
+        if state is None:
+            self._held = _Shared(game.new_state(seed=action))
+        else:
+            self._held = _Shared(state.apply(game.index_to_move(action)))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        state, game = self._held.state, self._spec.game
+        if state is None:
+            return f"seed {action}"
+        move = game.index_to_move(action)
+        return str(move) if player == CHANCE or not 0 <= player < game.model.players \
+            else state.move_view(move, player)
+
+    def is_terminal(self) -> bool:
+        state = self._held.state
+        return state is not None and state.is_terminal()
+
+    def returns(self) -> list[float]:
+        state = self._held.state
+        return [0.0] * self._spec.game.model.players if state is None else state.returns()
+
+    def __str__(self) -> str:
+        """The state's data as JSON: two states print alike exactly when they are equal."""
+        state = self._held.state
+        if state is None:
+            return "seed: not drawn yet"
+        return json.dumps(state.data, sort_keys=True, separators=(",", ":"))
+
+
+class Observer:
+    """OpenSpiel's PyObserver for one seat's view: observations, or information states with `perfect_recall`."""
+
+    def __init__(self, spec: _Spec, iig_obs_type: Any, params: dict | None):
+        if params:
+            raise ValueError(f"ruleplay observers take no parameters; got {params}")
+        private = iig_obs_type.private_info
+        if not iig_obs_type.public_info or private == pyspiel.PrivateInfoType.NONE or (
+                private == pyspiel.PrivateInfoType.ALL_PLAYERS
+                and spec.game_type.information != _Type.Information.PERFECT_INFORMATION):
+            raise ValueError("ruleplay observers show one seat's own view (public_info=True, private_info="
+                             "SINGLE_PLAYER); public-only and all-seeing observers of a game with hidden "
+                             "information are not provided")
+        self.spec = spec
+        self.perfect_recall = iig_obs_type.perfect_recall
+        width = 3 + len(spec.actions)
+        pieces = [("observation", spec.encoding.size)]
+        if self.perfect_recall:
+            pieces.append(("history", spec.history * width))
+        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
+        self.dict = {}
+        at = 0
+        for name, size in pieces:
+            view = self.tensor[at:at + size]
+            self.dict[name] = view.reshape(spec.history, width) if name == "history" else view
+            at += size
+
+    def set_from(self, state: RuleplayState, player: int) -> None:
+        self.tensor.fill(0.0)
+        engine = state.engine_state
+        if engine is None:
+            return
+        self.dict["observation"][:] = self.spec.encoding.encode(engine.observe(player))
+        if self.perfect_recall and self.spec.history:
+            self._history(engine, player)
+
+    def _history(self, engine: State, player: int) -> None:
+        game, rows = self.spec.game, self.dict["history"]
+        moves, seens = engine.history, engine.history_seen_by()
+        recent = list(zip(moves, seens))[-self.spec.history:]
+        for row, (move, seen) in zip(rows, recent):
+            row[0] = 1.0
+            action = game.model.actions[move.action]
+            row[3 + self.spec.actions[move.action]] = 1.0
+            if seen is None or all(who is None or player in who for who in seen):
+                row[1] = 1.0
+                row[2] = float(game.move_to_index(move) - action.first_index)
+
+    def string_from(self, state: RuleplayState, player: int) -> str:
+        engine = state.engine_state
+        if engine is None:
+            return "seed: not drawn yet"
+        seen = engine.observe(player)
+        if not self.perfect_recall:
+            del seen["history"]
+        return json.dumps(seen, sort_keys=True, separators=(",", ":"))

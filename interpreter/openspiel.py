@@ -1,0 +1,14 @@
+"""`ruleplay.openspiel`: any ruleset as an OpenSpiel game (needs the `rl` extra).
+
+    import pyspiel
+    from ruleplay.openspiel import register
+    game = pyspiel.load_game(register("tic-tac-toe"))
+    kuhn = pyspiel.load_game(register("kuhn-poker", utility=(-2, 2, 0)))
+
+The game itself lives in `ruleplay.adapters.openspiel_game`; docs/adapters.md
+describes its chance, observers and action strings.
+"""
+
+from .adapters.openspiel_game import RuleplayGame, RuleplayState, register
+
+__all__ = ["register", "RuleplayGame", "RuleplayState"]

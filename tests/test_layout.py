@@ -29,6 +29,8 @@ ALLOWED = {
     "view": {"engine", "agents", "runs", "files"},
     "adapters": {"engine", "agents", "runs", "view"},
     "cli": {"top", "engine", "agents", "runs", "authoring", "view", "adapters", "files", "dsl", "validators"},
+    "pettingzoo": {"adapters"},  # ruleplay.pettingzoo and ruleplay.openspiel: the adapters' entry points
+    "openspiel": {"adapters"},
     "top": {"engine"},
 }
 MAX_TOP_LEVEL_MODULES = 4  # besides __init__.py, e.g. the adapters' entry points
@@ -133,5 +135,5 @@ def test_each_subpackage_says_what_lives_there_and_what_it_may_import(name):
 def test_the_rules_here_are_the_rules_in_the_architecture_page():
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     for layer in ALLOWED:
-        if layer not in ("top", "adapters") and (SOURCES["ruleplay"] / layer).exists():
+        if layer != "top" and (SOURCES["ruleplay"] / layer).exists():
             assert f"`{layer}/`" in page, f"docs/architecture.md does not describe {layer}/"

@@ -67,7 +67,7 @@ class Encoding:
                        enumerate(sorted({s for p in model.phases.values() for s in p.stages}))}
         self.components = {cid: i for i, cid in enumerate(model.component_ids)}
         self.symbols = {cid: i + 1 for i, cid in enumerate(model.component_ids)}
-        for text in _texts(model.constants):
+        for text in _texts(list(model.constants.values())):  # the values: a constant's own name is no datum
             self.symbols.setdefault(text, len(self.symbols) + 1)
         self.per_player = {name: decl.per_player for name, decl in model.vars.items()}
         initial = game.new_state(seed=0).data["vars"]

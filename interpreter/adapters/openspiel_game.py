@@ -47,6 +47,7 @@ from .games import resolve
 
 DEFAULT_SEEDS = 1024
 DEFAULT_HISTORY = 32
+_REGISTERED: dict[str, "_Spec"] = {}  # pyspiel's registry keeps a game for the life of the process
 _Type = pyspiel.GameType
 
 
@@ -55,7 +56,9 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
              utility: tuple[float, float, float | None] | None = None) -> str:
     """Register the ruleset with pyspiel; returns the short name for `pyspiel.load_game`.
 
-    Registering the same game again replaces nothing and returns the same name.
+    The name says the game, its variant and player count, and `seeds` and
+    `history` when they are not the defaults, so that each differently made
+    game has its own; registering the same again returns the same name.
     """
     game = resolve(game, players, variant)
     if type(seeds) is not int or seeds < 1:
@@ -63,6 +66,13 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
     if type(history) is not int or history < 0:
         raise ValueError(f"history must be a whole number of at least 0, not {history!r}")
     spec = _Spec(game, seeds, history, _utility(game, utility))
+    known = _REGISTERED.get(spec.name)
+    if known is not None:
+        if known.utility != spec.utility:
+            raise ValueError(f"{spec.name} is registered already with utility={known.utility}, "
+                             f"not {spec.utility}: pyspiel cannot replace a registered game")
+        return spec.name
+    _REGISTERED[spec.name] = spec
     if spec.name not in pyspiel.registered_names():
         # pyspiel keeps the factory for the life of the process: a class, as OpenSpiel's own Python games
         # register, whose instances all share `spec`.
@@ -94,8 +104,11 @@ class _Spec:
         self.history = history
         self.encoding = Encoding(game)
         self.actions = {name: i for i, name in enumerate(model.actions)}
+        self.utility = utility
         suffix = "" if info.variant is None else f"_{info.variant}"
-        self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p")
+        options = (f"_seeds{self.seeds}" if self.seeds not in (0, DEFAULT_SEEDS) else "") \
+            + (f"_history{history}" if history != DEFAULT_HISTORY else "")
+        self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p{options}")
         hidden = model.hidden_info or model.shuffles or any(
             p.seen_by is not None for a in model.actions.values() for p in a.params)
         low, high, total = utility

@@ -1,0 +1,75 @@
+"""The observation vector: one fixed length per game, built from the player's own view only."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from ruleplay import load_game
+from ruleplay.adapters.encoding import ATOM, Encoding
+
+
+def _playout(game, seed):
+    rnd = random.Random(seed)
+    state = game.new_state(seed=seed)
+    yield state
+    while not state.is_terminal():
+        state = state.apply_chance() if state.is_chance_node() else state.apply(rnd.choice(state.legal_moves()))
+        yield state
+
+
+@pytest.mark.parametrize("name", ["tic-tac-toe", "connect-four", "kuhn-poker", "nautilus-cards"])
+def test_every_observation_of_a_game_has_the_layouts_length(name):
+    game = load_game(name)
+    encoding = Encoding(game)
+    assert encoding.size == sum(b.width for b in encoding.blocks)
+    for state in _playout(game, 3):
+        for seat in range(game.model.players):
+            assert len(encoding.encode(state.observe(seat))) == encoding.size
+
+
+def test_the_tic_tac_toe_layout():
+    encoding = Encoding(load_game("tic-tac-toe"))
+    widths = {b.name: b.width for b in encoding.blocks}
+    # viewer 2, to move 4, one phase, no stages (+ none), round; the board keeps its 9 cells by position
+    assert widths == {"viewer": 2, "to move": 4, "phase": 1, "stage": 1, "round": 1,
+                      "board": ATOM + 9 * ATOM, "winner": ATOM}
+
+
+def test_a_board_cell_is_written_where_the_layout_says():
+    game = load_game("tic-tac-toe")
+    encoding = Encoding(game)
+    board = next(b for b in encoding.blocks if b.name == "board")
+    vector = encoding.encode(game.new_state().apply("place(4)").observe(1))
+    cell = board.start + ATOM + 4 * ATOM
+    assert vector[cell:cell + ATOM] == [1.0, 0.0, 0.0, 0.0]  # seat 0's mark: known, the number 0
+    assert vector[cell + ATOM:cell + 2 * ATOM] == [0.0] * ATOM  # an empty cell: null
+    assert vector[:2] == [0.0, 1.0] and vector[2:6] == [0.0, 1.0, 0.0, 0.0]  # seat 1 looks, seat 1 to move
+
+
+def test_a_hidden_card_counts_only_for_its_owner():
+    game = load_game("kuhn-poker")
+    encoding = Encoding(game)
+    hand0 = next(b for b in encoding.blocks if b.name == "hand[0]")
+    state = game.new_state().apply("deal(K, J)")
+    king = ATOM + game.model.component_ids.index("K")
+    mine, theirs = encoding.encode(state.observe(0)), encoding.encode(state.observe(1))
+    assert mine[hand0.start + king] == 1.0
+    assert theirs[hand0.start:hand0.start + ATOM] == [0.0, 1.0, 1.0, 0.0]  # masked: a hidden list of one
+    assert theirs[hand0.start + ATOM:hand0.start + hand0.width] == [0.0] * (hand0.width - ATOM)
+
+
+def test_texts_are_numbered_by_the_games_symbols():
+    game = load_game("tic-tac-toe")
+    encoding = Encoding(game)
+    assert encoding.symbols == {"X": 1, "O": 2}  # no components; the texts of `constants:` in order
+
+
+def test_importing_ruleplay_imports_no_framework():
+    code = ("import sys, ruleplay, ruleplay.adapters.encoding; "
+            "print(sorted(m for m in ('pettingzoo', 'gymnasium', 'pyspiel', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,142 @@
+"""Registered rulesets pass OpenSpiel's random simulation test, match its own games, and solve as they should."""
+
+from __future__ import annotations
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel adapter needs the `rl` extra")
+
+from open_spiel.python.algorithms import cfr, expected_game_score, exploitability, get_all_states  # noqa: E402
+
+from ruleplay import load_game  # noqa: E402
+from ruleplay.openspiel import register  # noqa: E402
+
+KUHN = {"utility": (-2, 2, 0)}  # kuhn-poker declares its returns: net chips
+
+
+def _load(name, players=None, variant=None, **kwargs):
+    return pyspiel.load_game(register(name, players, variant, **kwargs))
+
+
+def test_random_sim_test(config):
+    name, players, variant = config
+    game = _load(name, players, variant, **(KUHN if name == "kuhn-poker" else {}))
+    pyspiel.random_sim_test(game, num_sims=2 if config[0] in ("tic-tac-toe", "kuhn-poker") else 1,
+                            serialize=False, verbose=False)
+
+
+def _states(game, chance):
+    return get_all_states.get_all_states(game, depth_limit=-1, include_terminals=True,
+                                         include_chance_states=chance, to_string=str)
+
+
+@pytest.mark.slow  # about 15 s: every state of both games
+def test_tic_tac_toe_has_openspiels_5478_states():
+    ours, theirs = _states(_load("tic-tac-toe"), False), _states(pyspiel.load_game("tic_tac_toe"), False)
+    assert len(ours) == len(theirs) == 5478
+    assert sum(s.is_terminal() for s in ours.values()) == sum(s.is_terminal() for s in theirs.values())
+
+
+def test_kuhn_poker_has_openspiels_states_and_information_sets():
+    ours, theirs = _states(_load("kuhn-poker", **KUHN), False), _states(pyspiel.load_game("kuhn_poker"), False)
+    assert len(ours) == len(theirs) == 54
+    infosets = [{s.information_state_string() for s in states.values() if not s.is_terminal()}
+                for states in (ours, theirs)]
+    assert len(infosets[0]) == len(infosets[1]) == 12
+    # OpenSpiel deals one card per chance node (1 + 3 chance nodes), the ruleset both at once (KP-A2): 1.
+    assert len(_states(_load("kuhn-poker", **KUHN), True)) == 54 + 1
+
+
+def test_cfr_finds_kuhn_pokers_value_of_minus_one_eighteenth():
+    game = _load("kuhn-poker", **KUHN)
+    solver = cfr.CFRSolver(game)
+    for _ in range(120):
+        solver.evaluate_and_update_policy()
+    policy = solver.average_policy()
+    value = expected_game_score.policy_value(game.new_initial_state(), [policy, policy])
+    assert value[0] == pytest.approx(-1 / 18, abs=0.005)
+    assert exploitability.exploitability(game, policy) < 0.01
+
+
+def test_game_type_follows_the_ruleset():
+    ttt, kuhn, cards = _load("tic-tac-toe").get_type(), _load("kuhn-poker", **KUHN).get_type(), \
+        _load("nautilus-cards").get_type()
+    assert ttt.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert ttt.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert kuhn.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kuhn.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kuhn.utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert cards.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+
+
+def test_a_game_that_shuffles_draws_its_seed_at_a_hidden_root():
+    game = _load("nautilus-cards", seeds=8)
+    root = game.new_initial_state()
+    assert root.is_chance_node() and root.chance_outcomes() == [(s, 1 / 8) for s in range(8)]
+    a, b = root.child(3), root.child(5)
+    assert str(a) != str(b)  # different shuffles
+    engine = load_game("nautilus-cards")
+    assert str(a) == str(game.new_initial_state().child(3)) and a.engine_state.data == engine.new_state(seed=3).data
+    assert "seed" not in a.information_state_string(0)
+
+
+def test_each_seat_sees_its_own_card_in_the_deal_and_in_its_information_state():
+    game = _load("kuhn-poker", **KUHN)
+    root = game.new_initial_state()
+    deal = next(a for a, _ in root.chance_outcomes() if root.action_to_string(pyspiel.PlayerId.CHANCE, a)
+                == "deal(K, J)")
+    assert root.action_to_string(0, deal) == "deal(K, ?)"
+    assert root.action_to_string(1, deal) == "deal(?, J)"
+    kj, kq = _deal(root, "deal(K, J)"), _deal(root, "deal(K, Q)")
+    assert kj.information_state_string(0) == kq.information_state_string(0)
+    assert kj.information_state_string(1) != kq.information_state_string(1)
+    assert list(kj.information_state_tensor(0)) == list(kq.information_state_tensor(0))
+    assert list(kj.observation_tensor(1)) != list(kq.observation_tensor(1))
+
+
+def test_the_information_state_tensor_records_the_moves_as_seen():
+    game = _load("kuhn-poker", **KUHN, history=4)
+    state = _deal(game.new_initial_state(), "deal(J, Q)")
+    state = state.child(state.legal_actions()[1])  # seat 0 bets
+    size = len(game.new_initial_state().observation_tensor(0))
+    rows = [state.information_state_tensor(1)[size + 8 * r:size + 8 * (r + 1)] for r in range(4)]
+    # [present, fully seen, index within the action, one-hot over deal, check, bet, call, fold]
+    assert rows[0] == [1, 0, 0, 1, 0, 0, 0, 0]  # the deal, with seat 0's card masked from seat 1
+    assert rows[1] == [1, 1, 0, 0, 0, 1, 0, 0]
+    assert rows[2] == rows[3] == [0] * 8
+
+
+def _deal(state, text):
+    """The child of a chance node by the outcome's text."""
+    return state.child(next(a for a, _ in state.chance_outcomes()
+                            if state.action_to_string(pyspiel.PlayerId.CHANCE, a) == text))
+
+
+def test_declared_returns_need_their_range():
+    with pytest.raises(ValueError, match=r"kuhn-poker declares its own returns.*utility=\(min, max, sum\)"):
+        register("kuhn-poker")
+    with pytest.raises(ValueError, match="utility must be"):
+        register("kuhn-poker", utility=(2, -2, 0))
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError, match="seeds must be"):
+        register("nautilus-cards", seeds=0)
+    with pytest.raises(ValueError, match="history must be"):
+        register("tic-tac-toe", history=-1)
+
+
+def test_registering_twice_gives_the_same_game():
+    assert register("tic-tac-toe") == register("tic-tac-toe") == "ruleplay_tic_tac_toe_2p"
+    assert register("nautilus", players=3, variant="sonar-4-6") == "ruleplay_nautilus_sonar_4_6_3p"
+    assert register("nautilus-cards", seeds=8, history=4) == "ruleplay_nautilus_cards_2p_seeds8_history4"
+    register("kuhn-poker", **KUHN)
+    with pytest.raises(ValueError, match="registered already with utility"):
+        register("kuhn-poker", utility=(-3, 3, 0))
+
+
+def test_only_a_seats_own_view_is_observed():
+    game = _load("kuhn-poker", **KUHN)
+    with pytest.raises(ValueError, match="one seat's own view"):
+        game.make_py_observer(pyspiel.IIGObservationType(public_info=True, perfect_recall=False,
+                                                         private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))

@@ -11,4 +11,4 @@ describes its chance, observers and action strings.
 
 from .adapters.openspiel_game import RuleplayGame, RuleplayState, register
 
-__all__ = ["register", "RuleplayGame", "RuleplayState"]
+__all__ = ["RuleplayGame", "RuleplayState", "register"]

@@ -37,8 +37,9 @@ component ids, then every other text in `constants:` — or 0 for any other text
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..engine.game import Game
 

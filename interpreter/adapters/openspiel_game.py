@@ -40,14 +40,13 @@ import numpy as np
 import pyspiel
 
 from ..engine.game import Game
-from ..engine.legal import CHANCE
 from ..engine.state import State
 from .encoding import Encoding
 from .games import resolve
 
 DEFAULT_SEEDS = 1024
 DEFAULT_HISTORY = 32
-_REGISTERED: dict[str, "_Spec"] = {}  # pyspiel's registry keeps a game for the life of the process
+_REGISTERED: dict[str, _Spec] = {}  # pyspiel's registry keeps a game for the life of the process
 _Type = pyspiel.GameType
 
 
@@ -129,7 +128,7 @@ class _Spec:
             num_players=info.players, min_utility=low, max_utility=high, utility_sum=total or 0.0,
             max_game_length=info.max_length + (1 if self.seeds else 0))
 
-    def __deepcopy__(self, memo: dict) -> "_Spec":
+    def __deepcopy__(self, memo: dict) -> _Spec:
         """Fixed once registered, so every cloned state shares it (pyspiel clones a state with deepcopy)."""
         return self
 
@@ -142,10 +141,10 @@ class RuleplayGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         super().__init__(self.spec.game_type, self.spec.game_info, params or {})
 
-    def new_initial_state(self) -> "RuleplayState":
+    def new_initial_state(self) -> RuleplayState:
         return RuleplayState(self, None if self.spec.seeds else self.spec.game.new_state(seed=0))
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> "Observer":
+    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> Observer:
         return Observer(self.spec, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
@@ -157,7 +156,7 @@ class _Shared:
     def __init__(self, state: State | None):
         self.state = state
 
-    def __deepcopy__(self, memo: dict) -> "_Shared":
+    def __deepcopy__(self, memo: dict) -> _Shared:
         return self
 
 
@@ -207,8 +206,9 @@ class RuleplayState(pyspiel.State):
         if state is None:
             return f"seed {action}"
         move = game.index_to_move(action)
-        return str(move) if player == CHANCE or not 0 <= player < game.model.players \
-            else state.move_view(move, player)
+        if not 0 <= player < game.model.players:  # chance: the whole outcome, as the game's record has it
+            return str(move)
+        return state.move_view(move, player)
 
     def is_terminal(self) -> bool:
         state = self._held.state

@@ -39,7 +39,7 @@ from .games import resolve
 RENDER_MODES = ("ansi", "human")
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's own name for the unwrapped environment
+class raw_env(AECEnv):
     """The unwrapped environment; `env()` adds PettingZoo's order and bounds checks."""
 
     def __init__(self, game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None,

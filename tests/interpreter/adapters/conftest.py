@@ -9,7 +9,6 @@ marked slow.
 from __future__ import annotations
 
 import pytest
-
 from ruleplay import load_game
 from ruleplay.engine.loader import builtin_games
 

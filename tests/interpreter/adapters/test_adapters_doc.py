@@ -10,10 +10,9 @@ import pytest
 pytest.importorskip("pettingzoo", reason="the adapters need the `rl` extra")
 pytest.importorskip("pyspiel", reason="the adapters need the `rl` extra")
 
-from docblocks import read_blocks  # noqa: E402
-
-from ruleplay import load_game  # noqa: E402
-from ruleplay.adapters.encoding import Encoding  # noqa: E402
+from docblocks import read_blocks
+from ruleplay import load_game
+from ruleplay.adapters.encoding import Encoding
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "adapters.md"
 EXAMPLES = [b for b in read_blocks(DOC) if b.lang == "python"]

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from ruleplay import load_game
 from ruleplay.adapters.encoding import ATOM, Encoding
 

@@ -6,10 +6,14 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel adapter needs the `rl` extra")
 
-from open_spiel.python.algorithms import cfr, expected_game_score, exploitability, get_all_states  # noqa: E402
-
-from ruleplay import load_game  # noqa: E402
-from ruleplay.openspiel import register  # noqa: E402
+from open_spiel.python.algorithms import (
+    cfr,
+    expected_game_score,
+    exploitability,
+    get_all_states,
+)
+from ruleplay import load_game
+from ruleplay.openspiel import register
 
 KUHN = {"utility": (-2, 2, 0)}  # kuhn-poker declares its returns: net chips
 

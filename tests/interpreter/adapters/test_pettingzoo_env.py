@@ -6,12 +6,11 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason="the PettingZoo adapter needs the `rl` extra")
 
-import numpy as np  # noqa: E402
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test  # noqa: E402
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # noqa: E402
-
-from ruleplay import IllegalMoveError, load_game  # noqa: E402
-from ruleplay.pettingzoo import env, raw_env  # noqa: E402
+import numpy as np
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from ruleplay import IllegalMoveError, load_game
+from ruleplay.pettingzoo import env, raw_env
 
 CYCLES = 60
 
@@ -39,8 +38,8 @@ def test_parallel_api_test(config):
 
 def _play_to_end(e, seed):
     e.reset(seed=seed)
-    for agent in e.agent_iter():
-        obs, reward, done, truncated, _ = e.last()
+    for _agent in e.agent_iter():
+        obs, _reward, done, truncated, _ = e.last()
         e.step(None if done or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
     return e
 
@@ -57,7 +56,7 @@ def test_rewards_reach_every_agent_through_last():
     e.reset(seed=5)
     seen = {}
     for agent in e.agent_iter():
-        obs, reward, done, truncated, _ = e.last()
+        obs, reward, done, _truncated, _ = e.last()
         if done:
             seen[agent] = reward
         e.step(None if done else int(np.flatnonzero(obs["action_mask"])[-1]))  # the highest: bet, then fold

@@ -7,7 +7,9 @@
 The package is layered; each subpackage's docstring says what it may import
 (`docs/architecture.md` has the map): `engine` (the game model and play),
 `agents`, `runs` (playing many games and what they produce), `authoring`
-(scenarios and mutation testing), `view`, `cli`, beside the language
+(scenarios and mutation testing), `view`, `adapters` (PettingZoo and
+OpenSpiel, entered as `ruleplay.pettingzoo` and `ruleplay.openspiel`, with
+the `rl` extra), `cli`, beside the language
 (`ruleplay.dsl`) and the checks (`ruleplay.validators`).
 """
 

@@ -32,6 +32,7 @@ from pettingzoo.utils import wrappers
 
 from ..engine.errors import IllegalMoveError
 from ..engine.game import Game
+from ..engine.moves import Move
 from ..engine.state import State
 from .encoding import Encoding
 from .games import resolve
@@ -85,6 +86,7 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._to_move(self.game_state, 0)]
         self._finish_if_over(self.possible_agents[0])
+        self._accumulate_rewards()  # a game over from the start pays out at once
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -104,7 +106,7 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _move(self, action: Any, agent: str):
+    def _move(self, action: Any, agent: str) -> Move:
         """The move numbered `action`; `State.apply` refuses it with the rules' reason if it is not legal now."""
         if isinstance(action, np.integer):
             action = int(action)

@@ -2,8 +2,9 @@
 
     import pyspiel
     from ruleplay.openspiel import register
-    game = pyspiel.load_game(register("tic-tac-toe"))
-    kuhn = pyspiel.load_game(register("kuhn-poker", utility=(-2, 2, 0)))
+    game = pyspiel.load_game(register("my-game.yaml"))   # a built-in name or a path
+    # a ruleset that declares its own returns says their range and sum:
+    poker = pyspiel.load_game(register("my-poker.yaml", utility=(-2, 2, 0)))
 
 The game itself lives in `ruleplay.adapters.openspiel_game`; docs/adapters.md
 describes its chance, observers and action strings.

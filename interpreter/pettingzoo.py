@@ -1,7 +1,7 @@
 """`ruleplay.pettingzoo`: any ruleset as a PettingZoo AEC environment (needs the `rl` extra).
 
     from ruleplay.pettingzoo import env
-    e = env("kuhn-poker")            # or env("nautilus", players=3, render_mode="ansi")
+    e = env("my-game.yaml")          # a built-in name or a path; env(game, players=3, render_mode="ansi")
     e.reset(seed=7)
 
 The environment itself lives in `ruleplay.adapters.pettingzoo_env`; docs/adapters.md

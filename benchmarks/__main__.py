@@ -2,6 +2,7 @@
 
     python -m benchmarks run [--games G ...] [--pairs 5] [--seconds 1] [--perft] [--json]
     python -m benchmarks against [COMMIT] [--games G ...] [--pairs 5] [--seconds 1] [--json]
+    python -m benchmarks startup [--against COMMIT] [--runs 5] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -13,7 +14,7 @@ import json
 import math
 import sys
 
-from . import against, run
+from . import against, run, startup
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
 
@@ -42,6 +43,10 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--seconds", type=_positive, default=1.0,
                              help="CPU seconds of playouts per measurement (default 1)")
         command.add_argument("--json", action="store_true", help="print the figures as JSON")
+    command = commands.add_parser("startup", help="CPU time of `import ruleplay` and of each game's first load")
+    command.add_argument("--against", metavar="COMMIT", help="measure this commit too, in a temporary worktree")
+    command.add_argument("--runs", type=_pairs, default=5, help="fresh processes per figure (default 5)")
+    command.add_argument("--json", action="store_true", help="print the figures as JSON")
     commands.choices["run"].add_argument("--games", nargs="+", choices=sorted(run.BASELINES),
                                          default=sorted(run.BASELINES))
     commands.choices["run"].add_argument("--perft", action="store_true",
@@ -60,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"playouts": results, "perft": perfts}, indent=2) if args.json
               else run.report(results, perfts))
         return 0
+    if args.command == "startup":
+        return _startup(args.against, args.runs, args.json)
     games = [(g, p) for g, p in against.SEED_GAMES if g in args.games]
     try:
         result = against.compare(args.commit, args.pairs, args.seconds, games)
@@ -67,6 +74,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2) if args.json else against.report(result))
+    return 0
+
+
+def _startup(commit: str | None, runs: int, as_json: bool) -> int:
+    try:
+        results = {}
+        if commit:
+            with against.checkout(commit) as tree:
+                results[commit] = startup.measure(tree, runs)
+        results["current"] = startup.measure(against.ROOT, runs)
+    except (against.WorkerError, startup.ProbeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(results, indent=2) if as_json else startup.report(results))
     return 0
 
 

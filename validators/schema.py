@@ -102,9 +102,13 @@ def validator_class(meta_schema: dict) -> type:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    cls = validator_class(schema())
-    cls.check_schema(schema())
-    return cls(schema())
+    """The validator of rulesets, built with the first check of the process.
+
+    The schema is not checked against its meta-schema here: it is a file of
+    this package, not input, and that check took a tenth of a seed game's
+    load; tests/validators/test_schema_file.py makes it once per test run.
+    """
+    return validator_class(schema())(schema())
 
 
 def _leaf(error: ValidationError) -> ValidationError:

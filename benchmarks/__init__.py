@@ -6,5 +6,8 @@ as its built-in ruleset.  They share the engine's public shape (`legal_moves()`,
 `apply(move)` returning a new state, `is_terminal()`), so one playout loop
 drives both and the ratio compares rule evaluation alone.  `run` measures
 engine and baseline alternately in one process; `against` runs an older
-commit beside the current tree.  `python -m benchmarks --help` lists both.
+commit beside the current tree (`worker` is its per-tree process);
+`startup` times `import ruleplay` and a first load in fresh processes.
+`python -m benchmarks --help` lists the commands; docs/performance.md has
+the figures.
 """

@@ -48,7 +48,7 @@ class Disagreement(RuntimeError):
 
 
 def _load(baseline: Baseline):
-    from ruleplay import load_game  # only here: the baselines' tests run without loading any ruleset
+    from ruleplay import load_game  # here: `against` and `startup` never import this tree in the parent process
 
     return load_game(baseline.game, variant=baseline.variant)
 

@@ -41,6 +41,10 @@ def test_a_bad_option_is_a_usage_error(capsys):
     assert stop.value.code == 2 and "inf is not a number of seconds > 0" in capsys.readouterr().err
 
 
+NOT_A_CHECKOUT = pytest.mark.skipif(not (against.ROOT / ".git").exists(), reason="needs a git checkout")
+
+
+@NOT_A_CHECKOUT
 def test_against_measures_each_tree_from_its_own_files_and_removes_the_checkout():
     before = subprocess.run(["git", "-C", str(against.ROOT), "worktree", "list"], capture_output=True, text=True).stdout
     result = against.compare("HEAD", pairs=1, seconds=0.05, games=[("nautilus-cards", None)])
@@ -53,6 +57,7 @@ def test_against_measures_each_tree_from_its_own_files_and_removes_the_checkout(
     assert after == before
 
 
+@NOT_A_CHECKOUT
 def test_against_names_a_commit_it_cannot_check_out(capsys):
     assert main(["against", "no-such-commit", "--games", "nautilus-cards", "--pairs", "1"]) == 1
     assert "cannot check out no-such-commit" in capsys.readouterr().err

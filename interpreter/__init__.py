@@ -20,6 +20,7 @@ from .engine.errors import (
     ResultsFileError,
     RuleplayError,
     RulesetError,
+    SeatError,
     StateFormatError,
     StepLimitError,
 )

@@ -1,8 +1,11 @@
 """Parse expression and effect text into the typed AST (`dsl.ast`).
 
-The Lark LALR parser is built once per process.  Positions are mapped from
-the text back to the ruleset file through an `Origin`, so every node and every
-syntax error points at the author's file, line and column.
+Positions are mapped from the text back to the ruleset file through an
+`Origin`, so every node and every syntax error points at the author's file,
+line and column.  The checks that need no grammar (length, nesting, lone
+surrogates) and the cache of parsed trees live here; the Lark LALR parser
+(`dsl.larkparse`) is imported with the first text that reaches it, and built
+once per process then, so importing ruleplay does not load Lark.
 """
 
 from __future__ import annotations
@@ -10,331 +13,20 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
 from . import ast as A
+from .located import DslSyntaxError, Origin
+
+__all__ = ["CODE_BREAK", "MAX_NESTING", "MAX_TEXT", "DslSyntaxError", "Origin", "parse_effects", "parse_expr"]
 
 MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
-MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
 MAX_TEXT = 20_000  # characters in one expression or effect block
 # Line breaks of code, as YAML counts lines: reading a block scalar turns CR, CR LF and NEL into LF but keeps
 # the line and paragraph separators, and an escape in a quoted scalar can put any of them in the text.
 CODE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _TO_LF = re.compile("\r(?!\n)|[\x85\u2028\u2029]")  # one character for one: columns stay where they were
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a piece of DSL text sits in its file.
-
-    `line`/`col` locate the text's first character; later lines of a block
-    scalar start at column `indent + 1`.  Text that YAML rewrote on reading
-    (folded lines, escapes in quotes) carries `points` instead: the file line
-    and column of each of its characters.
-    """
-
-    file: str = "<text>"
-    line: int = 1
-    col: int = 1
-    indent: int = 0
-    points: tuple[tuple[tuple[int, int], ...], ...] = ()  # per line of text, per character
-
-    def pos(self, line: int, col: int) -> A.Pos:
-        if self.points:
-            index = min(max(line, 1), len(self.points)) - 1
-            row = self.points[index]
-            if 0 < col <= len(row):
-                return A.Pos(self.file, *row[col - 1])
-            # Past the end of the line (or an empty last line): just after the last character seen.
-            last_line, last_col = next(r[-1] for r in reversed(self.points[: index + 1]) if r)
-            return A.Pos(self.file, last_line, last_col + max(col - len(row), 1))
-        if line <= 1:
-            return A.Pos(self.file, self.line, self.col + col - 1)
-        return A.Pos(self.file, self.line + line - 1, self.indent + col)
-
-
-class DslSyntaxError(Exception):
-    """A syntax error in DSL text, located in the ruleset file."""
-
-    def __init__(self, message: str, pos: A.Pos, hint: str = "", code: str = "RP200"):
-        super().__init__(message)
-        self.message = message
-        self.pos = pos
-        self.hint = hint
-        self.code = code
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Lark:
-    grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        start=["expr_start", "effects_start"],
-        propagate_positions=True,
-        maybe_placeholders=True,
-    )
-
-
-KEYWORDS = {
-    "if", "then", "else", "elif", "for", "in", "not", "and", "or", "let", "repeat",
-    "append", "prepend", "remove", "move", "draw", "shuffle", "to", "from", "end_turn",
-    "end_phase", "end_game", "stage", "goto", "call", "log", "fail", "pass", "true",
-    "false", "null",
-}
-
-
-ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n", "t": "\t"}  # and \uXXXX; the same in both quotes
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
-
-
-def _unescape(token: str) -> tuple[str, int, str]:
-    """The text a string token stands for; on a bad escape, ("", offset of its backslash, what is wrong)."""
-    out, at = [], 1
-    body = token[:-1]
-    for m in _ESCAPE.finditer(body, 1):
-        out.append(body[at:m.start()])
-        code = m.group(1)
-        if code in ESCAPES:
-            out.append(ESCAPES[code])
-        elif len(code) == 5 and not 0xD800 <= int(code[1:], 16) <= 0xDFFF:
-            out.append(chr(int(code[1:], 16)))
-        elif len(code) == 5:
-            return "", m.start(), f"\\{code} is half of a surrogate pair, which is no character"
-        else:
-            return "", m.start(), "invalid escape in string"
-        at = m.end()
-    out.append(body[at:])
-    return "".join(out), 0, ""
-
-
-@v_args(meta=True)
-class _Build(Transformer):
-    """Turns Lark's tree into `dsl.ast` nodes with file positions."""
-
-    def __init__(self, origin: Origin):
-        super().__init__()
-        self.origin = origin
-
-    def _p(self, meta) -> A.Pos:
-        if getattr(meta, "empty", True):
-            return self.origin.pos(1, 1)
-        return self.origin.pos(meta.line, meta.column)
-
-    def _tp(self, tok: Token) -> A.Pos:
-        return self.origin.pos(tok.line or 1, tok.column or 1)
-
-    # -- start rules
-    def expr_start(self, meta, c):
-        return c[0]
-
-    def effects_start(self, meta, c):
-        return c[0]
-
-    # -- atoms
-    def number(self, meta, c):
-        text = str(c[0])
-        if len(text) > 1 and text[0] == "0" and text[1] != ".":  # as YAML refuses `012` (octal 10 to YAML 1.1)
-            plain = text.lstrip("0")
-            plain = "0" + plain if not plain or plain[0] == "." else plain
-            raise DslSyntaxError(f"the number {text} starts with a zero", self._p(meta),
-                                 hint=f"write {plain}: YAML 1.1 and other languages read a leading zero as "
-                                      "octal, so the language takes none")
-        value = float(text) if "." in text else int(text) if len(text) <= 300 else None
-        if value is None or value in (float("inf"), float("-inf")):
-            raise DslSyntaxError("number is too large", self._p(meta), hint="numbers in rules are small",
-                                 code="RP203")
-        return A.Literal(self._p(meta), value)
-
-    def string(self, meta, c):
-        text, offset, problem = _unescape(str(c[0]))
-        if problem:
-            tok = c[0]  # a string token never spans lines: the escape is on the token's line
-            raise DslSyntaxError(problem, self.origin.pos(tok.line or 1, (tok.column or 1) + offset),
-                                 hint="strings know the escapes \\\" \\' \\\\ \\n \\t and \\uXXXX "
-                                      "(not a surrogate); write any other character as itself")
-        return A.Literal(self._p(meta), text)
-
-    def true(self, meta, c):
-        return A.Literal(self._p(meta), True)
-
-    def false(self, meta, c):
-        return A.Literal(self._p(meta), False)
-
-    def null(self, meta, c):
-        return A.Literal(self._p(meta), None)
-
-    def name(self, meta, c):
-        return A.Name(self._p(meta), str(c[0]))
-
-    def call(self, meta, c):
-        args = tuple(a for a in c[1:] if a is not None)
-        return A.Call(self._p(meta), str(c[0]), args)
-
-    def call_gen(self, meta, c):
-        return A.Call(self._p(meta), str(c[0]), (c[1],))
-
-    def list_lit(self, meta, c):
-        return A.ListLit(self._p(meta), tuple(x for x in c if x is not None))
-
-    def list_comp(self, meta, c):
-        return c[0]
-
-    def comp_body(self, meta, c):
-        elem, first, second, source, cond = c
-        names = (str(first),) if second is None else (str(first), str(second))
-        return A.Comprehension(self._p(meta), elem, names, source, cond)
-
-    # -- operators
-    def attr(self, meta, c):
-        return A.Attr(self._p(meta), c[0], str(c[1]))
-
-    def index(self, meta, c):
-        return A.Index(self._p(meta), c[0], c[1])
-
-    def slice(self, meta, c):
-        return A.Slice(self._p(meta), c[0], c[1], c[2])
-
-    def neg(self, meta, c):
-        if isinstance(c[0], A.Literal) and type(c[0].value) in (int, float):
-            return A.Literal(self._p(meta), -c[0].value)
-        return A.Unary(self._p(meta), "-", c[0])
-
-    def not_(self, meta, c):
-        return A.Unary(self._p(meta), "not", c[0])
-
-    def _boolop(self, op: str, meta, c) -> A.BoolOp:
-        left, right = c
-        parts = left.operands if isinstance(left, A.BoolOp) and left.op == op else (left,)
-        return A.BoolOp(self._p(meta), op, parts + (right,))
-
-    def or_(self, meta, c):
-        return self._boolop("or", meta, c)
-
-    def and_(self, meta, c):
-        return self._boolop("and", meta, c)
-
-    def comp_op(self, meta, c):
-        return " ".join(str(t) for t in c)
-
-    def compare(self, meta, c):
-        return A.Binary(self._p(meta), c[1], c[0], c[2])
-
-    def arith(self, meta, c):
-        return A.Binary(c[0].pos, str(c[1]), c[0], c[2])
-
-    def cond(self, meta, c):
-        return A.Cond(self._p(meta), c[0], c[1], c[2])
-
-    # -- effects
-    def block(self, meta, c):
-        return A.Block(self._p(meta), tuple(s for s in c if s is not None))
-
-    def empty_stmt(self, meta, c):
-        return None
-
-    def _cited(self, meta, c):
-        node = c[-1]
-        for ref in reversed(c[:-1]):  # `@A @B stmt`: A wraps B wraps the statement
-            node = A.Cited(self._tp(ref), str(ref)[1:], node)
-        return node
-
-    cited_block = _cited
-    cited_stmt = _cited
-
-    def target(self, meta, c):
-        return A.Target(self._p(meta), str(c[0]), tuple(c[1:]))
-
-    def index_access(self, meta, c):
-        return c[0]
-
-    def field_access(self, meta, c):
-        return str(c[0])
-
-    def assign(self, meta, c):
-        return A.Assign(self._p(meta), c[0], "=", c[1])
-
-    def aug_assign(self, meta, c):
-        return A.Assign(self._p(meta), c[0], str(c[1]), c[2])
-
-    def let_stmt(self, meta, c):
-        return A.Let(self._p(meta), str(c[0]), c[1])
-
-    def elif_clause(self, meta, c):
-        return (c[0], c[1])
-
-    def else_clause(self, meta, c):
-        return c[0]
-
-    def if_stmt(self, meta, c):
-        branches = [(c[0], c[1])]
-        orelse = None
-        for extra in c[2:]:
-            if isinstance(extra, tuple):
-                branches.append(extra)
-            elif isinstance(extra, A.Block):
-                orelse = extra
-        return A.If(self._p(meta), tuple(branches), orelse)
-
-    def for_stmt(self, meta, c):
-        first, second, source, body = c
-        names = (str(first),) if second is None else (str(first), str(second))
-        return A.For(self._p(meta), names, source, body)
-
-    def repeat_stmt(self, meta, c):
-        return A.Repeat(self._p(meta), c[0], c[1])
-
-    def append_stmt(self, meta, c):
-        return A.ListOp(self._p(meta), "append", c[0], None, c[1])
-
-    def prepend_stmt(self, meta, c):
-        return A.ListOp(self._p(meta), "prepend", c[0], None, c[1])
-
-    def remove_stmt(self, meta, c):
-        return A.ListOp(self._p(meta), "remove", c[0], c[1], None)
-
-    def move_stmt(self, meta, c):
-        return A.ListOp(self._p(meta), "move", c[0], c[1], c[2])
-
-    def draw_stmt(self, meta, c):
-        return A.ListOp(self._p(meta), "draw", c[0], c[1], c[2])
-
-    def shuffle_stmt(self, meta, c):
-        return A.ListOp(self._p(meta), "shuffle", None, c[0], None)
-
-    def end_turn_stmt(self, meta, c):
-        return A.Control(self._p(meta), "end_turn")
-
-    def end_phase_stmt(self, meta, c):
-        return A.Control(self._p(meta), "end_phase")
-
-    def end_game_stmt(self, meta, c):
-        return A.Control(self._p(meta), "end_game")
-
-    def stage_stmt(self, meta, c):
-        return A.Control(self._p(meta), "stage", str(c[0]))
-
-    def goto_stmt(self, meta, c):
-        return A.Control(self._p(meta), "goto", str(c[0]))
-
-    def pass_stmt(self, meta, c):
-        return A.Control(self._p(meta), "pass")
-
-    def call_stmt(self, meta, c):
-        return A.CallProc(self._p(meta), str(c[0]), tuple(a for a in c[1:] if a is not None))
-
-    def log_stmt(self, meta, c):
-        return A.Log(self._p(meta), c[0])
-
-    def fail_stmt(self, meta, c):
-        return A.Fail(self._p(meta), c[0])
 
 
 def _check_nesting(text: str, origin: Origin) -> None:
@@ -357,50 +49,6 @@ def _check_nesting(text: str, origin: Origin) -> None:
             depth -= 1
 
 
-def _check_depth(tree: Tree, origin: Origin) -> None:
-    """Refuse trees too deep to transform, compile or evaluate recursively.
-
-    Brackets are capped before parsing, but a chain like `1 + 1 + … + 1` or
-    `not not … x` nests without any bracket; found here, iteratively, it becomes
-    a located error instead of a RecursionError in a later pass.
-    """
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_TREE_DEPTH:
-            meta = node.meta
-            where = origin.pos(meta.line, meta.column) if not getattr(meta, "empty", True) else origin.pos(1, 1)
-            raise DslSyntaxError(f"the expression is nested more than {MAX_TREE_DEPTH} levels deep "
-                                 "(long chains of operators count)", where,
-                                 hint="split it with `let` or a named function", code="RP203")
-        # Children pushed last-first, so the first too-deep node found is the first in the text.
-        stack.extend((child, depth + 1) for child in reversed(node.children) if isinstance(child, Tree))
-
-
-_TOKEN_NAMES = {
-    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'",
-    "RBRACE": "'}'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "DOT": "'.'",
-    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "$END": "end of text",
-    "SEMICOLON": "';'", "RULEREF": "a rule reference (@ID)",
-}
-
-
-def _describe_expected(expected: set[str]) -> str:
-    names = sorted({_TOKEN_NAMES.get(e, e.lower().strip("_")) for e in expected})
-    if len(names) > 8:
-        names = names[:8] + ["…"]
-    return ", ".join(names)
-
-
-def _end(text: str) -> tuple[int, int]:
-    """Line and column just after the last character of the text, lines counted as the lexer counts them
-    (at LF; str.splitlines would also break at form feeds and other characters Lark reads as spaces)."""
-    lines = text.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()  # a final line break ends the last line; it starts no new one
-    return len(lines), len(lines[-1].removesuffix("\r")) + 1
-
-
 def _parse(text: str, origin: Origin, start: str):
     if len(text) > MAX_TEXT:
         raise DslSyntaxError(
@@ -417,43 +65,9 @@ def _parse(text: str, origin: Origin, start: str):
         line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
         raise DslSyntaxError(f"the text holds a lone surrogate (\\u{ord(bad.group()):04x}), which is no character",
                              origin.pos(line, col), hint="the text was decoded wrongly; it must be valid Unicode")
-    try:
-        tree = _parser().parse(text, start=start)
-    except UnexpectedCharacters as err:
-        ch = text[err.pos_in_stream]
-        hint = "expressions use names, numbers, \"strings\", operators and calls"
-        if ch.isnumeric():  # Python's int() would take ১ or １ for a digit; the language takes 0-9 only
-            hint = f"{ch!r} is a digit of another script, or a numeral sign: write numbers with the digits 0-9"
-        raise DslSyntaxError(f"unexpected character {ch!r}", origin.pos(err.line, err.column), hint=hint) from None
-    except UnexpectedEOF as err:
-        raise DslSyntaxError(
-            "unexpected end of text",
-            origin.pos(*_end(text)),
-            hint=f"expected {_describe_expected(set(err.expected))}",
-        ) from None
-    except UnexpectedToken as err:
-        tok = err.token
-        found = "end of text" if tok.type == "$END" else repr(str(tok))
-        hint = f"expected {_describe_expected(set(err.expected))}"
-        if str(tok) in KEYWORDS:
-            hint += f"; `{tok}` is a reserved word"
-        elif str(tok) == "=" and start == "expr_start":
-            hint = "compare with `==`; `=` changes a variable and belongs in effects"
-        line = tok.line if tok.line is not None else 1
-        col = tok.column if tok.column is not None else 1
-        if tok.type == "$END":
-            line, col = _end(text)
-        raise DslSyntaxError(f"unexpected {found}", origin.pos(line, col), hint=hint) from None
-    except UnexpectedInput as err:  # pragma: no cover - other Lark errors
-        raise DslSyntaxError(str(err), origin.pos(1, 1)) from None
-    _check_depth(tree, origin)
-    try:
-        return _Build(origin).transform(tree)
-    except Exception as err:  # Lark wraps transformer errors in VisitError
-        inner = getattr(err, "orig_exc", err)
-        if isinstance(inner, DslSyntaxError):
-            raise inner from None
-        raise
+    from .larkparse import parse_tree  # Lark loads with the first text parsed
+
+    return parse_tree(text, origin, start)
 
 
 class _ParseCache:
@@ -508,6 +122,3 @@ def parse_effects(text: str, origin: Origin = Origin()) -> A.Block:
     """Parse a block of effect statements."""
     return _CACHE.parse(text, origin, "effects_start")
 
-
-def is_tree(value) -> bool:
-    return isinstance(value, Tree)

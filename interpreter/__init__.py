@@ -22,6 +22,7 @@ from .engine.errors import (
     ResultsFileError,
     RuleplayError,
     RulesetError,
+    SeatError,
     StateFormatError,
     StepLimitError,
 )

@@ -11,15 +11,16 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
-
-import jsonschema
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Iterator
 
 from ruleplay.dsl.compiler import suggest
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.variants import SourceMap
 from ruleplay.dsl.yamlload import format_path
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "dsl" / "schema.json"
 
@@ -78,6 +79,8 @@ def _pattern(validator: jsonschema.protocols.Validator, pattern: str, instance: 
     would pass as a name; in the ECMA regular expressions JSON Schema means
     (and editors use), `$` is the end.
     """
+    from jsonschema.exceptions import ValidationError
+
     if not isinstance(instance, str):
         return
     found = re.search(pattern, instance)
@@ -86,7 +89,12 @@ def _pattern(validator: jsonschema.protocols.Validator, pattern: str, instance: 
 
 
 def validator_class(meta_schema: dict) -> type:
-    """The JSON Schema validator class for `meta_schema`'s draft, with whole-number integers and strict `$`."""
+    """The JSON Schema validator class for `meta_schema`'s draft, with whole-number integers and strict `$`.
+
+    jsonschema is imported here, with the first check, not with ruleplay: `import ruleplay` stays quick.
+    """
+    import jsonschema
+
     base = jsonschema.validators.validator_for(meta_schema)
     return jsonschema.validators.extend(base, validators={"pattern": _pattern},
                                         type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
@@ -94,9 +102,13 @@ def validator_class(meta_schema: dict) -> type:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    cls = validator_class(schema())
-    cls.check_schema(schema())
-    return cls(schema())
+    """The validator of rulesets, built with the first check of the process.
+
+    The schema is not checked against its meta-schema here: it is a file of
+    this package, not input, and that check took a tenth of a seed game's
+    load; tests/validators/test_schema_file.py makes it once per test run.
+    """
+    return validator_class(schema())(schema())
 
 
 def _leaf(error: ValidationError) -> ValidationError:
@@ -106,6 +118,8 @@ def _leaf(error: ValidationError) -> ValidationError:
     nothing (`players: 0` is not a mapping, so what?); when exactly one branch
     accepts the value's type, that branch's own errors are the explanation.
     """
+    from jsonschema.exceptions import best_match
+
     while error.validator in ("oneOf", "anyOf") and error.context:
         branches: dict[object, list[ValidationError]] = {}
         for sub in error.context:

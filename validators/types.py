@@ -24,8 +24,6 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-import networkx as nx
-
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS
 from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
@@ -34,6 +32,7 @@ from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.yamlload import format_path, lookup
 
 from . import signatures as S
+from .callgraph import callees_first
 from .typelattice import (
     ANY,
     BOOL,
@@ -241,14 +240,11 @@ class _Checker:
         one Python call per link.
         """
         functions = self.data.get("functions") or {}
-        calls = nx.DiGraph()
-        calls.add_nodes_from(functions)
+        calls = {}
         for name in functions:
             node = self._parse(("functions", name, "value"), effects=False)
-            calls.add_edges_from((name, n.func) for n in A.walk(node) if isinstance(n, A.Call) and n.func in functions)
-        groups = nx.condensation(calls)
-        return [sorted(groups.nodes[g]["members"], key=list(functions).index)
-                for g in reversed(list(nx.topological_sort(groups)))]
+            calls[name] = [n.func for n in A.walk(node) if isinstance(n, A.Call) and n.func in functions]
+        return [sorted(group, key=list(functions).index) for group in callees_first(calls)]
 
     def function_type(self, name: str) -> Type:
         """The result type of a user function (its parameters may be anything)."""

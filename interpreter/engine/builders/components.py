@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import networkx as nx
-
 from ruleplay.dsl.compiler import listing
 from ruleplay.dsl.geometry import DIRECTION_SETS, Grid, step_vector
 from ruleplay.dsl.runtime import type_name, value_key
@@ -129,9 +127,12 @@ def build_graphs(b: BuildContext, boards: dict[str, Grid]) -> tuple[dict[str, di
     """Every static graph as lookup tables (for play) and as a networkx graph (for export)."""
     out: dict[str, dict] = {}
     nxs: dict[str, Any] = {}
-    if not _board_graphs_fit(b, boards):
+    graphs = b.data.get("graphs") or {}
+    if not graphs or not _board_graphs_fit(b, boards):
         return out, nxs
-    for name, spec in (b.data.get("graphs") or {}).items():
+    import networkx as nx  # here, not at the top: a game without graphs (and `import ruleplay`) never loads it
+
+    for name, spec in graphs.items():
         path = ("graphs", name)
         if "state" in spec:
             continue  # built from a state when exported, see `GameModel.state_graphs`

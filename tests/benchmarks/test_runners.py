@@ -1,0 +1,63 @@
+"""The runners measure what they say: both contenders, alternately, and an older commit from its own files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from benchmarks import against, run
+from benchmarks.__main__ import main
+from benchmarks.measure import alternate
+
+
+def test_alternate_takes_turns_and_reverses_the_order_every_other_pair():
+    calls = []
+    out = alternate({"a": lambda: calls.append("a") or 1, "b": lambda: calls.append("b") or 2}, 4)
+    assert calls == ["a", "b", "b", "a", "a", "b", "b", "a"]
+    assert out == {"a": [1] * 4, "b": [2] * 4}
+
+
+def test_run_reports_both_rates_and_their_ratio(capsys):
+    assert main(["run", "--games", "tic-tac-toe", "--pairs", "1", "--seconds", "0.05", "--perft", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (row,) = data["playouts"]
+    assert row["ratio"] == pytest.approx(row["engine_playouts_per_s"] / row["baseline_playouts_per_s"])
+    assert [len(row["samples"][k]) for k in ("engine", "baseline")] == [1, 1]
+    (perft,) = data["perft"]
+    assert perft["nodes"] == 15120
+
+
+def test_perft_disagreement_is_an_error(monkeypatch):
+    monkeypatch.setattr(run, "perft", lambda state, depth: 1)
+    with pytest.raises(run.Disagreement, match="engine counted \\[15120\\], baseline \\[1\\]"):
+        run.perft_rates("tic-tac-toe", 1)
+
+
+def test_a_bad_option_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--seconds", "inf"])
+    assert stop.value.code == 2 and "inf is not a number of seconds > 0" in capsys.readouterr().err
+
+
+NOT_A_CHECKOUT = pytest.mark.skipif(not (against.ROOT / ".git").exists(), reason="needs a git checkout")
+
+
+@NOT_A_CHECKOUT
+def test_against_measures_each_tree_from_its_own_files_and_removes_the_checkout():
+    before = subprocess.run(["git", "-C", str(against.ROOT), "worktree", "list"], capture_output=True, text=True).stdout
+    result = against.compare("HEAD", pairs=1, seconds=0.05, games=[("nautilus-cards", None)])
+    assert [(r["game"], r["variant"]) for r in result["rows"]] == [("nautilus-cards", None),
+                                                                    ("nautilus-cards", "seed-only")]
+    for row in result["rows"]:  # each worker checked that its ruleplay came from its own tree (Worker.ask)
+        assert all(row["samples"][tree][0]["playouts"] >= 1 for tree in ("reference", "current"))
+        assert row["ratio"] > 0
+    after = subprocess.run(["git", "-C", str(against.ROOT), "worktree", "list"], capture_output=True, text=True).stdout
+    assert after == before
+
+
+@NOT_A_CHECKOUT
+def test_against_names_a_commit_it_cannot_check_out(capsys):
+    assert main(["against", "no-such-commit", "--games", "nautilus-cards", "--pairs", "1"]) == 1
+    assert "cannot check out no-such-commit" in capsys.readouterr().err

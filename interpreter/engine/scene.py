@@ -70,6 +70,8 @@ class _Item:
             count = value["hidden"]
             return {"hidden": count if type(count) is int else 1}
         pic = self.item.picture
+        if isinstance(value, list) and pic.style == "cards" and self.item.kind != "grid":
+            return {"cards": [self.entry(v, i) for i, v in enumerate(value)]}  # a hand: each card drawn alone
         out: dict[str, Any] = {"text": self.text(value, index)}
         fill = self.eval(pic.fill, value, index)
         if isinstance(fill, str):
@@ -78,8 +80,6 @@ class _Item:
             out["pieces"] = _pieces(self.eval(pic.pieces, value, index, default=[]))
             exits = self.eval(pic.exits, value, index, default=[])
             out["exits"] = [e for e in exits if isinstance(e, str)] if isinstance(exits, list) else []
-        elif isinstance(value, list) and pic.style == "cards":
-            out["cards"] = [self.entry(v, i) for i, v in enumerate(value)]
         return out
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..engine.errors import RuleplayError
 from ..engine.scene import scene
 from ..engine.state import State
-from .svg import PALETTE, Svg, colour, seat_colour
+from .svg import PALETTE, Svg, colour, ink, seat_colour
 
 MAX_WIDTH = 960  # rows wrap at this width
 GAP = 6
@@ -41,7 +41,7 @@ def _short(text: str) -> str:
 
 def _fit(text: str, room: float, most: float) -> float:
     """A font size at which `text` fits in `room` pixels, at most `most`."""
-    return max(6.0, min(most, room / max(1, len(text)) * 1.7))
+    return max(6.0, min(most, room / max(1, len(text)) * 1.45))
 
 
 class _Painter:
@@ -58,32 +58,37 @@ class _Painter:
                      stroke="#b9aee0", stroke_dasharray="3 2")
 
     def _box(self, x: float, y: float, w: float, h: float, entry: dict, card: bool, parent: Any) -> None:
+        """One box or card; fill `slot` is an empty place (a dashed outline)."""
         if "hidden" in entry:
             self._back(x, y, w, h, parent)
             return
-        fill = colour(entry.get("fill"), PALETTE["card"] if card else "#f4f4f4")
-        group = self.svg.add("g", parent, class_="card" if card else "box")
+        empty = entry.get("fill") == "slot"
+        fill = "none" if empty else colour(entry.get("fill"), PALETTE["card"] if card else "#f4f4f4")
+        group = self.svg.add("g", parent, class_="slot" if empty else "card" if card else "box")
         self.svg.add("title", group, entry["text"])
         self.svg.add("rect", group, x=x, y=y, width=w, height=h, rx=5.0 if card else 2.0, fill=fill,
-                     stroke="#555555")
-        text = _short(entry["text"])
-        self.svg.label(x + w / 2, y + h / 2, text, _fit(text, w - 4, 14.0), group)
+                     stroke="#888888" if empty else "#555555", stroke_dasharray="4 3" if empty else None)
+        lines = textwrap.wrap(_short(entry["text"]), max(3, int(w / 7)), break_long_words=False) if card else [_short(entry["text"])]
+        size = min(_fit(line, w - 4, 14.0) for line in lines) if lines else 14.0
+        for n, line in enumerate(lines[:4]):
+            self.svg.label(x + w / 2, y + h / 2 + (n - (len(lines[:4]) - 1) / 2) * size * 1.15, line, size, group,
+                           fill=ink("#ffffff" if empty else fill))
 
     def _widths(self, entry: dict, card: bool, size: int) -> list[float]:
-        """The width of each box an entry is drawn as (a hidden list is one back per card)."""
+        """The width of each box an entry is drawn as (a hidden list is one back per card, a card is `size` wide)."""
         if "hidden" in entry:
-            return [size * (0.7 if card else 1.0)] * min(entry["hidden"], 30)
+            return [float(size) if card else size * 1.0] * min(entry["hidden"], 30)
         if "cards" in entry:
             return [w for c in entry["cards"] for w in self._widths(c, True, size)] or [size * 0.4]
         if card:
-            return [max(size * 0.7, min(len(_short(entry["text"])) * 8.0 + 10, 160.0))]
+            return [float(size)]
         return [max(float(size), min(len(_short(entry["text"])) * 8.0 + 12, 320.0))]
 
     # ----------------------------------------------------------------- items
     def row(self, y: float, item: dict, parent: Any) -> float:
         card = item["style"] == "cards"
         size = item["size"] or (56 if card else 28)
-        h = float(size)
+        h = size * 1.4 if card else float(size)
         x = 0.0
         top = y
         arrow = item["kind"] == "track"
@@ -184,7 +189,7 @@ class _Painter:
         if cell["text"]:
             ty = cy - s * 0.22 if pieces else cy
             text = _short(cell["text"])
-            self.svg.label(cx, ty, text, _fit(text, s - 2, s * (0.32 if pieces else 0.42)), group)
+            self.svg.label(cx, ty, text, _fit(text, s - 2, s * (0.32 if pieces else 0.42)), group, fill=ink(fill))
         for k, piece in enumerate(pieces[:6]):
             r = s * (0.2 if len(pieces) > 1 else 0.26)
             px = cx + (k - (min(len(pieces), 6) - 1) / 2) * (2 * r + 1)
@@ -198,17 +203,23 @@ class _Painter:
 
 def scene_svg(picture: dict) -> str:
     """The SVG text of a scene (see `engine.scene`)."""
+    return scene_painted(picture).to_text()
+
+
+def scene_painted(picture: dict) -> Svg:
+    """The SVG document of a scene, sized, before serialization (the viewer serializes it in parts)."""
     p = _Painter(picture["players"])
     view = "all-seeing view" if picture["viewer"] is None else f"seat {picture['viewer']}'s view"
     header = f"{picture['title']} — {picture['status']}"
     p.svg.label(0, 12, header, 15.0, anchor="start", weight="bold")
-    p.width = min(len(header) * 8.5, MAX_WIDTH)
+    p.width = min(len(header) * 9.5, MAX_WIDTH)
     p.svg.label(0, 32, view, 12.0, anchor="start", fill="#555555")
     y = 48.0
     for item in picture["items"]:
         group = p.svg.add("g", class_=f"item {item['kind']}")
         for line in textwrap.wrap(item["label"], LABEL_CHARS)[:6] or [""]:
             p.svg.label(0, y + 10, line, 12.0, group, anchor="start", fill="#333333", weight="bold")
+            p.width = max(p.width, len(line) * 7.0)
             y += LABEL_H - 6
         y += 6
         if "error" in item:
@@ -229,14 +240,20 @@ def scene_svg(picture: dict) -> str:
             p.svg.label(0, y, f"({problems['count']} entries could not be drawn; first {problems['first']})", 11.0,
                         group, anchor="start", fill="#b00020")
         y += GAP * 3
-    return p.svg.to_text(max(p.width, 480.0) + 4, y)
+    p.svg.size(max(p.width, 480.0) + 4, y)
+    return p.svg
 
 
 def state_svg(state: State, seat: int | None = None) -> str:
     """The picture of `state` as SVG text: all-seeing, or as seat `seat` is shown it."""
+    return scene_svg(state_scene(state, seat))
+
+
+def state_scene(state: State, seat: int | None = None) -> dict:
+    """What the picture of `state` shows (`engine.scene`): all-seeing, or from seat `seat`'s observation."""
     if seat is not None:
         state.observe(seat)  # the seat is checked by the public API, with its clear error
-    return scene_svg(scene(state.game.model, state.data, seat))
+    return scene(state.game.model, state.data, seat)
 
 
 def render_png(svg: str) -> bytes:

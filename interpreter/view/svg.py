@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from xml.sax.saxutils import quoteattr
 from typing import Any
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -39,6 +40,13 @@ def colour(name: Any, default: str) -> str:
             return name
         return PALETTE.get(name, default)
     return default
+
+
+def ink(fill: str) -> str:
+    """Dark text on a light fill, white text on a dark one (`fill` is #rgb or #rrggbb)."""
+    digits = fill[1:] if len(fill) == 7 else "".join(ch * 2 for ch in fill[1:])
+    r, g, b = (int(digits[i:i + 2], 16) for i in (0, 2, 4))
+    return "#222222" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
 
 
 def seat_colour(seat: int | None) -> str:
@@ -73,8 +81,29 @@ class Svg:
         return self.add("text", parent, text, x=float(x), y=float(y), font_size=float(size), text_anchor=anchor,
                         dominant_baseline="central", fill=fill, font_weight=weight)
 
-    def to_text(self, width: float, height: float) -> str:
+    def size(self, width: float, height: float) -> None:
         self.root.set("width", _num(width))
         self.root.set("height", _num(height))
         self.root.set("viewBox", f"0 0 {_num(width)} {_num(height)}")
+
+    def to_text(self) -> str:
         return ET.tostring(self.root, encoding="unicode")
+
+    def parts(self) -> list[str]:
+        """The document as a list of serialized pieces that join to it: the root's open tag, each item
+        group's open tag, every element inside, the closing tags.  A replay viewer stores each distinct
+        piece once, and most pieces (a board's cells) stay the same from one move to the next."""
+        out = [_open_tag(self.root)]
+        for child in self.root:
+            if child.tag == "g" and len(child):
+                out.append(_open_tag(child))
+                out.extend(ET.tostring(e, encoding="unicode") for e in child)
+                out.append("</g>")
+            else:
+                out.append(ET.tostring(child, encoding="unicode"))
+        out.append("</svg>")
+        return out
+
+
+def _open_tag(el: ET.Element) -> str:
+    return "<" + el.tag + "".join(f" {k}={quoteattr(v)}" for k, v in el.attrib.items()) + ">"

@@ -27,9 +27,9 @@ def _picture(b: BuildContext, spec: dict, kind: str, path: tuple, scope: Scope) 
         if key in pic and kind != "grid":
             b.diag("RP218", f"`picture.{key}` is for grid cells, and this item is drawn `as: {kind}`",
                    path + (key,), key=True, hint=f"draw the item on a board, or remove `{key}`")
-    if "style" in pic and kind not in ("row", "track", "list"):
-        b.diag("RP218", f"`picture.style` is for rows, tracks and lists, and this item is drawn `as: {kind}`",
-               path + ("style",), key=True, hint="use `as: row` or `as: track`, or remove `style`")
+    if "style" in pic and kind == "grid":
+        b.diag("RP218", "`picture.style` is for rows, tracks, lists and values, and this item is a grid",
+               path + ("style",), key=True, hint="style the grid's cells with `fill`, `text`, `pieces` and `exits`")
     return Picture(pic.get("shape", "square"), pic.get("style", "boxes"), fns["fill"], fns["text"],
                    fns["pieces"], fns["exits"], pic.get("size", 0), pic.get("hide", False))
 

@@ -26,7 +26,7 @@ import re
 from importlib import resources
 from typing import Any, Sequence
 
-from .picture import scene_painted, state_scene
+from .picture import PaintCache, scene_parts, state_scene
 from .sources import Step
 
 
@@ -52,11 +52,12 @@ def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None
     players = game.info.players
     views = list(seats) if seats is not None else [None, *range(players)]
     pieces = _Pieces()
+    cache = PaintCache()
     frames: dict[str, list[list[int]]] = {}
     moves: dict[str, list[dict]] = {}
     for seat in views:
         key = "all" if seat is None else str(seat)
-        frames[key] = [pieces.frame(scene_painted(state_scene(step.state, seat)).parts()) for step in steps]
+        frames[key] = [pieces.frame(scene_parts(state_scene(step.state, seat), cache)) for step in steps]
         moves[key] = [{"n": s.n, "player": s.player,
                        "move": s.move if seat is None else s.state.last_move_view(seat),
                        "rules": list(s.rules)} for s in steps[1:]]

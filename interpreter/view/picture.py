@@ -11,6 +11,7 @@ is the entry point; `render_png` turns the SVG into PNG when the optional
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 from typing import Any
@@ -44,11 +45,25 @@ def _fit(text: str, room: float, most: float) -> float:
     return max(6.0, min(most, room / max(1, len(text)) * 1.45))
 
 
+class PaintCache:
+    """Grid cells already drawn, by position and content, shared by the pictures of one replay.
+
+    From one move to the next most cells of a board stay as they were; a
+    cell seen before is reused (element and serialized text) instead of
+    being drawn again, which is most of the work of a long game's pages.
+    """
+
+    def __init__(self) -> None:
+        self.cells: dict[str, Any] = {}
+        self.text: dict[int, tuple[Any, str]] = {}
+
+
 class _Painter:
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, cache: PaintCache | None) -> None:
         self.svg = Svg()
         self.players = players
         self.width = 0.0
+        self.cache = cache
 
     # ---------------------------------------------------------------- pieces
     def _back(self, x: float, y: float, w: float, h: float, parent: Any) -> None:
@@ -165,7 +180,13 @@ class _Painter:
         return 14 + (h - 1) * dy + s
 
     def _cell(self, cx: float, cy: float, s: float, cell: dict, hexes: bool, parent: Any, index: int) -> None:
+        key = json.dumps([cx, cy, s, hexes, index, cell], sort_keys=True) if self.cache is not None else ""
+        if self.cache is not None and key in self.cache.cells:
+            parent.append(self.cache.cells[key])
+            return
         group = self.svg.add("g", parent, class_="cell", data_index=index)
+        if self.cache is not None:
+            self.cache.cells[key] = group
         if "hidden" in cell:
             self._back(cx - s / 2, cy - s / 2, s, s, group)
             return
@@ -206,9 +227,14 @@ def scene_svg(picture: dict) -> str:
     return scene_painted(picture).to_text()
 
 
-def scene_painted(picture: dict) -> Svg:
+def scene_parts(picture: dict, cache: PaintCache) -> list[str]:
+    """The SVG of a scene as the pieces that join to it (`Svg.parts`), reusing the cells in `cache`."""
+    return scene_painted(picture, cache).parts(cache.text)
+
+
+def scene_painted(picture: dict, cache: PaintCache | None = None) -> Svg:
     """The SVG document of a scene, sized, before serialization (the viewer serializes it in parts)."""
-    p = _Painter(picture["players"])
+    p = _Painter(picture["players"], cache)
     view = "all-seeing view" if picture["viewer"] is None else f"seat {picture['viewer']}'s view"
     header = f"{picture['title']} — {picture['status']}"
     p.svg.label(0, 12, header, 15.0, anchor="start", weight="bold")

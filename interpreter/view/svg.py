@@ -89,15 +89,21 @@ class Svg:
     def to_text(self) -> str:
         return ET.tostring(self.root, encoding="unicode")
 
-    def parts(self) -> list[str]:
+    def parts(self, known: dict[int, tuple[ET.Element, str]] | None = None) -> list[str]:
         """The document as a list of serialized pieces that join to it: the root's open tag, each item
         group's open tag, every element inside, the closing tags.  A replay viewer stores each distinct
-        piece once, and most pieces (a board's cells) stay the same from one move to the next."""
+        piece once, and most pieces (a board's cells) stay the same from one move to the next.
+        `known` holds elements serialized before with their text, by `id` (holding the element keeps its
+        `id` from being reused)."""
+        known = {} if known is None else known
         out = [_open_tag(self.root)]
         for child in self.root:
             if child.tag == "g" and len(child):
                 out.append(_open_tag(child))
-                out.extend(ET.tostring(e, encoding="unicode") for e in child)
+                for e in child:
+                    if id(e) not in known:
+                        known[id(e)] = (e, ET.tostring(e, encoding="unicode"))
+                    out.append(known[id(e)][1])
                 out.append("</g>")
             else:
                 out.append(ET.tostring(child, encoding="unicode"))

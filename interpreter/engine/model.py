@@ -148,7 +148,7 @@ class Picture:
     Each expression is evaluated per item (per cell of a grid) with `item`
     and `index` bound, over the data of the view being drawn.
     """
-    shape: str = "square"  # a grid's cells: "square" or "hex" (odd rows shifted half a cell)
+    shape: str = "square"  # a grid's cells: "square" or "hex" (each row shifted half a cell to the right of the one above)
     style: str = "boxes"  # a row's or track's items: "boxes", "cards" (masked ones as backs) or "ring"
     fill: Fn | None = None  # a colour name or #rrggbb
     text: Fn | None = None  # the picture's own text of an item (default: `cell`)

@@ -165,7 +165,8 @@ class _Painter:
 
     def grid(self, y: float, item: dict, parent: Any) -> float:
         w, h, hexes = item["width"], item["height"], item["shape"] == "hex"
-        s = float(item["size"] or max(16, min(52, (MAX_WIDTH - 40) // (w + (0.5 if hexes else 0)))))
+        across = w + ((h - 1) / 2 if hexes else 0)  # hex rows shift half a cell each (steps N NE E S SW W)
+        s = float(item["size"] or max(16, min(52, (MAX_WIDTH - 40) // across)))
         dy = s * 0.866 if hexes else s
         left, top = 18.0, y + 14
         for x in range(w):
@@ -173,10 +174,10 @@ class _Painter:
         for row in range(h):
             self.svg.label(9, top + row * dy + s / 2, str(row), 9.0, parent, fill="#888888")
         for index, cell in enumerate(item["cells"]):
-            cx = left + (index % w) * s + s / 2 + (s / 2 if hexes and (index // w) % 2 else 0)
+            cx = left + (index % w) * s + s / 2 + (s / 2 * (index // w) if hexes else 0)
             cy = top + (index // w) * dy + s / 2
             self._cell(cx, cy, s, cell, hexes, parent, index)
-        self.width = max(self.width, left + (w + (0.5 if hexes else 0)) * s)
+        self.width = max(self.width, left + across * s)
         return 14 + (h - 1) * dy + s
 
     def _cell(self, cx: float, cy: float, s: float, cell: dict, hexes: bool, parent: Any, index: int) -> None:

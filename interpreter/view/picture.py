@@ -211,6 +211,9 @@ class _Painter:
         if cell["text"]:
             ty = cy - s * 0.22 if pieces else cy
             text = _short(cell["text"])
+            if cell["exits"]:  # a tile's name stays readable over its passages
+                self.svg.add("rect", group, x=cx - s * 0.42, y=ty - s * 0.2, width=s * 0.84, height=s * 0.4, rx=3.0,
+                             fill=fill)
             self.svg.label(cx, ty, text, _fit(text, s - 2, s * (0.32 if pieces else 0.42)), group, fill=ink(fill))
         for k, piece in enumerate(pieces[:6]):
             r = s * (0.2 if len(pieces) > 1 else 0.26)

@@ -53,7 +53,7 @@
       items[i].classList.toggle("current", i + 1 === step);
       items[i].classList.toggle("future", i + 1 > step);
     }
-    if (step > 0) items[step - 1].scrollIntoView({ block: "nearest" });
+    if (step > 0) items[step - 1].scrollIntoView({ block: "nearest", inline: "nearest" });
     $("first").disabled = $("back").disabled = step === 0;
     $("last").disabled = $("forward").disabled = step === data.length;
   }

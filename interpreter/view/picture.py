@@ -59,9 +59,8 @@ class PaintCache:
 
 
 class _Painter:
-    def __init__(self, players: int, cache: PaintCache | None) -> None:
+    def __init__(self, cache: PaintCache | None) -> None:
         self.svg = Svg()
-        self.players = players
         self.width = 0.0
         self.cache = cache
 
@@ -238,7 +237,7 @@ def scene_parts(picture: dict, cache: PaintCache) -> list[str]:
 
 def scene_painted(picture: dict, cache: PaintCache | None = None) -> Svg:
     """The SVG document of a scene, sized, before serialization (the viewer serializes it in parts)."""
-    p = _Painter(picture["players"], cache)
+    p = _Painter(cache)
     view = "all-seeing view" if picture["viewer"] is None else f"seat {picture['viewer']}'s view"
     header = f"{picture['title']} — {picture['status']}"
     p.svg.label(0, 12, header, 15.0, anchor="start", weight="bold")

@@ -121,6 +121,18 @@ def test_picture_facts_that_do_not_fit_the_item_are_errors(make_game, picture: s
     assert message in str(err.value)
 
 
+def test_a_ring_lays_a_track_round_a_square(make_game) -> None:  # type: ignore[no-untyped-def]
+    text = HOSTILE.replace("    board: b\n", "    as: track\n").replace("PICTURE", "{style: ring, text: 'str(index)'}")
+    text = text.replace('init: \'["</svg>', 'init: \'[1, 2, 3, 4, 5, 6, 7, 8] + ["</svg>')
+    root = ET.fromstring(state_svg(make_game(text).new_state(0)))
+    boxes = [g.find(f"{SVG}rect") for g in root.iter(f"{SVG}g") if g.get("class") == "box"]
+    spots = {(float(r.get("x")), float(r.get("y"))) for r in boxes}
+    assert len(boxes) == len(spots) == 10
+    xs, ys = sorted({x for x, _ in spots}), sorted({y for _, y in spots})
+    assert len(xs) == len(ys) == 4  # ten boxes round a square of four a side (a ring of twelve spots)
+    assert all(x in (xs[0], xs[-1]) or y in (ys[0], ys[-1]) for x, y in spots)  # only on the edge
+
+
 def test_a_style_on_a_grid_is_an_error(make_game) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(RulesetError, match="RP218.*`picture.style` is for rows"):
         make_game(HOSTILE.replace("PICTURE", "{style: cards}"))

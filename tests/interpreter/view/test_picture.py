@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import xml.etree.ElementTree as ET
@@ -177,5 +178,22 @@ def test_render_command_draws_a_saved_state(tmp_path: Path) -> None:
 def test_script_json_cannot_close_its_script_element() -> None:
     text = _script_json({"move": "</script><script>alert(1)</script>", "amp": "&lt;"})
     assert "<" not in text and ">" not in text and "&" not in text
-    import json
     assert json.loads(text) == {"move": "</script><script>alert(1)</script>", "amp": "&lt;"}
+
+
+def test_the_replay_page_is_self_contained(tmp_path: Path) -> None:
+    import re
+
+    log, page = tmp_path / "g.jsonl", tmp_path / "g.html"
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "kuhn-poker", "--seed", "1", "--log", str(log)]).exit_code == 0
+    result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "1"])
+    assert result.exit_code == 0, result.output
+    text = page.read_text(encoding="utf-8")
+    urls = set(re.findall(r"https?://[\w./-]*", text))
+    assert urls == {"http://www.w3.org/2000/svg"}  # the SVG namespace, a name and not a fetch: nothing else
+    assert " src=" not in text and " href=" not in text
+    data = text.split('<script type="application/json" id="game-data">')[1].split("</script>")[0]
+    assert [v["key"] for v in json.loads(data)["views"]] == ["1"]  # --as: that seat's view alone
+    result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "2"])
+    assert result.exit_code == 2 and "not a seat" in result.output

@@ -33,7 +33,7 @@ DIRECTIONS = {"N": (0, -1), "NE": (1, -1), "E": (1, 0), "SE": (1, 1), "S": (0, 1
 class PictureError(RuleplayError):
     """A picture that cannot be made: PNG asked for without the `picture` extra."""
 
-    code = "RP620"
+    code = "RP660"
 
 
 def _short(text: str) -> str:

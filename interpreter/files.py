@@ -120,7 +120,12 @@ def write_target(path: str | os.PathLike) -> Path:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Replace the file at `path` (through a symbolic link) with `text`; returns `path`."""
+    """Replace the file at `path` (through a symbolic link) with `text` as UTF-8; returns `path`."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Replace the file at `path` (through a symbolic link) with `data`; returns `path`."""
     path = Path(path)
     target = write_target(path)
     try:
@@ -128,8 +133,8 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     except OSError as err:  # name the file asked for, not the temporary one
         raise OSError(err.errno, err.strerror, str(path)) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
             out.flush()
             # mkstemp's 0600 would make a report private: a replaced file keeps its permissions,
             # a new one gets what the user's umask gives any new file.

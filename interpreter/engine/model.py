@@ -141,6 +141,23 @@ class Invariant:
     path: tuple
 
 
+@dataclass(frozen=True)
+class Picture:
+    """How `view.picture` draws one render item; the text renderer ignores it.
+
+    Each expression is evaluated per item (per cell of a grid) with `item`
+    and `index` bound, over the data of the view being drawn.
+    """
+    shape: str = "square"  # a grid's cells: "square" or "hex" (each row shifted half a cell to the right of the one above)
+    style: str = "boxes"  # a row's or track's items: "boxes", "cards" (masked ones as backs) or "ring"
+    fill: Fn | None = None  # a colour name or #rrggbb
+    text: Fn | None = None  # the picture's own text of an item (default: `cell`)
+    pieces: Fn | None = None  # a list of pieces: a seat, or [seat or null, text]
+    exits: Fn | None = None  # a list of directions (N, NE, E, SE, S, SW, W, NW) drawn as open edges
+    size: int = 0  # pixels per cell or card; 0 picks one from the item's kind
+    hide: bool = False  # text only: the picture leaves this item out
+
+
 @dataclass
 class RenderItem:
     show: Fn
@@ -149,6 +166,7 @@ class RenderItem:
     label: str
     cell: Fn | None
     width: int
+    picture: Picture = field(default_factory=Picture)
 
 
 @dataclass

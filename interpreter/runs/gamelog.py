@@ -27,7 +27,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .. import files
 from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError
@@ -160,12 +160,14 @@ def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:
 
 
 def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
-           seat: int | None = None) -> ReplayReport:
+           seat: int | None = None, on_state: Callable[[State], None] | None = None) -> ReplayReport:
     """Re-run a log move by move; raises ReplayError (with the line) on any difference.
 
     `ruleset` (a name or path the caller chose) replaces the log's own
     `ruleset` field, which is followed only inside the log's folder.  With
     `seat`, the report lists every move as that seat was shown it.
+    `on_state` is called with the first state and the state after each
+    checked move (the replay viewer draws them).
     """
     path = Path(path)
     lines = _lines(path)
@@ -194,6 +196,8 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
         raise ReplayError(f"{path}:1: the game does not start: {err}") from None
     if seat is not None and (type(seat) is not int or not 0 <= seat < game.info.players):
         raise ReplayError(f"{path}: seat {seat!r} is not a seat of this game (0..{game.info.players - 1})", "RP608")
+    if on_state is not None:
+        on_state(state)
     views: list[str] = []
     n = 0
     for number, line in lines:
@@ -221,6 +225,8 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
             raise ReplayError(f"{where}: move {line['move']} is seen by {seen}, the log says {line.get('seen_by')}")
         if seat is not None:
             views.append(state.last_move_view(seat))
+        if on_state is not None:
+            on_state(state)
     raise ReplayError(f"{path}: truncated: no end line after {n} moves")
 
 

@@ -1,0 +1,61 @@
+"""`ruleplay render`: the picture of a saved state, or of one move of a game log, as SVG or PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..engine.errors import RuleplayError
+from .options import WholeNumber, output_file, reads_ruleset
+from .output import echo, reads, reports_errors
+
+
+@click.command("render")
+@click.argument("source", metavar="STATE.json|LOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--move", "move", type=WholeNumber(min=0), default=None, metavar="K",
+              help="A log's state after move K (0: the start; default: the last).")
+@click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
+              help="The picture as this seat sees it (default: the all-seeing picture).")
+@click.option("--format", "fmt", type=click.Choice(["svg", "png"]), default=None,
+              help="Picture format (default: from the -o file's extension, else svg). PNG needs "
+                   "the `picture` extra.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              callback=output_file, metavar="FILE", help="Write the picture to FILE.")
+@click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
+              help="Load this ruleset instead of the one the log or state names.")
+@reports_errors
+def render_command(source: Path, move: int | None, seat: int | None, fmt: str | None, output: Path,
+                   ruleset: str | None) -> None:
+    """Draw a saved state, or a state of a game log, as an SVG or PNG picture."""
+    from ..files import atomic_write_bytes
+    from ..runs.gamelog import logged_ruleset
+    from ..view.picture import render_png, state_svg
+    from ..view.sources import is_log, log_steps, saved_state
+
+    reads([source], "the state or log")
+    fmt = fmt or ("png" if output.suffix.lower() == ".png" else "svg")
+    if is_log(source):
+        target = ruleset if ruleset is not None else logged_ruleset(source)
+        if target is not None:
+            reads_ruleset(target)
+        steps = log_steps(source, ruleset)
+        if move is not None and move >= len(steps):
+            raise click.BadParameter(f"the log has {len(steps) - 1} moves (0..{len(steps) - 1})", param_hint="--move")
+        state = steps[-1 if move is None else move].state
+    else:
+        if move is not None:
+            raise click.BadParameter("a saved state is one position: --move is for game logs", param_hint="--move")
+        if ruleset is not None:
+            reads_ruleset(ruleset)
+        state = saved_state(source, ruleset)
+    if seat is not None and seat >= state.game.info.players:
+        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{state.game.info.players - 1})",
+                                 param_hint="--as")
+    svg = state_svg(state, seat)
+    data = render_png(svg) if fmt == "png" else svg.encode("utf-8")
+    try:
+        atomic_write_bytes(output, data)
+    except OSError as err:
+        raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
+    echo(f"picture written to {output}")

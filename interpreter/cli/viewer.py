@@ -1,0 +1,43 @@
+"""`ruleplay view`: a game log as one self-contained HTML page that steps through the game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..engine.errors import RuleplayError
+from .options import WholeNumber, output_file, reads_ruleset
+from .output import echo, reads, reports_errors
+
+
+@click.command("view")
+@click.argument("log_file", metavar="LOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              callback=output_file, metavar="FILE", help="Write the HTML page to FILE.")
+@click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
+              help="Only this seat's view (a page to give that player); default: every view, all-seeing first.")
+@click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
+              help="Replay against this ruleset instead of the one the log names.")
+@reports_errors
+def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | None) -> None:
+    """Write a replay page of a game log: step through it, see each seat's view, the rules that fired."""
+    from ..files import atomic_write_text
+    from ..runs.gamelog import logged_ruleset
+    from ..view.html import viewer_html
+    from ..view.sources import log_steps
+
+    reads([log_file], "the game log")
+    target = ruleset if ruleset is not None else logged_ruleset(log_file)
+    if target is not None:
+        reads_ruleset(target)
+    steps = log_steps(log_file, ruleset)
+    players = steps[0].state.game.info.players
+    if seat is not None and seat >= players:
+        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")
+    page = viewer_html(steps, None if seat is None else [seat])
+    try:
+        atomic_write_text(output, page)
+    except OSError as err:
+        raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
+    echo(f"replay page written to {output} ({len(steps) - 1} moves)")

@@ -1,0 +1,70 @@
+"""The states a picture or the viewer draws: a saved state, or every state along a checked game log.
+
+A log is replayed in full (`runs.gamelog.replay`) before anything is drawn,
+so a picture of move K of a log is the state that log really reached, with
+every rule and result checked on the way.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import files
+from ..engine.errors import StateFormatError
+from ..engine.game import load_game
+from ..engine.state import State
+from ..runs.gamelog import FORMAT, replay
+
+MAX_STATE_BYTES = 64 << 20  # a saved state is JSON of the game's variables: megabytes at the very most
+
+
+@dataclass(frozen=True)
+class Step:
+    """One state of a replayed log, with the move that led to it (None for the first state)."""
+
+    state: State
+    n: int
+    player: int | None
+    move: str | None
+    rules: tuple[str, ...]
+
+
+def is_log(path: str | os.PathLike) -> bool:
+    """Whether `path` is a game log (its first line is a ruleplay-log header), not a saved state."""
+    try:
+        header = files.json_value(next(files.lines(path), b""))
+    except (ValueError, files.UserFileError):  # not JSON, or a first line too long for a log: a saved state
+        return False
+    return isinstance(header, dict) and header.get("format") == FORMAT
+
+
+def log_steps(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> list[Step]:
+    """Every state of the log at `path`, the first one included; raises ReplayError where the log is wrong."""
+    states: list[State] = []
+    replay(path, ruleset, on_state=states.append)
+    steps = [Step(states[0], 0, None, None, ())]
+    for n, (before, after) in enumerate(zip(states, states[1:]), start=1):
+        steps.append(Step(after, n, before.current_player, str(after.last_move), tuple(after.last_fired)))
+    return steps
+
+
+def saved_state(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> State:
+    """A state saved with `State.to_json()`, loaded against `ruleset` or the built-in game it names."""
+    try:
+        data = files.json_value(files.read_bytes(path, MAX_STATE_BYTES))
+    except OSError as err:
+        raise StateFormatError(f"{path}: cannot read the saved state: {err.strerror or err}") from None
+    except ValueError as err:
+        raise StateFormatError(f"{path}: not a saved state (not JSON: {err})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+        raise StateFormatError(f"{path}: not a saved state or game log (no `game` name in it)")
+    players = data.get("players")
+    variant = data.get("variant")
+    game = load_game(ruleset if ruleset is not None else data["game"],
+                     players if type(players) is int else None, variant if isinstance(variant, str) else None)
+    try:
+        return game.state_from_json(data)
+    except StateFormatError as err:
+        raise StateFormatError(f"{Path(path)}: {err.message}") from None

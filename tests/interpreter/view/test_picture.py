@@ -1,0 +1,199 @@
+"""Pictures of states: every built-in game draws, a seat's picture hides what it may not see, text is escaped."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ruleplay import load_game
+from ruleplay.cli import main
+from ruleplay.dsl.diagnostics import RulesetError
+from ruleplay.engine.errors import SeatError
+from ruleplay.rulesets import __file__ as RULESETS_INIT
+from ruleplay.view.html import _script_json
+from ruleplay.view.picture import PictureError, render_png, state_svg
+
+BUILT_IN = sorted(p.stem for p in Path(RULESETS_INIT).parent.glob("*.yaml"))
+SVG = "{http://www.w3.org/2000/svg}"
+HEX_RULESET = Path(__file__).resolve().parents[2] / "rulesets" / "hex.yaml"
+
+
+def _played(name: str, moves: int, seed: int = 3):
+    state, rng = load_game(name).new_state(seed), random.Random(seed)
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state = state.apply_chance() if state.is_chance_node() else state.apply(rng.choice(state.legal_moves()))
+    return state
+
+
+def _texts(svg: str, css_class: str) -> list[str]:
+    root = ET.fromstring(svg)
+    return [t.text or "" for g in root.iter(f"{SVG}g") if g.get("class") == css_class for t in g.iter(f"{SVG}title")]
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_built_in_game_draws_from_every_view(name: str) -> None:
+    state = _played(name, 25)
+    for seat in [None, *range(state.game.info.players)]:
+        svg = state_svg(state, seat)
+        root = ET.fromstring(svg)  # parses: well-formed SVG
+        assert root.tag == f"{SVG}svg"
+        assert "could not be drawn" not in svg and "cannot show" not in svg
+        assert ("all-seeing view" if seat is None else f"seat {seat}'s view") in svg
+
+
+def test_a_seat_sees_its_own_card_and_a_back_for_the_other() -> None:
+    state = _played("kuhn-poker", 1)  # the deal
+    hands = [h[0] for h in state.data["vars"]["hand"]]
+    assert sorted(_texts(state_svg(state), "card")) == sorted(hands)
+    seen = state_svg(state, 0)
+    assert _texts(seen, "card") == [hands[0]]
+    assert seen.count('class="back"') == 1
+    assert f">{hands[1]}<" not in seen
+
+
+def test_a_seat_that_is_not_in_the_game_is_refused() -> None:
+    with pytest.raises(SeatError):
+        state_svg(_played("kuhn-poker", 1), 2)
+
+
+def test_pieces_fills_and_exits_come_from_the_layout() -> None:
+    nautilus = state_svg(_played("nautilus", 40))
+    assert 'class="exit"' in nautilus and 'fill="#bfe6f2"' in nautilus  # the base's exits, shallow water
+    board = ET.fromstring(state_svg(_played("tic-tac-toe", 3)))
+    assert len([g for g in board.iter(f"{SVG}g") if g.get("class") == "piece"]) == 3
+
+
+def test_hex_boards_are_drawn_as_hexagons() -> None:
+    state = load_game(HEX_RULESET).new_state(1)
+    root = ET.fromstring(state_svg(state.apply(state.legal_moves()[0])))
+    assert len(list(root.iter(f"{SVG}polygon"))) == 121
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "piece"]) == 1
+
+
+HOSTILE = '''
+ruleplay: 1
+game: hostile
+players: 2
+boards: {b: {width: 2, height: 1}}
+state:
+  cells: {init: '["</svg><script>alert(1)</script>", "a\\u0001b & c"]'}
+flow:
+  phases: [{name: play, actions: [pass]}]
+actions:
+  pass: {effects: ""}
+end: [{when: "true"}]
+render:
+  - show: cells
+    board: b
+    label: "<b>bold</b> & \\u0007"
+    picture: PICTURE
+'''
+HOSTILE_FILL = '''{fill: '"red\\" onload=\\"alert(1)"'}'''
+
+
+def test_text_from_a_ruleset_is_escaped_and_colours_are_never_raw(make_game) -> None:  # type: ignore[no-untyped-def]
+    svg = state_svg(make_game(HOSTILE.replace("PICTURE", HOSTILE_FILL)).new_state(0))
+    root = ET.fromstring(svg)  # still one well-formed document
+    assert [e.tag for e in root.iter() if e.tag.endswith("script")] == []
+    assert "<script>" not in svg and "<b>" not in svg and "onload" not in svg
+    assert "&lt;/svg&gt;&lt;script&gt;" in svg
+    assert "a\ufffdb &amp; c" in svg  # a control character XML cannot hold becomes U+FFFD
+
+
+@pytest.mark.parametrize(("picture", "message"), [
+    ("{shape: hex}", "`picture.shape` is for grids"),
+    ("{pieces: '[0]'}", "`picture.pieces` is for grid cells"),
+    ("{fill: 'nonsense('}", ""),
+])
+def test_picture_facts_that_do_not_fit_the_item_are_errors(make_game, picture: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    text = HOSTILE.replace("    board: b\n", "    as: row\n").replace("PICTURE", picture)
+    with pytest.raises(RulesetError) as err:
+        make_game(text)
+    codes = [d.code for d in err.value.diagnostics]
+    assert codes == (["RP218"] if message else ["RP200"])
+    assert message in str(err.value)
+
+
+def test_a_ring_lays_a_track_round_a_square(make_game) -> None:  # type: ignore[no-untyped-def]
+    text = HOSTILE.replace("    board: b\n", "    as: track\n").replace("PICTURE", "{style: ring, text: 'str(index)'}")
+    text = text.replace('init: \'["</svg>', 'init: \'[1, 2, 3, 4, 5, 6, 7, 8] + ["</svg>')
+    root = ET.fromstring(state_svg(make_game(text).new_state(0)))
+    boxes = [g.find(f"{SVG}rect") for g in root.iter(f"{SVG}g") if g.get("class") == "box"]
+    spots = {(float(r.get("x")), float(r.get("y"))) for r in boxes}
+    assert len(boxes) == len(spots) == 10
+    xs, ys = sorted({x for x, _ in spots}), sorted({y for _, y in spots})
+    assert len(xs) == len(ys) == 4  # ten boxes round a square of four a side (a ring of twelve spots)
+    assert all(x in (xs[0], xs[-1]) or y in (ys[0], ys[-1]) for x, y in spots)  # only on the edge
+
+
+def test_a_style_on_a_grid_is_an_error(make_game) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(RulesetError, match="RP218.*`picture.style` is for rows"):
+        make_game(HOSTILE.replace("PICTURE", "{style: cards}"))
+
+
+def test_png_without_cairosvg_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cairosvg", None)
+    with pytest.raises(PictureError, match=r"ruleplay\[picture\]"):
+        render_png(state_svg(_played("tic-tac-toe", 1)))
+
+
+def test_png_with_cairosvg() -> None:
+    pytest.importorskip("cairosvg")
+    assert render_png(state_svg(_played("tic-tac-toe", 1))).startswith(b"\x89PNG")
+
+
+def test_render_command_writes_a_move_of_a_log(tmp_path: Path) -> None:
+    log, out = tmp_path / "g.jsonl", tmp_path / "g.svg"
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "tic-tac-toe", "--seed", "2", "--log", str(log)]).exit_code == 0
+    result = runner.invoke(main, ["render", str(log), "--move", "2", "--as", "1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "piece"]) == 2
+    assert "seat 1's view" in out.read_text(encoding="utf-8")
+    result = runner.invoke(main, ["render", str(log), "--move", "99", "-o", str(out)])
+    assert result.exit_code == 2 and "the log has" in result.output
+    result = runner.invoke(main, ["render", str(log), "-o", str(log)])
+    assert result.exit_code == 2 and "replace it" in result.output
+
+
+def test_render_command_draws_a_saved_state(tmp_path: Path) -> None:
+    saved, out = tmp_path / "s.json", tmp_path / "s.svg"
+    saved.write_text(_played("kuhn-poker", 1).dumps(), encoding="utf-8")
+    result = CliRunner().invoke(main, ["render", str(saved), "--as", "0", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").count('class="back"') == 1
+    result = CliRunner().invoke(main, ["render", str(saved), "--move", "1", "-o", str(out)])
+    assert result.exit_code == 2 and "--move is for game logs" in result.output
+
+
+def test_script_json_cannot_close_its_script_element() -> None:
+    text = _script_json({"move": "</script><script>alert(1)</script>", "amp": "&lt;"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"move": "</script><script>alert(1)</script>", "amp": "&lt;"}
+
+
+def test_the_replay_page_is_self_contained(tmp_path: Path) -> None:
+    import re
+
+    log, page = tmp_path / "g.jsonl", tmp_path / "g.html"
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "kuhn-poker", "--seed", "1", "--log", str(log)]).exit_code == 0
+    result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "1"])
+    assert result.exit_code == 0, result.output
+    text = page.read_text(encoding="utf-8")
+    urls = set(re.findall(r"https?://[\w./-]*", text))
+    assert urls == {"http://www.w3.org/2000/svg"}  # the SVG namespace, a name and not a fetch: nothing else
+    assert " src=" not in text and " href=" not in text
+    data = text.split('<script type="application/json" id="game-data">')[1].split("</script>")[0]
+    assert [v["key"] for v in json.loads(data)["views"]] == ["1"]  # --as: that seat's view alone
+    result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "2"])
+    assert result.exit_code == 2 and "not a seat" in result.output

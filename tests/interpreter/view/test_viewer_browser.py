@@ -1,0 +1,137 @@
+"""The replay page in a real browser: headless Chromium driven by Selenium through /usr/bin/chromedriver.
+
+The page is clicked through as a person would: the move counter, a piece
+appearing on the board, and a card that stays a card back in the other
+seat's view.  Under CI (the `CI` variable set) a missing browser, driver or
+Selenium fails these tests: they must never pass by not running.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from ruleplay.cli import main
+from ruleplay.view.sources import log_steps
+
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[browser]')"
+    if not Path(CHROMEDRIVER).exists() or shutil.which("chromium") is None:
+        return "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    missing = _missing()
+    if missing is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the browser tests: {missing}")
+        pytest.skip(missing)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in FLAGS + [f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_window_size(1400, 1000)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _page(tmp_path: Path, game: str, seed: int, *extra: str) -> tuple[Path, Path]:
+    log, page = tmp_path / f"{game}.jsonl", tmp_path / f"{game}.html"
+    runner = CliRunner()
+    played = runner.invoke(main, ["play", game, "--seed", str(seed), "--log", str(log)])
+    assert played.exit_code == 0, played.output
+    viewed = runner.invoke(main, ["view", str(log), "-o", str(page), *extra])
+    assert viewed.exit_code == 0, viewed.output
+    return log, page
+
+
+def _by_id(driver, name: str):  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, name)
+
+
+def _all(driver, css: str) -> list:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, css)
+
+
+def test_steps_through_a_game_and_pieces_appear(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.keys import Keys
+
+    log, page = _page(tmp_path, "tic-tac-toe", 4)
+    length = len(log_steps(log)) - 1
+    browser.get(page.as_uri())
+    assert _by_id(browser, "counter").text == f"move 0 / {length}"
+    assert _all(browser, "#picture .piece") == []
+    _by_id(browser, "forward").click()
+    assert _by_id(browser, "counter").text == f"move 1 / {length}"
+    assert len(_all(browser, "#picture .piece")) == 1
+    _by_id(browser, "picture").click()
+    browser.find_element("tag name", "body").send_keys(Keys.ARROW_RIGHT)
+    assert _by_id(browser, "counter").text == f"move 2 / {length}"
+    assert len(_all(browser, "#picture .piece")) == 2
+    browser.find_element("tag name", "body").send_keys(Keys.ARROW_LEFT)
+    assert len(_all(browser, "#picture .piece")) == 1
+    _by_id(browser, "last").click()
+    assert _by_id(browser, "counter").text == f"move {length} / {length}"
+    assert len(_all(browser, "#picture .piece")) == length
+    assert "final scores" in _by_id(browser, "scores").text
+    assert _by_id(browser, "forward").get_attribute("disabled") is not None
+    jump = _by_id(browser, "jump")
+    jump.clear()
+    jump.send_keys("3")
+    _by_id(browser, "go").click()
+    assert _by_id(browser, "counter").text == f"move 3 / {length}"
+    assert len(_all(browser, "#moves li.current")) == 1
+    assert "TT-" in _all(browser, "#moves li")[0].text  # the rule ids that fired
+    _by_id(browser, "first").click()
+    assert _all(browser, "#picture .piece") == []
+
+
+def test_a_hidden_card_stays_hidden_in_a_seats_view(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.support.ui import Select
+
+    log, page = _page(tmp_path, "kuhn-poker", 5)
+    steps = log_steps(log)
+    dealt = steps[2].state  # both cards dealt, nobody has bet
+    deal, deal_seen = steps[1].move, steps[1].state.last_move_view(0)
+    assert deal != deal_seen  # the deal names the other card, seat 0 is shown it as ?
+    own, other = (dealt.data["vars"]["hand"][p][0] for p in (0, 1))
+    browser.get(page.as_uri())
+    _by_id(browser, "forward").click()
+    _by_id(browser, "forward").click()
+    cards = lambda: sorted(e.get_attribute("textContent") for e in _all(browser, "#picture g.card title"))  # noqa: E731
+    assert cards() == sorted([own, other])
+    assert _all(browser, "#moves li")[0].text.startswith(f"chance: {deal}")
+    assert _all(browser, "#picture .back") == []
+    Select(_by_id(browser, "view")).select_by_visible_text("seat 0")
+    assert _by_id(browser, "counter").text.startswith("move 2 /")
+    assert cards() == [own]
+    assert len(_all(browser, "#picture .back")) == 1
+    first = _all(browser, "#moves li")[0].text
+    assert first.startswith(f"chance: {deal_seen}") and deal not in first
+    assert "scores are shown at the end" in _by_id(browser, "scores").text
+    _by_id(browser, "last").click()
+    assert "final scores" in _by_id(browser, "scores").text

@@ -262,16 +262,19 @@ class Codegen(Checks):
         test = E.and_(E.type_is(obj, "dict"), ast.Compare(key, [ast.In()], [obj]))
         props = attr(attr(name(E.PARAM), "model"), "component_props")  # read only when needed, as the closures do
         slow = call(name("_field"), obj, key, props, self._use("_b"), self._obj(node.pos))
-        return ast.IfExp(test, fast, slow)
+        return slow if isinstance(obj, ast.Constant) else ast.IfExp(test, fast, slow)
 
     def _e_Index(self, node: A.Index, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         obj, key = (self._atom(e, out) for e in self._operands([node.obj, node.index], scope, lv, out))
         return self._index(obj, key, node.pos)
 
     def _index(self, obj: ast.expr, key: ast.expr, pos: A.Pos) -> ast.expr:
+        slow = call(name("_index"), obj, key, self._obj(pos))
+        if isinstance(obj, ast.Constant):  # a literal is never a list: no fast path to try
+            return slow
         in_range = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [key, call(name("len"), obj)])
         return ast.IfExp(E.and_(E.type_is(obj, "list"), E.type_is(key, "int"), in_range),
-                         ast.Subscript(obj, key, ast.Load()), call(name("_index"), obj, key, self._obj(pos)))
+                         ast.Subscript(obj, key, ast.Load()), slow)
 
     def _e_Slice(self, node: A.Slice, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         parts = [node.obj] + [n for n in (node.lo, node.hi) if n is not None]

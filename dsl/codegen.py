@@ -29,7 +29,7 @@ from . import ast as A
 from . import emit as E
 from . import runtime as R
 from .builtins import Builtin, invoke
-from .compiler import Checks, Compiler, Exec, Fn, block_lets
+from .compiler import Checks, Compiler, Exec, Fn
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
 
@@ -421,7 +421,6 @@ class Codegen(Checks):
                 scope = scope.with_let(stmt.name)
             else:
                 out.extend(getattr(self, "_s_" + type(stmt).__name__)(stmt, scope, lv))
-        assert set(block_lets(node)) <= set(lv)
         return out
 
     def _s_Block(self, node: A.Block, scope: Scope, lv: Locals) -> Out:

@@ -29,7 +29,7 @@ from . import ast as A
 from . import emit as E
 from . import runtime as R
 from .builtins import Builtin, invoke
-from .compiler import Checks, Compiler, Exec, Fn
+from .compiler import Checks, Compiler, Exec, Fn, cited_let
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
 
@@ -413,12 +413,20 @@ class Codegen(Checks):
         lv = dict(lv)  # a `let` ends with its block: the names it bound are forgotten here
         out: Out = []
         for stmt in node.stmts:
-            if isinstance(stmt, A.Let):
-                value = self._e(stmt.value, scope, lv, out)
+            let = stmt if isinstance(stmt, A.Let) else cited_let(stmt)
+            if let is not None:
+                value_out: Out = []
+                value = self._e(let.value, scope, lv, value_out)
+                if let is not stmt:
+                    rule = stmt.rule  # type: ignore[attr-defined]
+                    if rule in scope.disabled_rules:
+                        continue  # switched off: as if the statement were not there
+                    out.append(ast.Expr(call(attr(self._use("_fired"), "append"), const(rule))))
+                out.extend(value_out)
                 local = self._tmp("l")
-                out.append(assign(local, self._copied(value, stmt.pos, out)))
-                lv[stmt.name] = local
-                scope = scope.with_let(stmt.name)
+                out.append(assign(local, self._copied(value, let.pos, out)))
+                lv[let.name] = local
+                scope = scope.with_let(let.name)
             else:
                 out.extend(getattr(self, "_s_" + type(stmt).__name__)(stmt, scope, lv))
         return out
@@ -429,24 +437,11 @@ class Codegen(Checks):
     def _s_Cited(self, node: A.Cited, scope: Scope, lv: Locals) -> Out:
         if isinstance(node.body, A.Block):
             body = self._block(node.body, scope, lv)
-        elif isinstance(node.body, A.Let):
-            body = self._cited_let(node.body, scope, lv)
         else:
             body = getattr(self, "_s_" + type(node.body).__name__)(node.body, scope, lv)
         if node.rule in scope.disabled_rules:
             return []
         return [ast.Expr(call(attr(self._use("_fired"), "append"), const(node.rule)))] + body
-
-    def _cited_let(self, node: A.Let, scope: Scope, lv: Locals) -> Out:
-        """`@R let x = v`: as the closures run it, a write of `x` where a read of it looks, for the rest of the
-        enclosing blocks (the name is not one of its block's own `let`s, so no block end forgets it)."""
-        out: Out = []
-        value = self._copied(self._e(node.value, scope, lv, out), node.pos, out)
-        if node.name in lv:
-            out.append(assign(lv[node.name], value))
-        else:
-            out.append(ast.Assign([ast.Subscript(self._use("_env"), const(node.name), ast.Store())], value))
-        return out
 
     def _s_Assign(self, node: A.Assign, scope: Scope, lv: Locals) -> Out:
         target, pos = node.target, node.pos

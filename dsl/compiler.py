@@ -202,9 +202,15 @@ class Checks:
         return expr
 
 
+def cited_let(node: A.Stmt) -> A.Let | None:
+    """The `let` of `@R let x = v`: a `let` like any other, bound for the rest of its block."""
+    return node.body if isinstance(node, A.Cited) and isinstance(node.body, A.Let) else None
+
+
 def block_lets(node: A.Block) -> tuple[str, ...]:
-    """The names a block's own `let`s bind: they end with the block."""
-    return tuple(dict.fromkeys(s.name for s in node.stmts if isinstance(s, A.Let)))
+    """The names a block's own `let`s bind (cited ones too): they end with the block."""
+    lets = (s if isinstance(s, A.Let) else cited_let(s) for s in node.stmts)
+    return tuple(dict.fromkeys(s.name for s in lets if s is not None))
 
 
 class Compiler(Checks):
@@ -430,6 +436,16 @@ class Compiler(Checks):
                 ctx.env[name] = ctx.budget.copy(value(ctx), pos)
 
             return let, scope.with_let(name)
+        let_ = cited_let(node)
+        if let_ is not None and node.rule not in scope.disabled_rules:  # type: ignore[attr-defined]
+            run, after = self.stmt(let_, scope)
+            rule = node.rule  # type: ignore[attr-defined]
+
+            def cited(ctx: R.Ctx) -> None:
+                ctx.fired.append(rule)
+                run(ctx)
+
+            return cited, after
         method = getattr(self, "_s_" + type(node).__name__)
         return method(node, scope), scope
 

@@ -114,7 +114,9 @@ def check(text: str) -> None:
 @example("let i = 5  out = i")                      # a `let` shadows the parameter until its block ends
 @example("if true { let i = 9 }  out = i")          # ... and not after it
 @example("for v in xs { append v to xs }  out = len(xs)")  # a loop walks a copy
-@example("@R3 let i = 7  out = i")                  # a cited `let` writes where the name is read
+@example("@R3 let i = 7  out = i")                  # a cited `let` is a `let`
+@example("@R3 let v = 0  let v = v + 1  out = v")
+@example("@OFF let v = 0  out = 1")                 # switched off: not there at all
 @example("call rec(70)")                            # deeper than the depth limit
 @example("out = fact(9)")
 @example("xs[5] = 1")
@@ -177,3 +179,12 @@ def test_choosing_the_compiler(monkeypatch):
     monkeypatch.setenv("RULEPLAY_COMPILER", "fast")
     with pytest.raises(ValueError, match="generated, closures"):
         make_compiler()
+
+
+@pytest.mark.parametrize("cls", [Compiler, Codegen])
+def test_a_cited_let_ends_with_its_block(cls):
+    run, problems = _compile(cls, "if true { @R3 let i = 9  out = i }  n = i")
+    assert problems == []
+    ctx = R.Ctx(R.clone(VARS), {}, MODEL, env={"i": 1})
+    run(ctx)
+    assert (ctx.vars["out"], ctx.vars["n"], ctx.env, ctx.fired) == (9, 1, {"i": 1}, ["R3"])

@@ -2,8 +2,10 @@
 
 `yamlload` reads ruleset files with positions for every value; `variants`
 applies `extends:`, `include:` and variant patches; `parser` (on
-`grammar.lark`) builds the typed AST of `ast`; `compiler` turns it into
-closures and `reference` evaluates it the simple way, sharing the operator
-semantics of `runtime` and the builtins of `builtins`.  Imports nothing else
+`grammar.lark`) builds the typed AST of `ast`; `codegen` turns it into
+generated Python functions (built and checked by `emit`), `compiler` into
+closures (the oracle, chosen with `RULEPLAY_COMPILER=closures`), and
+`reference` evaluates it the simple way, all sharing the operator semantics
+of `runtime` and the builtins of `builtins`.  Imports nothing else
 of ruleplay: the engine and the validators are built on it.
 """

@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterable
 
 from . import ast as A
 from . import runtime as R
-from .builtins import BUILTINS, invoke
-from .scope import Scope
+from .builtins import BUILTINS, Builtin, invoke
+from .scope import Callable_, Scope
 
 Fn = Callable[[R.Ctx], Any]
 Exec = Callable[[R.Ctx], None]
@@ -100,11 +100,15 @@ def _scoped(body: Exec, lets: tuple[str, ...]) -> Exec:
     return run
 
 
-class Compiler:
-    """Compiles expressions and effect blocks against a `Scope`.
+class Checks:
+    """What every compiler of the language decides the same way: names, calls, targets and their problems.
 
-    `tables` holds the compiled bodies of user functions and procedures; calls
-    look them up at run time so that (bounded) recursion works.
+    The closure compiler below and the code generator (`dsl.codegen`) both
+    ask these methods, so the two report the same problems in the same order
+    and a broken node fails at run time with the same error in both.
+    `function_bodies` and `procedure_bodies` hold the compiled bodies of user
+    functions and procedures; calls look them up at run time so that
+    (bounded) recursion works.
     """
 
     def __init__(self) -> None:
@@ -121,6 +125,97 @@ class Compiler:
 
         return broken
 
+    def name_of(self, node: A.Name, scope: Scope) -> tuple[str, Any] | Fn:
+        """What a name reads, (kind, key) as `Scope.resolve` says, or a broken Fn for an unknown one."""
+        found = scope.resolve(node.name)
+        if found is None:
+            return self.problem("RP210", f"unknown name `{node.name}`", node.pos,
+                                self.suggest(node.name, scope.known_names))
+        return found
+
+    @staticmethod
+    def is_quantifier(node: A.Call, scope: Scope) -> bool:
+        """`any(x for …)` / `all(x for …)`: a loop that stops at the first deciding item."""
+        return node.func in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension) \
+            and node.func not in scope.functions
+
+    def callee(self, node: A.Call, scope: Scope) -> Callable_ | Builtin | Fn:
+        """The user function or builtin a call names, or a broken Fn (unknown name, wrong arity)."""
+        name, pos, nargs = node.func, node.pos, len(node.args)
+        user = scope.functions.get(name)
+        if user is not None:
+            if nargs != len(user.params):
+                return self.problem("RP212", f"`{name}` takes {len(user.params)} argument(s), "
+                                    f"got {nargs}", pos,
+                                    f"it is declared under `functions:` as {name}({', '.join(user.params)})")
+            return user
+        spec = BUILTINS.get(name)
+        if spec is None:
+            return self.problem("RP211", f"unknown function `{name}`", pos,
+                                self.suggest(name, lambda: sorted(BUILTINS) + sorted(scope.functions))
+                                or "call a builtin function, or declare it under `functions:`")
+        if not spec.min_args <= nargs <= spec.max_args:
+            want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args}-{spec.max_args}"
+            return self.problem("RP212", f"`{name}` takes {want} argument(s), got {nargs}", pos,
+                                f"{name}(): {spec.doc}")
+        return spec
+
+    def procedure_of(self, node: A.CallProc, scope: Scope) -> Callable_ | Fn:
+        """The procedure a statement calls, or a broken Fn (unknown procedure, wrong arity)."""
+        proc = scope.procedures.get(node.name)
+        pos = node.pos
+        if proc is None:
+            return self.problem("RP211", f"unknown procedure `{node.name}`", pos,
+                                self.suggest(node.name, lambda: sorted(scope.procedures))
+                                or "declare it under `procedures:`")
+        if len(node.args) != len(proc.params):
+            return self.problem("RP212", f"procedure `{node.name}` takes {len(proc.params)} argument(s), "
+                                f"got {len(node.args)}", pos,
+                                f"it is declared under `procedures:` as {node.name}({', '.join(proc.params)})")
+        return proc
+
+    def _base(self, target: A.Target, scope: Scope, writing: bool) -> tuple[str, str] | None:
+        found = scope.resolve(target.name)
+        if found is None:
+            self.problem("RP210", f"unknown name `{target.name}`", target.pos,
+                         self.suggest(target.name, scope.known_names))
+            return None
+        kind, key = found
+        if kind == "var" or (kind == "local" and key in scope.lets):
+            return kind, key
+        if kind == "local" and writing:
+            self.problem("RP213", f"`{target.name}` is a parameter or loop variable and cannot be changed",
+                         target.pos, hint=f"copy it first: let my_{target.name} = {target.name}")
+            return None
+        if writing or kind == "flow":
+            self.problem("RP213", f"`{target.name}` cannot be changed by effects ({kind})", target.pos,
+                         hint="declare it under `state:` to make it a variable")
+            return None
+        return kind, key
+
+    @staticmethod
+    def target_expr(target: A.Target) -> A.Expr:
+        """A target read as an expression: how `x[i] += 1` and list statements read the place."""
+        expr: A.Expr = A.Name(target.pos, target.name)
+        for s in target.steps:
+            expr = A.Attr(target.pos, expr, s) if isinstance(s, str) else A.Index(target.pos, expr, s)
+        return expr
+
+
+def cited_let(node: A.Stmt) -> A.Let | None:
+    """The `let` of `@R let x = v`: a `let` like any other, bound for the rest of its block."""
+    return node.body if isinstance(node, A.Cited) and isinstance(node.body, A.Let) else None
+
+
+def block_lets(node: A.Block) -> tuple[str, ...]:
+    """The names a block's own `let`s bind (cited ones too): they end with the block."""
+    lets = (s if isinstance(s, A.Let) else cited_let(s) for s in node.stmts)
+    return tuple(dict.fromkeys(s.name for s in lets if s is not None))
+
+
+class Compiler(Checks):
+    """Compiles expressions and effect blocks against a `Scope` into closures (the oracle of `dsl.codegen`)."""
+
     # ------------------------------------------------------------ expressions
     def expr(self, node: A.Expr, scope: Scope) -> Fn:
         method = getattr(self, "_e_" + type(node).__name__)
@@ -131,10 +226,9 @@ class Compiler:
         return lambda ctx: value
 
     def _e_Name(self, node: A.Name, scope: Scope) -> Fn:
-        found = scope.resolve(node.name)
-        if found is None:
-            return self.problem("RP210", f"unknown name `{node.name}`", node.pos,
-                                self.suggest(node.name, scope.known_names))
+        found = self.name_of(node, scope)
+        if callable(found):
+            return found
         kind, key = found
         if kind == "local":
             return lambda ctx: ctx.env[key]
@@ -278,26 +372,14 @@ class Compiler:
 
     def _e_Call(self, node: A.Call, scope: Scope) -> Fn:
         name, pos = node.func, node.pos
-        if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension) \
-                and name not in scope.functions:
+        if self.is_quantifier(node, scope):
             return self._quantifier(node, scope)
         args = [self.expr(a, scope) for a in node.args]
-        user = scope.functions.get(name)
-        if user is not None:
-            if len(args) != len(user.params):
-                return self.problem("RP212", f"`{name}` takes {len(user.params)} argument(s), "
-                                    f"got {len(args)}", pos,
-                                    f"it is declared under `functions:` as {name}({', '.join(user.params)})")
-            return self._user_call(name, user.params, args, pos)
-        spec = BUILTINS.get(name)
-        if spec is None:
-            return self.problem("RP211", f"unknown function `{name}`", pos,
-                                self.suggest(name, lambda: sorted(BUILTINS) + sorted(scope.functions))
-                                or "call a builtin function, or declare it under `functions:`")
-        if not spec.min_args <= len(args) <= spec.max_args:
-            want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args}-{spec.max_args}"
-            return self.problem("RP212", f"`{name}` takes {want} argument(s), got {len(args)}", pos,
-                                f"{name}(): {spec.doc}")
+        spec = self.callee(node, scope)
+        if isinstance(spec, Callable_):
+            return self._user_call(name, spec.params, args, pos)
+        if not isinstance(spec, Builtin):
+            return spec
 
         def call(ctx: R.Ctx) -> Any:
             return invoke(spec, ctx, [a(ctx) for a in args], pos)
@@ -313,8 +395,7 @@ class Compiler:
             budget.depth += 1
             try:
                 if budget.depth > budget.max_depth:
-                    raise R.LimitError(f"call depth over {budget.max_depth} in `{name}`", pos,
-                                       hint="a function calls itself without end")
+                    raise R.depth_exceeded(budget, name, False, pos)
                 budget.spend(1, pos)  # two calls of itself per call double the work with each level
                 ctx.env = dict(zip(params, values))
                 result = bodies[name](ctx)
@@ -340,7 +421,7 @@ class Compiler:
             def run_all(ctx: R.Ctx) -> None:
                 for r in runs:
                     r(ctx)
-        lets = tuple(dict.fromkeys(s.name for s in node.stmts if isinstance(s, A.Let)))
+        lets = block_lets(node)
         return _scoped(run_all, lets) if lets else run_all
 
     def stmt(self, node: A.Stmt, scope: Scope) -> tuple[Exec, Scope]:
@@ -355,6 +436,16 @@ class Compiler:
                 ctx.env[name] = ctx.budget.copy(value(ctx), pos)
 
             return let, scope.with_let(name)
+        let_ = cited_let(node)
+        if let_ is not None and node.rule not in scope.disabled_rules:  # type: ignore[attr-defined]
+            run, after = self.stmt(let_, scope)
+            rule = node.rule  # type: ignore[attr-defined]
+
+            def cited(ctx: R.Ctx) -> None:
+                ctx.fired.append(rule)
+                run(ctx)
+
+            return cited, after
         method = getattr(self, "_s_" + type(node).__name__)
         return method(node, scope), scope
 
@@ -425,9 +516,7 @@ class Compiler:
         count, body, pos = self.expr(node.count, scope), self.block(node.body, scope), node.pos
 
         def run(ctx: R.Ctx) -> None:
-            n = count(ctx)
-            if type(n) is not int or n < 0:
-                raise R.RuleRuntimeError(f"repeat needs a non-negative int, not {n!r}", pos)
+            n = R.repeat_count(count(ctx), pos)
             ctx.budget.spend(n, pos)
             for _ in range(n):
                 body(ctx)
@@ -444,45 +533,22 @@ class Compiler:
         if op == "prepend":
             def prepend(ctx: R.Ctx) -> None:
                 item = ctx.budget.copy(value(ctx), pos)
-                lst = dst(ctx)
-                ctx.budget.spend(len(lst), pos)  # every item moves up one place
-                lst.insert(0, item)
+                R.prepend(ctx.budget, dst(ctx), item, pos)
             return prepend
         if op == "shuffle":
-            def shuffle(ctx: R.Ctx) -> None:
-                if ctx.rng is None:
-                    raise R.RuleRuntimeError("shuffle needs the game's random generator", pos)
-                lst = src(ctx)
-                ctx.budget.spend(len(lst), pos)
-                ctx.rng.shuffle(lst)
-            return shuffle
-
-        def take(ctx: R.Ctx, lst: list, item: Any) -> Any:
-            ctx.budget.scan(lst, pos)  # the search compares item by item, nested ones included
-            for i, x in enumerate(lst):
-                if R.equal(x, item):
-                    return lst.pop(i)
-            raise R.RuleRuntimeError(f"{item!r} is not in {node.source.name}", pos,
-                                     hint="check membership with `in` before moving or removing")
-
+            return lambda ctx: R.shuffle(ctx.rng, ctx.budget, src(ctx), pos)
+        source = node.source.name
         if op == "remove":
-            return lambda ctx: take(ctx, src(ctx), value(ctx)) and None
+            return lambda ctx: R.take(ctx.budget, src(ctx), value(ctx), source, pos) and None
         if op == "move":
             def move(ctx: R.Ctx) -> None:
-                item = take(ctx, src(ctx), value(ctx))
+                item = R.take(ctx.budget, src(ctx), value(ctx), source, pos)
                 dst(ctx).append(item)
             return move
 
         def draw(ctx: R.Ctx) -> None:  # draw N from the top (front) of a list
             n = value(ctx)
-            lst = src(ctx)
-            if type(n) is not int or n < 0:
-                raise R.RuleRuntimeError(f"draw needs a non-negative int, not {n!r}", pos)
-            if n > len(lst):
-                raise R.RuleRuntimeError(f"cannot draw {n} from {node.source.name}: only {len(lst)} left", pos)
-            ctx.budget.spend(len(lst), pos)  # the items left move up n places
-            taken = lst[:n]
-            del lst[:n]
+            taken = R.draw(ctx.budget, n, src(ctx), source, pos)
             dst(ctx).extend(taken)
 
         return draw
@@ -510,17 +576,10 @@ class Compiler:
         return signal
 
     def _s_CallProc(self, node: A.CallProc, scope: Scope) -> Exec:
-        proc = scope.procedures.get(node.name)
+        proc = self.procedure_of(node, scope)
         pos = node.pos
-        if proc is None:
-            fail = self.problem("RP211", f"unknown procedure `{node.name}`", pos,
-                                self.suggest(node.name, lambda: sorted(scope.procedures))
-                                or "declare it under `procedures:`")
-            return fail
-        if len(node.args) != len(proc.params):
-            return self.problem("RP212", f"procedure `{node.name}` takes {len(proc.params)} argument(s), "
-                                f"got {len(node.args)}", pos,
-                                f"it is declared under `procedures:` as {node.name}({', '.join(proc.params)})")
+        if not isinstance(proc, Callable_):
+            return proc
         args = [self.expr(a, scope) for a in node.args]
         bodies, name, params = self.procedure_bodies, node.name, proc.params
 
@@ -531,8 +590,7 @@ class Compiler:
             budget.depth += 1
             try:
                 if budget.depth > budget.max_depth:
-                    raise R.LimitError(f"call depth over {budget.max_depth} in procedure `{name}`", pos,
-                                       hint="a procedure calls itself without end")
+                    raise R.depth_exceeded(budget, name, True, pos)
                 budget.spend(1, pos)  # two calls of itself per call double the work with each level
                 ctx.env = dict(zip(params, values))
                 bodies[name](ctx)
@@ -557,46 +615,18 @@ class Compiler:
         return fail
 
     # ---------------------------------------------------------------- targets
-    def _base(self, target: A.Target, scope: Scope, writing: bool) -> tuple[str, str] | None:
-        found = scope.resolve(target.name)
-        if found is None:
-            self.problem("RP210", f"unknown name `{target.name}`", target.pos,
-                         self.suggest(target.name, scope.known_names))
-            return None
-        kind, key = found
-        if kind == "var" or (kind == "local" and key in scope.lets):
-            return kind, key
-        if kind == "local" and writing:
-            self.problem("RP213", f"`{target.name}` is a parameter or loop variable and cannot be changed",
-                         target.pos, hint=f"copy it first: let my_{target.name} = {target.name}")
-            return None
-        if writing or kind == "flow":
-            self.problem("RP213", f"`{target.name}` cannot be changed by effects ({kind})", target.pos,
-                         hint="declare it under `state:` to make it a variable")
-            return None
-        return kind, key
-
     def _steps(self, target: A.Target, scope: Scope) -> list[tuple[bool, Any]]:
         return [(False, s) if isinstance(s, str) else (True, self.expr(s, scope)) for s in target.steps]
 
     def target_getter(self, target: A.Target, scope: Scope) -> Fn:
-        expr: A.Expr = A.Name(target.pos, target.name)
-        for s in target.steps:
-            expr = A.Attr(target.pos, expr, s) if isinstance(s, str) else A.Index(target.pos, expr, s)
-        return self.expr(expr, scope)
+        return self.expr(self.target_expr(target), scope)
 
     def list_getter(self, target: A.Target, scope: Scope) -> Fn:
         get, pos, name = self.target_getter(target, scope), target.pos, target.name
         if self._base(target, scope, writing=True) is None:
             return get
 
-        def run(ctx: R.Ctx) -> list:
-            value = get(ctx)
-            if type(value) is not list:
-                raise R.RuleRuntimeError(f"`{name}` is a {R.type_name(value)}, not a list", pos)
-            return value
-
-        return run
+        return lambda ctx: R.checked_list(get(ctx), name, pos)
 
     def setter(self, target: A.Target, scope: Scope) -> Setter:
         base = self._base(target, scope, writing=True)
@@ -618,17 +648,6 @@ class Compiler:
                 k = step(ctx) if is_expr else step
                 obj = R.index(obj, k, pos) if is_expr else R.field(obj, k, {}, ctx.budget, pos)
             is_expr, step = steps[-1]
-            k = step(ctx) if is_expr else step
-            t = type(obj)
-            if t is list:
-                if type(k) is not int or not -len(obj) <= k < len(obj):
-                    raise R.RuleRuntimeError(f"cannot assign at index {k!r} of a list of length {len(obj)}", pos)
-                obj[k] = value
-            elif t is dict:
-                if type(k) is not str:
-                    raise R.RuleRuntimeError(f"a map key must be a string, not {R.type_name(k)}", pos)
-                obj[k] = value
-            else:
-                raise R.RuleRuntimeError(f"cannot assign into a {R.type_name(obj)}", pos)
+            R.assign_item(obj, step(ctx) if is_expr else step, value, pos)
 
         return run

@@ -433,12 +433,89 @@ class Budget:
     def spend(self, n: int, pos: Pos | None) -> None:
         self.iterations -= n
         if self.iterations < 0:
-            raise LimitError(
-                "effect iteration limit exceeded in one move",
-                pos,
-                hint="a loop runs too long, a function calls itself too often, or a builtin walks a large "
-                     "value too often; raise limits.iterations_per_move if the game really needs it",
-            )
+            raise iterations_exceeded(pos)
+
+
+def iterations_exceeded(pos: Pos | None) -> LimitError:
+    """The error of a move whose iterations ran out; generated code subtracts inline and raises this."""
+    return LimitError(
+        "effect iteration limit exceeded in one move",
+        pos,
+        hint="a loop runs too long, a function calls itself too often, or a builtin walks a large "
+             "value too often; raise limits.iterations_per_move if the game really needs it",
+    )
+
+
+def depth_exceeded(budget: Budget, name: str, procedure: bool, pos: Pos | None) -> LimitError:
+    """The error of a user function or procedure call nested past `limits.max_depth`."""
+    if procedure:
+        return LimitError(f"call depth over {budget.max_depth} in procedure `{name}`", pos,
+                          hint="a procedure calls itself without end")
+    return LimitError(f"call depth over {budget.max_depth} in `{name}`", pos,
+                      hint="a function calls itself without end")
+
+
+# ------------------------------------------------ list statements, shared by both compilers
+def assign_item(obj: Any, key: Any, value: Any, pos: Pos | None) -> None:
+    """The last step of an assignment into a list item or a map entry."""
+    t = type(obj)
+    if t is list:
+        if type(key) is not int or not -len(obj) <= key < len(obj):
+            raise RuleRuntimeError(f"cannot assign at index {key!r} of a list of length {len(obj)}", pos)
+        obj[key] = value
+    elif t is dict:
+        if type(key) is not str:
+            raise RuleRuntimeError(f"a map key must be a string, not {type_name(key)}", pos)
+        obj[key] = value
+    else:
+        raise RuleRuntimeError(f"cannot assign into a {type_name(obj)}", pos)
+
+
+def checked_list(value: Any, name: str, pos: Pos | None) -> list:
+    """The list a list statement works on; anything else is an error naming the place."""
+    if type(value) is not list:
+        raise RuleRuntimeError(f"`{name}` is a {type_name(value)}, not a list", pos)
+    return value
+
+
+def take(budget: Budget, lst: list, item: Any, name: str, pos: Pos | None) -> Any:
+    """Remove and return the first item of `lst` equal to `item` (`remove`, `move`)."""
+    budget.scan(lst, pos)  # the search compares item by item, nested ones included
+    for i, x in enumerate(lst):
+        if equal(x, item):
+            return lst.pop(i)
+    raise RuleRuntimeError(f"{item!r} is not in {name}", pos,
+                           hint="check membership with `in` before moving or removing")
+
+
+def prepend(budget: Budget, lst: list, item: Any, pos: Pos | None) -> None:
+    budget.spend(len(lst), pos)  # every item moves up one place
+    lst.insert(0, item)
+
+
+def shuffle(rng: Any, budget: Budget, lst: list, pos: Pos | None) -> None:
+    if rng is None:
+        raise RuleRuntimeError("shuffle needs the game's random generator", pos)
+    budget.spend(len(lst), pos)
+    rng.shuffle(lst)
+
+
+def draw(budget: Budget, n: Any, lst: list, name: str, pos: Pos | None) -> list:
+    """Take `n` items from the top (front) of `lst`: the items drawn."""
+    if type(n) is not int or n < 0:
+        raise RuleRuntimeError(f"draw needs a non-negative int, not {n!r}", pos)
+    if n > len(lst):
+        raise RuleRuntimeError(f"cannot draw {n} from {name}: only {len(lst)} left", pos)
+    budget.spend(len(lst), pos)  # the items left move up n places
+    taken = lst[:n]
+    del lst[:n]
+    return taken
+
+
+def repeat_count(n: Any, pos: Pos | None) -> int:
+    if type(n) is not int or n < 0:
+        raise RuleRuntimeError(f"repeat needs a non-negative int, not {n!r}", pos)
+    return n
 
 
 class Signals:

@@ -1,10 +1,12 @@
-"""The compiled closures and the naive reference evaluator agree on random expressions.
+"""The compiled closures, the generated code and the naive reference evaluator agree on random expressions.
 
 Expressions are generated as text (so the parser is exercised too) over a
 fixed context of state variables, constants, flow values, locals and
-components.  For each one, both evaluators must give the same value (same
-types all the way down), or both must raise the same rule error.  Any other
-exception is an engine bug and fails the test.
+components.  For each one, all three must give the same value (same types
+all the way down), or all must raise the same rule error.  The closures and
+the generated code (`dsl.codegen`) must also agree on the error's position
+and hint and on every budget charge.  Any other exception is an engine bug
+and fails the test.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ruleplay.dsl import runtime as R
+from ruleplay.dsl.codegen import Codegen
 from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.geometry import Grid
 from ruleplay.dsl.parser import parse_expr
@@ -155,22 +158,39 @@ def same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _located(evaluate) -> tuple[str, Any]:
+    """The outcome with everything an error carries: class, message, position and hint."""
+    try:
+        return "value", evaluate()
+    except R.RuleRuntimeError as err:
+        return "error", (type(err).__name__, err.message, err.pos, err.hint)
+
+
+def _spent(ctx: R.Ctx) -> tuple[int, int, int]:
+    return ctx.budget.iterations, ctx.budget.copies, ctx.budget.depth
+
+
 def check(text: str) -> None:
     node = parse_expr(text)
-    compiler = Compiler()
-    compiled = compiler.expr(node, SCOPE)
-    assert compiler.problems == [], compiler.problems
+    compiler, codegen = Compiler(), Codegen()
+    compiled, generated = compiler.expr(node, SCOPE), codegen.expr(node, SCOPE)
+    assert compiler.problems == [] and codegen.problems == [], compiler.problems
     reference = ReferenceEvaluator(SCOPE)
-    ctx_c, ctx_r = _ctx(), _ctx()
+    ctx_c, ctx_r, ctx_g = _ctx(), _ctx(), _ctx()
     got_c = _run(lambda: compiled(ctx_c))
     got_r = _run(lambda: reference.eval(node, ctx_r))
+    got_g = _located(lambda: generated(ctx_g))
     assert got_c[0] == got_r[0], f"{text}: compiled {got_c} but reference {got_r}"
     if got_c[0] == "value":
         assert same(got_c[1], got_r[1]), f"{text}: compiled {got_c[1]!r} but reference {got_r[1]!r}"
+        assert same(got_c[1], got_g[1]), f"{text}: closures {got_c[1]!r} but generated {got_g[1]!r}"
     else:
         assert got_c[1] == got_r[1], f"{text}: compiled {got_c[1]} but reference {got_r[1]}"
-    assert ctx_c.vars == VARS and ctx_r.vars == VARS, "evaluating an expression changed the state"
-    assert ctx_c.env == LOCALS, "a comprehension leaked or lost a local"
+        assert _located(lambda: compiled(_ctx())) == got_g, f"{text}: closures {got_c} but generated {got_g}"
+    assert _spent(ctx_c) == _spent(ctx_g), f"{text}: closures charged {_spent(ctx_c)}, generated {_spent(ctx_g)}"
+    for ctx in (ctx_c, ctx_r, ctx_g):
+        assert ctx.vars == VARS, "evaluating an expression changed the state"
+    assert ctx_c.env == LOCALS and ctx_g.env == LOCALS, "a comprehension leaked or lost a local"
 
 
 @given(TYPED)

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.compiler import CompileProblem, Compiler
+from ruleplay.dsl.codegen import make_compiler
+from ruleplay.dsl.compiler import CompileProblem
 from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Scope
@@ -37,7 +38,7 @@ class BuildContext:
         self.data = data
         self.smap = smap
         self.diags: list[Diagnostic] = []
-        self.compiler = Compiler()
+        self.compiler = make_compiler()  # generated code, or closures with RULEPLAY_COMPILER=closures
         self.disabled = disabled_rules
         self.cited: dict[str, list[tuple]] = {}
         self.mutable: set[str] = set()

@@ -1,0 +1,143 @@
+"""Building, checking and compiling the Python trees that `dsl.codegen` generates.
+
+User text reaches generated code only as data: a literal or a name's key is
+an `ast.Constant`, anything else (a position, a constant list, a builtin's
+spec) a global of the generated function under a name made here.  `verify`
+proves that of every tree before it is compiled: only the node types the
+generator emits, only names it made, only the attributes of `Ctx`, `Budget`,
+`Signals` and lists it uses.  The source (`ast.unparse`) is registered with
+`linecache`, so a traceback through generated code shows readable lines, and
+compiled code objects are cached by the hash of that source, in this process
+only; nothing is ever written to or loaded from a file.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import linecache
+import re
+from types import CodeType
+from typing import Any, Callable
+
+# Every node type the generator emits; anything else in a tree is a generator bug.
+NODE_TYPES = frozenset({
+    ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.Assign, ast.AugAssign, ast.For,
+    ast.If, ast.Try, ast.Raise, ast.Expr, ast.Pass, ast.Break, ast.Name, ast.Constant, ast.Attribute,
+    ast.Subscript, ast.Call, ast.List, ast.Dict, ast.Tuple, ast.IfExp, ast.BoolOp, ast.UnaryOp,
+    ast.BinOp, ast.Compare, ast.NamedExpr, ast.Load, ast.Store, ast.And, ast.Or, ast.Not, ast.USub, ast.Add,
+    ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is,
+    ast.IsNot, ast.In,
+})
+# The attributes generated code reads or writes: of Ctx, Budget, Signals, the model and lists.
+ATTRIBUTES = frozenset({
+    "vars", "flow", "env", "model", "component_props", "budget", "fired", "signals", "log", "rng",
+    "iterations", "depth", "max_depth", "charge", "copy", "append", "extend",
+    "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto",
+})
+LOCAL = re.compile(r"_[a-z]\d+")  # the temporaries and user locals the generator numbers
+PARAM = "ctx"
+SAFE_BUILTINS: dict[str, Any] = {"type": type, "len": len, "list": list, "range": range, "int": int,
+                                 "dict": dict}
+SCALARS = (type(None), bool, int, float, str)
+
+_CODE: dict[str, CodeType] = {}
+
+
+class GeneratedCodeError(AssertionError):
+    """A generated tree broke one of the rules `verify` checks: a bug in the generator, never in a ruleset."""
+
+
+# ------------------------------------------------------------------ builders
+def name(id_: str) -> ast.Name:
+    return ast.Name(id_, ast.Load())
+
+
+def store(id_: str) -> ast.Name:
+    return ast.Name(id_, ast.Store())
+
+
+def const(value: Any) -> ast.Constant:
+    return ast.Constant(value)
+
+
+def attr(obj: ast.expr, field: str, ctx: ast.expr_context | None = None) -> ast.Attribute:
+    return ast.Attribute(obj, field, ctx or ast.Load())
+
+
+def call(func: ast.expr, *args: ast.expr) -> ast.Call:
+    return ast.Call(func, list(args), [])
+
+
+def assign(target: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([store(target)], value)
+
+
+def is_(left: ast.expr, right: ast.expr) -> ast.Compare:
+    return ast.Compare(left, [ast.Is()], [right])
+
+
+def type_is(value: ast.expr, type_name: str) -> ast.Compare:
+    """`type(value) is T`: the exact-type test of every fast path (a bool is never an int here)."""
+    return is_(call(name("type"), value), name(type_name))
+
+
+def and_(*values: ast.expr) -> ast.expr:
+    return values[0] if len(values) == 1 else ast.BoolOp(ast.And(), list(values))
+
+
+def if_(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt] | None = None) -> ast.If:
+    return ast.If(test, body or [ast.Pass()], orelse or [])
+
+
+def is_container(value: ast.expr) -> ast.expr:
+    """`type(v) is list or type(v) is dict`: only these are charged, copied or walked."""
+    return ast.BoolOp(ast.Or(), [type_is(value, "list"), type_is(value, "dict")])
+
+
+def function(fn_name: str, body: list[ast.stmt]) -> ast.Module:
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(PARAM)], kwonlyargs=[], kw_defaults=[], defaults=[])
+    fn = ast.FunctionDef(fn_name, args, body or [ast.Pass()], [], None)
+    return ast.Module([fn], [])
+
+
+# ------------------------------------------------------------- verification
+def verify(tree: ast.Module, globals_: dict[str, Any], locals_: frozenset[str] = frozenset()) -> None:
+    """Refuse a tree with a node, name, attribute or constant the generator never emits.
+
+    A name is the parameter, a global of the function, a safe builtin, one of
+    the generator's numbered locals or one of `locals_` (what its prologue loads).
+    """
+    for node in ast.walk(tree):
+        if type(node) not in NODE_TYPES:
+            raise GeneratedCodeError(f"generated code holds a {type(node).__name__} node")
+        if isinstance(node, ast.Name) and not (node.id == PARAM or node.id in globals_ or node.id in locals_
+                                               or node.id in SAFE_BUILTINS or LOCAL.fullmatch(node.id)):
+            raise GeneratedCodeError(f"generated code names {node.id!r}, which the generator did not make")
+        if isinstance(node, ast.Attribute) and node.attr not in ATTRIBUTES:
+            raise GeneratedCodeError(f"generated code reads the attribute {node.attr!r}")
+        if isinstance(node, ast.Constant) and type(node.value) not in SCALARS:
+            raise GeneratedCodeError(f"generated code holds a {type(node.value).__name__} constant")
+        if isinstance(node, ast.FunctionDef) and node is not tree.body[0]:
+            raise GeneratedCodeError("generated code defines a nested function")
+
+
+# ---------------------------------------------------------------- compiling
+def build(tree: ast.Module, globals_: dict[str, Any], fn_name: str,
+          locals_: frozenset[str] = frozenset()) -> Callable[..., Any]:
+    """Verify, compile (cached by source) and load one generated function with its globals."""
+    verify(tree, globals_, locals_)
+    ast.fix_missing_locations(tree)
+    source = ast.unparse(tree) + "\n"
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    filename = f"<ruleplay-generated-{digest[:16]}>"
+    code = _CODE.get(digest)
+    if code is None:
+        # Compiled from the unparsed text, so the line numbers of a traceback match what linecache shows.
+        code = _CODE[digest] = compile(source, filename, "exec")
+    if filename not in linecache.cache:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(globals_, **SAFE_BUILTINS)
+    namespace["__builtins__"] = {}
+    exec(code, namespace)
+    return namespace[fn_name]

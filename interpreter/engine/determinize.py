@@ -24,7 +24,8 @@ Each arrangement consistent with these constraints has a positive
 probability (the draw fills the masked slots one at a time, each from the
 items that fit it, then the rest at random).  A draw that the viewer could
 tell from the real state is never returned: the observation is compared,
-and after a few failed draws the real arrangement is kept.  The history
+and after a few failed draws the real arrangement is kept (`fallbacks`
+counts them).  The history
 (moves and who saw what) is the state's own, so the history view is
 unchanged; its arguments the viewer was shown as `?` are not redrawn, so a
 search must read the sample's data, never its history's private arguments.
@@ -42,7 +43,7 @@ from .model import GameModel, VarDecl
 from .rng import Rng
 from .state import State
 
-DRAWS = 8  # tries before a determinizer keeps the real arrangement of one kind of item
+DRAWS = 8  # tries before a determinizer keeps the real arrangement
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,9 @@ class Determinizer:
                 return None
             return _key(decl.back(ctx) if decl.back is not None else None)
 
-    def _fits_at(self, slot: Slot, item: Any) -> bool:
-        """Whether `item` placed at the masked `slot` would show the viewer the same back."""
-        cache = (slot, _key(item))
+    def _fits_at(self, slot: Slot, item: Any, key: str) -> bool:
+        """Whether `item` (whose JSON is `key`) placed at the masked `slot` would show the viewer the same back."""
+        cache = (slot, key)
         if cache not in self._fits:
             try:
                 back = self._back(self.model.vars[slot.var], self.state.data["vars"], item, slot.index, slot.seat)
@@ -134,28 +135,33 @@ class Determinizer:
         """A state the viewer cannot tell from the real one, drawn with `rng`."""
         data = R.clone(self.state.data)
         data["rng"] = rng.next64()
-        for slots in self.groups.values():
-            for _ in range(DRAWS):
-                trial = R.clone(data["vars"])
-                if self._deal(slots, trial, rng) and self._same_view(data, trial):
-                    data["vars"] = trial
-                    break
-            else:
-                self.fallbacks += 1
+        for _ in range(DRAWS):
+            trial = R.clone(self.state.data["vars"])
+            if all(self._deal(slots, trial, rng) for slots in self.groups.values()) and self._same_view(data, trial):
+                data["vars"] = trial
+                break
+        else:
+            self.fallbacks += 1
         return self.state.with_data(data)
 
     def _deal(self, slots: list[Slot], vars_: dict, rng: Rng) -> bool:
-        items = [_list_at(self.state.data["vars"], s.var, s.seat)[s.index] for s in slots]
-        rng.shuffle(items)
+        """Deal the items of `slots` among them: the masked slots first, each from the items that fit it."""
+        real = self.state.data["vars"]
+        items = [_list_at(real, s.var, s.seat)[s.index] for s in slots]
+        keys = [_key(item) for item in items]
+        # Start from the items in a fixed order, not where they are: two states the viewer cannot tell
+        # apart then give the same draws, and so the same search.
+        order = sorted(range(len(items)), key=keys.__getitem__)
+        rng.shuffle(order)
         masked = [s for s in slots if s.back is not None]
         rng.shuffle(masked)
         for slot in masked:
-            fitting = [i for i, item in enumerate(items) if self._fits_at(slot, item)]
+            fitting = [k for k, i in enumerate(order) if self._fits_at(slot, items[i], keys[i])]
             if not fitting:
                 return False
-            _list_at(vars_, slot.var, slot.seat)[slot.index] = items.pop(fitting[rng.below(len(fitting))])
-        for slot, item in zip((s for s in slots if s.back is None), items):
-            _list_at(vars_, slot.var, slot.seat)[slot.index] = item
+            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[order.pop(fitting[rng.below(len(fitting))])]
+        for slot, i in zip((s for s in slots if s.back is None), order):
+            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[i]
         return True
 
     def _same_view(self, data: dict, vars_: dict) -> bool:

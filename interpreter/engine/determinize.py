@@ -9,8 +9,8 @@ the places it could be, and leaves everything p sees as it is:
   observations show it) and each item of a list p sees through
   `visible_if` that is masked there;
 - an item moves only among slots whose item is of its kind: a component
-  among the slots holding components of its kind (`diver`, `special`), in
-  any variable, so a pile of divers stays a pile of divers; any other value
+  among the slots holding components of its kind (`card`, `tile`), in
+  any variable, so a pile of cards stays a pile of cards; any other value
   (a number, a name) only within its own variable, where it means the same;
 - a masked slot only takes an item that is masked there too, behind the
   same `back` (a face-down card shows its colour);

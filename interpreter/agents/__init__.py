@@ -1,31 +1,47 @@
 """Agents: what picks the moves in headless play, registered by the names the command line uses.
 
-`simple` holds random, first-legal-move and one-ply greedy agents; search
-agents (MCTS, ISMCTS) will sit beside it.  Every agent draws from its own
-seeded generator, so a game is a function of its seeds.  Agents import
-`engine` only: a human player's terminal input and output live in `cli`.
+`simple` holds random, first-legal-move and one-ply greedy agents; `mcts`
+and `ismcts` search (the second through determinizations, for hidden
+information).  An agent is named by a spec, `name[:option=value...]`
+(`spec`), the same string on the command line, in the API and in worker
+processes.  Every agent draws from its own seeded generator, so a game is a
+function of its seeds.  Agents import `engine` only: a human player's
+terminal input and output live in `cli`.
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 from .base import Agent
-from .simple import FirstAgent, GreedyAgent, RandomAgent
+from .ismcts import ISMCTSAgent
+from .mcts import MCTSAgent
+from .search import SEARCH_OPTIONS
+from .simple import GREEDY_OPTIONS, FirstAgent, GreedyAgent, RandomAgent
+from .spec import AgentSpecError, AgentType, describe, parse_spec
 
-AGENTS: dict[str, Callable[[int], Agent]] = {
-    "random": RandomAgent,
-    "first": FirstAgent,
-    "greedy": GreedyAgent,
+AGENTS: dict[str, AgentType] = {
+    "random": AgentType(RandomAgent),
+    "first": AgentType(FirstAgent),
+    "greedy": AgentType(GreedyAgent, GREEDY_OPTIONS),
+    "mcts": AgentType(MCTSAgent, SEARCH_OPTIONS),
+    "ismcts": AgentType(ISMCTSAgent, SEARCH_OPTIONS),
 }
 
 
-def make_agent(name: str, seed: int = 0) -> Agent:
-    """Build a registered agent; raises ValueError naming the known agents."""
-    factory = AGENTS.get(name)
-    if factory is None:
-        raise ValueError(f"unknown agent {name!r} (agents: {', '.join(AGENTS)})")
-    return factory(seed)
+def check_spec(spec: str) -> str:
+    """`spec` if it names a registered agent with valid options; raises AgentSpecError saying what is wrong."""
+    parse_spec(spec, AGENTS)
+    return spec
 
 
-__all__ = ["AGENTS", "Agent", "FirstAgent", "GreedyAgent", "RandomAgent", "make_agent"]
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError)."""
+    name, options = parse_spec(spec, AGENTS)
+    return AGENTS[name].factory(seed, **options)
+
+
+def agents_help() -> str:
+    return describe(AGENTS)
+
+
+__all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "ISMCTSAgent", "MCTSAgent",
+           "RandomAgent", "agents_help", "check_spec", "make_agent"]

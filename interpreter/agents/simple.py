@@ -11,8 +11,13 @@ from ..engine.errors import LimitError
 from ..engine.moves import Move
 from ..engine.outcome import is_draw, winning_seats
 from ..engine.rng import Rng, seed_state
+from ..engine.scoring import heuristic_values
 from ..engine.state import State
 from .base import no_moves_error
+from .search import resolve_heuristic
+from .spec import Option
+
+GREEDY_OPTIONS = (Option("heuristic", str, None, "the ruleset's heuristic to maximise (default: its first)"),)
 
 
 class RandomAgent:
@@ -49,10 +54,14 @@ class GreedyAgent:
     wins) is preferred, the highest own return first.  Otherwise the agent
     picks at random among the moves that do not end the game as a loss: moves
     that keep the game going or end it in a draw.  If every move loses, any move.
+    When the ruleset declares `heuristics:`, the safe moves that keep the game
+    going are narrowed to those after which the heuristic rates this seat
+    highest (a draw counts as no better than them).
     """
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = 0, heuristic: str | None = None):
         self.rng = Rng(seed_state(seed))
+        self.heuristic = heuristic
 
     def choose(self, state: State) -> Move:
         moves = state.legal_moves()
@@ -61,6 +70,8 @@ class GreedyAgent:
         me = state.current_player
         wins: list[tuple[float, Move]] = []
         safe: list[Move] = []
+        rated: list[tuple[float, Move]] = []  # safe moves that keep the game going, with the heuristic after them
+        heuristic = resolve_heuristic(state, self.heuristic)
         lookahead = state.game.model.decision_budget()  # one bound for the whole decision
         for move in moves:
             try:
@@ -71,6 +82,8 @@ class GreedyAgent:
                                  hint="raise limits.iterations_per_decision, or use the random agent") from None
             if not after.is_terminal():
                 safe.append(move)
+                if heuristic is not None:
+                    rated.append((heuristic_values(state.game.model, after.data, heuristic)[me], move))
                 continue
             returns = after.returns()
             if is_draw(returns):
@@ -81,5 +94,8 @@ class GreedyAgent:
             best = max(value for value, _ in wins)
             top = [move for value, move in wins if value == best]
             return top[self.rng.below(len(top))]
+        if rated:
+            best = max(value for value, _ in rated)
+            safe = [move for value, move in rated if value == best]
         pool = safe or moves
         return pool[self.rng.below(len(pool))]

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from ..agents import AGENTS
+from ..agents import AgentSpecError, agents_help, check_spec
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
 from ..engine.loader import find_ruleset
@@ -132,16 +132,19 @@ def game_options(fn: Callable) -> Callable:
 
 
 def parse_agents(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
-    names = [v.strip() for v in value.split(",")]
-    for name in names:
-        if name not in AGENTS:
-            raise click.BadParameter(f"unknown agent {name!r} (agents: {', '.join(AGENTS)})")
-    return names
+    """Agent specs, one per seat: commas separate seats, colons an agent's options (`mcts:iterations=400`)."""
+    specs = [v.strip() for v in value.split(",")]
+    try:
+        return [check_spec(spec) for spec in specs]
+    except AgentSpecError as err:
+        raise click.BadParameter(str(err)) from None
 
 
 def agents_option(fn: Callable) -> Callable:
     return click.option("--agents", default="random", show_default=True, callback=parse_agents,
-                        metavar="A[,B...]", help=f"One agent for all seats, or one per seat: {', '.join(AGENTS)}.")(fn)
+                        metavar="A[:OPT=V...][,B...]",
+                        help=f"One agent for all seats, or one per seat, options after colons "
+                             f"(mcts:iterations=400:depth=20,random). Agents: {agents_help()}.")(fn)
 
 
 def seated(agents: Sequence[str], game: Game) -> list[str]:

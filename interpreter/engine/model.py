@@ -220,6 +220,7 @@ class GameModel:
     function_bodies: dict[str, Fn] = field(default_factory=dict)
     procedure_bodies: dict[str, Exec] = field(default_factory=dict)
     state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
+    heuristics: dict[str, Fn] = field(default_factory=dict)  # named estimates of how well `seat` stands
 
     def budget(self) -> R.Budget:
         """A fresh work budget for one move (or one setup, or one legal-move listing)."""

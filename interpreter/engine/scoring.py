@@ -21,18 +21,19 @@ def _scoring_ctx(model: GameModel, data: dict) -> R.Ctx:
     return R.Ctx(data["vars"], data["flow"], model, budget=model.budget())
 
 
-def _per_player(ctx: R.Ctx, fn: R.Fn, path: tuple) -> list:
-    """`fn` for each seat `p`; anything but a finite number is an error at the expression that gave it."""
+def _per_player(ctx: R.Ctx, fn: R.Fn, path: tuple, local: str = "p") -> list:
+    """`fn` for each seat (bound as `local`); anything but a finite number is an error at the expression
+    that gave it."""
     out = []
     for p in range(ctx.flow["players"]):
-        ctx.env = {"p": p}
+        ctx.env = {local: p}
         with R.recursion_guard():
             value = fn(ctx)
         if not is_finite_number(value):
             shown = value if type(value) is float else type_name(value)
             raise R.RuleRuntimeError(f"`{'.'.join(map(str, path))}` gave {shown} for player {p}, not a "
                                      f"finite number", ctx.model.source.origin(path).pos(1, 1),
-                                     hint="scores, tie-breakers and returns are numbers")
+                                     hint="scores, tie-breakers, returns and heuristics are numbers")
         out.append(value)
     return out
 
@@ -78,3 +79,16 @@ def rank_returns(model: GameModel, data: dict) -> list[float]:
             out[order[k]] = round(value, 12)
         i = j + 1
     return out
+
+
+def heuristic_values(model: GameModel, data: dict, name: str) -> list:
+    """The ruleset's heuristic `name` for every seat, in a state that need not be over.
+
+    Raises ValueError naming the heuristics there are; a value that is not a
+    finite number is a rule error at the heuristic's `value`.
+    """
+    fn = model.heuristics.get(name)
+    if fn is None:
+        known = ", ".join(model.heuristics) or "none: add a `heuristics:` section"
+        raise ValueError(f"{model.name} has no heuristic {name!r} (its heuristics: {known})")
+    return _per_player(_scoring_ctx(model, data), fn, ("heuristics", name, "value"), local="seat")

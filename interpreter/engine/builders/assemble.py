@@ -25,7 +25,7 @@ from .context import BuildContext, noop
 from .derived import build_derived
 from .flow import build_flow, build_variables
 from .render import build_render
-from .scoring import build_end, build_invariants, build_scoring
+from .scoring import build_end, build_heuristics, build_invariants, build_scoring
 
 
 def build_model(data: dict, smap: SourceMap, players: int | None, variant: str | None,
@@ -101,7 +101,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
                                              limits["copies_per_move"]))
     flow = build_flow(b, scope, actions)
     end = build_end(b, scope)
-    scoring = build_scoring(b, scope)
+    scoring = build_scoring(b, scope) | build_heuristics(b, scope)
     invariants = build_invariants(b, scope)
     render = build_render(b, scope)
     state_graphs = {n: fn for n, spec in (d.get("graphs") or {}).items() if "state" in spec

@@ -32,6 +32,23 @@ def build_scoring(b: BuildContext, scope: Scope) -> dict[str, Any]:
     return {"score": score, "tiebreak": tiebreak, "returns": b.expr(("scoring", "returns"), pscope)}
 
 
+def build_heuristics(b: BuildContext, scope: Scope) -> dict[str, Any]:
+    """`heuristics:`, each a number for the seat `seat` (higher: better placed), in the order written.
+
+    They are advice for agents (`greedy`, the search agents' rollout
+    cut-offs), never rules: a citation says which rule an estimate follows,
+    and nothing a heuristic computes changes how the game plays.
+    """
+    sscope = scope.with_locals("seat")
+    out = {}
+    for name, entry in (b.data.get("heuristics") or {}).items():
+        b.cite(entry.get("rule"), ("heuristics", name))
+        fn = b.expr(("heuristics", name, "value"), sscope)
+        if fn is not None:
+            out[name] = fn
+    return {"heuristics": out}
+
+
 def build_invariants(b: BuildContext, scope: Scope) -> list[Invariant]:
     invariants = []
     for i, inv in enumerate(b.data.get("invariants") or []):

@@ -1,0 +1,115 @@
+"""ISMCTS: single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012).
+
+Each iteration draws a determinization — a full state the agent cannot tell
+from the real one (`engine.determinize`) — and walks one shared tree with
+it.  The tree is the agent's own view of the game: an edge is a move as the
+agent is shown it (`move_view`), so an opponent's `keep_special(?)` is one
+edge whatever card was kept, and a deal the agent sees half of is keyed by
+that half.  Following an edge in a determinization plays one of the moves
+legal there that look that way.  Edges not legal in every determinization
+are chosen by UCB over the iterations in which they were available.
+
+The search never reads the real state's hidden data: only the
+determinizations, which agree with what the agent observes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.determinize import Determinizer
+from ..engine.moves import Move
+from ..engine.rng import Rng, seed_state
+from ..engine.state import State
+from .base import no_moves_error
+from .search import SearchSettings, resolve_heuristic, rollout, sample_chance, ucb
+
+
+class _Edge:
+    __slots__ = ("child", "visits", "available", "totals")
+
+    def __init__(self, players: int):
+        self.child = _Node()
+        self.visits = 0
+        self.available = 0
+        self.totals = [0.0] * players
+
+
+class _Node:
+    __slots__ = ("edges",)
+
+    def __init__(self) -> None:
+        self.edges: dict[str, _Edge] = {}
+
+
+class ISMCTSAgent:
+    """Single-observer ISMCTS over determinizations; budgets and rollouts as in `mcts`."""
+
+    def __init__(self, seed: int = 0, **options: Any):
+        self.rng = Rng(seed_state(seed))
+        self.settings = SearchSettings(**options)
+
+    def choose(self, state: State) -> Move:
+        moves = state.legal_moves()
+        if not moves:
+            raise no_moves_error(state)
+        if len(moves) == 1:
+            return moves[0]
+        me = state.current_player
+        views = {}  # the real moves by how this seat sees them: the root's edges
+        for move in moves:
+            views.setdefault(state.move_view(move, me), move)
+        heuristic = resolve_heuristic(state, self.settings.heuristic)
+        sampler = Determinizer(state, me)
+        root = _Node()
+        watch = self.settings.stopwatch()
+        while watch.more():
+            self._iterate(root, sampler.sample(self.rng), me, set(views), heuristic)
+            watch.tick()
+        edges = root.edges
+        best = max(views, key=lambda v: (edges[v].visits, edges[v].totals[me]) if v in edges else (-1, 0.0))
+        return views[best]
+
+    def _iterate(self, root: _Node, state: State, me: int, root_views: set[str], heuristic: str | None) -> None:
+        node, path = root, []
+        players = state.data["flow"]["players"]
+        expanded = False
+        while not state.is_terminal() and not expanded:
+            if state.is_chance_node():
+                move = sample_chance(state, self.rng)
+                edge = node.edges.get(state.move_view(move, me))
+                if edge is None:
+                    edge = node.edges[state.move_view(move, me)] = _Edge(players)
+                path.append(edge)
+                state, node = state.apply(move), edge.child
+                continue
+            by_view: dict[str, list[Move]] = {}
+            for move in state.legal_moves():
+                by_view.setdefault(state.move_view(move, me), []).append(move)
+            if node is root:
+                by_view = {v: ms for v, ms in by_view.items() if v in root_views}
+                if not by_view:
+                    return  # this determinization allows none of the real moves: it teaches nothing
+            for view in by_view:
+                edge = node.edges.get(view)
+                if edge is not None:
+                    edge.available += 1
+            untried = [v for v in by_view if v not in node.edges]
+            if untried:
+                view = untried[self.rng.below(len(untried))]
+                edge = node.edges[view] = _Edge(players)
+                edge.available = 1
+                expanded = True
+            else:
+                mover, c = state.current_player, self.settings.c
+                view = max(by_view, key=lambda v: ucb(node.edges[v].totals[mover], node.edges[v].visits,
+                                                      node.edges[v].available, c))
+                edge = node.edges[view]
+            choices = by_view[view]
+            path.append(edge)
+            state, node = state.apply(choices[self.rng.below(len(choices))]), edge.child
+        returns = rollout(state, self.rng, self.settings.depth, heuristic)
+        for edge in path:
+            edge.visits += 1
+            for seat, value in enumerate(returns):
+                edge.totals[seat] += value

@@ -1,0 +1,132 @@
+"""What the tree-search agents share: budgets, chance sampling, rollouts, heuristic cut-offs, UCB.
+
+Every random choice a search makes (chance outcomes, rollout moves,
+determinizations) is drawn from the agent's own `Rng`, never from the
+state's generator, so that each iteration samples afresh and the same seed
+gives the same moves.  A budget counts iterations unless `seconds` asks for
+wall-clock time, which is the one thing that makes a search irreproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ..engine.errors import StepLimitError
+from ..engine.moves import Move
+from ..engine.rng import Rng
+from ..engine.scoring import heuristic_values
+from ..engine.state import State
+from .spec import Option
+
+DEFAULT_ITERATIONS = 200
+
+SEARCH_OPTIONS = (
+    Option("iterations", int, DEFAULT_ITERATIONS, "iterations per decision", minimum=1),
+    Option("seconds", float, None, "a time budget per decision instead (not reproducible)", minimum=0, above=True),
+    Option("depth", int, None, "rollout moves before the heuristic judges the position (default: to the end)",
+           minimum=0),
+    Option("c", float, 1.4, "UCB exploration constant", minimum=0),
+    Option("heuristic", str, None, "the ruleset's heuristic used at the cut-off (default: its first)"),
+)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    iterations: int = DEFAULT_ITERATIONS
+    seconds: float | None = None
+    depth: int | None = None
+    c: float = 1.4
+    heuristic: str | None = None
+
+    def stopwatch(self) -> "Stopwatch":
+        return Stopwatch(self)
+
+
+class Stopwatch:
+    """Whether one more iteration fits: `iterations` of them, or until `seconds` have passed."""
+
+    def __init__(self, settings: SearchSettings):
+        self.limit = None if settings.seconds is None else time.perf_counter() + settings.seconds
+        self.iterations = settings.iterations
+        self.done = 0
+
+    def more(self) -> bool:
+        if self.limit is not None:
+            return self.done == 0 or time.perf_counter() < self.limit
+        return self.done < self.iterations
+
+    def tick(self) -> None:
+        self.done += 1
+
+
+def sample_chance(state: State, rng: Rng) -> Move:
+    """A chance outcome drawn with the agent's generator, by the outcomes' probabilities.
+
+    When there are too many outcomes to list, the state's own weighted draw is
+    used with a generator seeded from `rng`.
+    """
+    outcomes = state.chance_outcomes()
+    if outcomes is None:
+        reseeded = state.with_data(dict(state.data, rng=rng.next64()))
+        last = reseeded.apply_chance().last_move
+        assert last is not None
+        return last
+    pick = rng.random()
+    for move, p in outcomes:
+        if pick < p:
+            return move
+        pick -= p
+    return outcomes[-1][0]
+
+
+def resolve_heuristic(state: State, name: str | None) -> str | None:
+    """The heuristic to judge cut-offs with: the one named (which must exist) or the ruleset's first."""
+    heuristics = state.game.model.heuristics
+    if name is not None:
+        if name not in heuristics:
+            heuristic_values(state.game.model, state.data, name)  # raises, naming the heuristics there are
+        return name
+    return next(iter(heuristics), None)
+
+
+def evaluate(state: State, heuristic: str | None) -> list[float]:
+    """Returns at the end; before it, each seat's standing by the heuristic as a pseudo-return in [-1, 1]:
+    the share of other seats it is ahead of, less the share ahead of it (0 for all without a heuristic).
+
+    Only the order of the estimates counts, so a heuristic may be in any unit.
+    """
+    if state.is_terminal():
+        return state.returns()
+    n = state.data["flow"]["players"]
+    if heuristic is None or n < 2:
+        return [0.0] * n
+    h = heuristic_values(state.game.model, state.data, heuristic)
+    return [sum((h[p] > h[q]) - (h[p] < h[q]) for q in range(n) if q != p) / (n - 1) for p in range(n)]
+
+
+def rollout(state: State, rng: Rng, depth: int | None, heuristic: str | None) -> list[float]:
+    """Uniformly random moves from `state` to the end, or for `depth` moves and then the heuristic.
+
+    A game that passes `limits.max_steps` in a rollout is judged where it stopped.
+    """
+    steps = 0
+    try:
+        while not state.is_terminal() and (depth is None or steps < depth):
+            if state.is_chance_node():
+                state = state.apply(sample_chance(state, rng))
+            else:
+                moves = state.legal_moves()
+                state = state.apply(moves[rng.below(len(moves))])
+            steps += 1
+    except StepLimitError:
+        pass
+    return evaluate(state, heuristic)
+
+
+def ucb(total: float, visits: int, parent_visits: int, c: float) -> float:
+    """UCB1 on a mean return in [-1, 1]; an unvisited edge comes first."""
+    if visits == 0:
+        return math.inf
+    return total / visits + c * math.sqrt(math.log(parent_visits) / visits)

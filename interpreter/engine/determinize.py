@@ -1,0 +1,191 @@
+"""Determinization: a full state drawn from what one player knows.
+
+A seat's information state is what `observe(p)` and its history view show.
+`Determinizer(state, p).sample(rng)` redistributes what p cannot see among
+the places it could be, and leaves everything p sees as it is:
+
+- the *hidden slots* are each item of a list p sees nothing of (a `hidden`
+  variable, another seat's entry of an `owner` one — its length stays, as
+  observations show it) and each item of a list p sees through
+  `visible_if` that is masked there;
+- an item moves only among slots whose item is of its kind: a component
+  among the slots holding components of its kind (`card`, `tile`), in
+  any variable, so a pile of cards stays a pile of cards; any other value
+  (a number, a name) only within its own variable, where it means the same;
+- a masked slot only takes an item that is masked there too, behind the
+  same `back` (a face-down card shows its colour);
+- a component that occurs twice in the state is not a place but a record
+  of it as well (`seen`: what a seat once saw), so it stays where it is;
+- values that are not lists keep their value: there is no telling what
+  else they could have been;
+- the random generator is drawn afresh: future chance is not known.
+
+Each arrangement consistent with these constraints has a positive
+probability (the draw fills the masked slots one at a time, each from the
+items that fit it, then the rest at random).  A draw that the viewer could
+tell from the real state is never returned: the observation is compared,
+and after a few failed draws the real arrangement is kept (`fallbacks`
+counts them).  The history
+(moves and who saw what) is the state's own, so the history view is
+unchanged; its arguments the viewer was shown as `?` are not redrawn, so a
+search must read the sample's data, never its history's private arguments.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ruleplay.dsl import runtime as R
+
+from .model import GameModel, VarDecl
+from .rng import Rng
+from .state import State
+
+DRAWS = 8  # tries before a determinizer keeps the real arrangement
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One hidden place: variable, seat (or None), index in the list; `back` is None for a wholly unseen list."""
+
+    var: str
+    seat: int | None
+    index: int
+    back: str | None
+
+
+def _list_at(vars_: dict, var: str, seat: int | None) -> list:
+    return vars_[var] if seat is None else vars_[var][seat]
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+class Determinizer:
+    """Samples states that seat `viewer` cannot tell from `state`; built once per decision, sampled often."""
+
+    def __init__(self, state: State, viewer: int):
+        self.state, self.viewer = state, viewer
+        self.model: GameModel = state.game.model
+        self.seen = _key(state.observe(viewer))
+        self.fallbacks = 0  # draws that fell back to the real arrangement (the viewer could tell them)
+        vars_ = state.data["vars"]
+        counts = _occurrences(vars_)
+        kinds: dict[str, str] = {c: k for k, ids in self.model.components_by_kind.items() for c in ids}
+        self.groups: dict[str, list[Slot]] = {}  # by kind: the hidden slots whose items may be exchanged
+        for slot in self._slots(vars_):
+            item = _list_at(vars_, slot.var, slot.seat)[slot.index]
+            if isinstance(item, str) and item in kinds:
+                if counts.get(item, 0) > 1:
+                    continue
+                kind = "component " + kinds[item]
+            else:
+                kind = f"value {type(item).__name__} of {slot.var}"
+            self.groups.setdefault(kind, []).append(slot)
+        self.groups = {k: slots for k, slots in self.groups.items() if len(slots) > 1}
+        self._fits: dict[tuple[Slot, str], bool] = {}
+
+    # ------------------------------------------------------------ hidden places
+    def _slots(self, vars_: dict) -> list[Slot]:
+        out: list[Slot] = []
+        for name, decl in self.model.vars.items():
+            seats: list[int | None] = list(range(len(vars_[name]))) if decl.per_player else [None]
+            for seat in seats:
+                value = _list_at(vars_, name, seat)
+                if not isinstance(value, list):
+                    continue
+                if self._unseen(decl, seat):
+                    out.extend(Slot(name, seat, i, None) for i in range(len(value)))
+                elif decl.visible_if is not None:
+                    for i, item in enumerate(value):
+                        back = self._back(decl, vars_, item, i, seat)
+                        if back is not None:
+                            out.append(Slot(name, seat, i, back))
+        return out
+
+    def _unseen(self, decl: VarDecl, seat: int | None) -> bool:
+        return decl.visibility == "hidden" or (decl.visibility == "owner" and seat is not None and seat != self.viewer)
+
+    def _back(self, decl: VarDecl, vars_: dict, item: Any, index: int, owner: int | None) -> str | None:
+        """The back (as JSON) the viewer sees instead of `item` at `index`, or None if it is shown."""
+        assert decl.visible_if is not None
+        ctx = R.Ctx(vars_, self.state.data["flow"], self.model, budget=self.model.budget())
+        ctx.env = {"item": item, "index": index, "viewer": self.viewer, "owner": owner}
+        with R.recursion_guard():
+            if decl.visible_if(ctx):
+                return None
+            return _key(decl.back(ctx) if decl.back is not None else None)
+
+    def _fits_at(self, slot: Slot, item: Any, key: str) -> bool:
+        """Whether `item` (whose JSON is `key`) placed at the masked `slot` would show the viewer the same back."""
+        cache = (slot, key)
+        if cache not in self._fits:
+            try:
+                back = self._back(self.model.vars[slot.var], self.state.data["vars"], item, slot.index, slot.seat)
+            except R.RuleRuntimeError:
+                back = None
+            self._fits[cache] = back == slot.back
+        return self._fits[cache]
+
+    # ------------------------------------------------------------ drawing
+    def sample(self, rng: Rng) -> State:
+        """A state the viewer cannot tell from the real one, drawn with `rng`."""
+        data = R.clone(self.state.data)
+        data["rng"] = rng.next64()
+        for _ in range(DRAWS):
+            trial = R.clone(self.state.data["vars"])
+            if all(self._deal(slots, trial, rng) for slots in self.groups.values()) and self._same_view(data, trial):
+                data["vars"] = trial
+                break
+        else:
+            self.fallbacks += 1
+        return self.state.with_data(data)
+
+    def _deal(self, slots: list[Slot], vars_: dict, rng: Rng) -> bool:
+        """Deal the items of `slots` among them: the masked slots first, each from the items that fit it."""
+        real = self.state.data["vars"]
+        items = [_list_at(real, s.var, s.seat)[s.index] for s in slots]
+        keys = [_key(item) for item in items]
+        # Start from the items in a fixed order, not where they are: two states the viewer cannot tell
+        # apart then give the same draws, and so the same search.
+        order = sorted(range(len(items)), key=keys.__getitem__)
+        rng.shuffle(order)
+        masked = [s for s in slots if s.back is not None]
+        rng.shuffle(masked)
+        for slot in masked:
+            fitting = [k for k, i in enumerate(order) if self._fits_at(slot, items[i], keys[i])]
+            if not fitting:
+                return False
+            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[order.pop(fitting[rng.below(len(fitting))])]
+        for slot, i in zip((s for s in slots if s.back is None), order):
+            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[i]
+        return True
+
+    def _same_view(self, data: dict, vars_: dict) -> bool:
+        try:
+            return _key(self.state.with_data(dict(data, vars=vars_)).observe(self.viewer)) == self.seen
+        except R.RuleRuntimeError:
+            return False
+
+
+def _occurrences(value: Any, counts: dict[str, int] | None = None) -> dict[str, int]:
+    """How often each string occurs anywhere in `value` (component ids are strings)."""
+    counts = {} if counts is None else counts
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            counts[item] = counts.get(item, 0) + 1
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return counts
+
+
+def determinize(state: State, viewer: int, rng: Rng) -> State:
+    """One sample of `Determinizer(state, viewer)`: for a single draw."""
+    return Determinizer(state, viewer).sample(rng)

@@ -1,0 +1,53 @@
+"""Agent specs: `name[:option=value...]`, one per seat, refused with a message naming what is wrong."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from ruleplay.agents import AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_spec, make_agent
+from ruleplay.agents.spec import parse_spec
+from ruleplay.cli import main
+
+
+def test_options_are_parsed_and_typed():
+    assert parse_spec("mcts:iterations=400:depth=20", AGENTS) == ("mcts", {"iterations": 400, "depth": 20})
+    assert parse_spec(" ismcts : seconds=0.5 ", AGENTS) == ("ismcts", {"seconds": 0.5})
+    assert parse_spec("greedy:heuristic=lead", AGENTS) == ("greedy", {"heuristic": "lead"})
+    agent = make_agent("mcts:iterations=7:c=0.5", 3)
+    assert isinstance(agent, MCTSAgent)
+    assert (agent.settings.iterations, agent.settings.c, agent.settings.seconds) == (7, 0.5, None)
+
+
+def test_bare_search_agents_count_iterations_not_seconds():
+    for spec, kind in (("mcts", MCTSAgent), ("ismcts", ISMCTSAgent)):
+        agent = make_agent(spec)
+        assert isinstance(agent, kind)
+        assert agent.settings.seconds is None and agent.settings.iterations >= 1
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("minimax", "unknown agent 'minimax' (agents: random, first, greedy, mcts, ismcts)"),
+    ("mcts:iters=4", "agent 'mcts' has no option 'iters' (its options: iterations, seconds, depth, c, heuristic)"),
+    ("random:depth=3", "agent 'random' has no option 'depth' (its options: none)"),
+    ("mcts:iterations=many", "agent 'mcts': option iterations='many' is not a whole number (iterations per decision)"),
+    ("mcts:iterations=0", "agent 'mcts': option iterations=0 must be at least 1 (iterations per decision)"),
+    ("ismcts:seconds=0", "agent 'ismcts': option seconds=0 must be above 0"),
+    ("ismcts:seconds=inf", "agent 'ismcts': option seconds='inf' is not a number"),
+    ("mcts:depth", "agent 'mcts': option 'depth' needs a value, as in depth=VALUE"),
+    ("mcts:depth=2:depth=3", "agent 'mcts': option 'depth' is given twice"),
+    ("greedy:heuristic=1x", "agent 'greedy': option heuristic='1x' is not a name"),
+])
+def test_bad_specs_name_the_problem(spec, message):
+    with pytest.raises(AgentSpecError) as info:
+        check_spec(spec)
+    assert str(info.value).startswith(message)
+
+
+def test_command_line_takes_specs_per_seat_and_refuses_bad_ones():
+    ok = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "2", "--agents",
+                                   "mcts:iterations=20:depth=3,random", "--json"])
+    assert ok.exit_code == 0, ok.output
+    bad = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "2", "--agents", "mcts:budget=3,random"])
+    assert bad.exit_code == 2
+    assert "agent 'mcts' has no option 'budget'" in bad.output

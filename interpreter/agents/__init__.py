@@ -2,8 +2,10 @@
 
 `simple` holds random, first-legal-move and one-ply greedy agents; search
 agents (MCTS, ISMCTS) will sit beside it.  Every agent draws from its own
-seeded generator, so a game is a function of its seeds.  Agents import
-`engine` only: a human player's terminal input and output live in `cli`.
+seeded generator, so a game is a function of its seeds.  `human` asks a
+person for each move (`human`): it is `interactive`, played only at a table
+(`runs.table`), never in headless runs.  Agents import `engine` only: the console a person
+types at is given to the human agent (the command line's escapes its output).
 """
 
 from __future__ import annotations
@@ -11,13 +13,20 @@ from __future__ import annotations
 from typing import Callable
 
 from .base import Agent
+from .human import HumanAgent
 from .simple import FirstAgent, GreedyAgent, RandomAgent
 
 AGENTS: dict[str, Callable[[int], Agent]] = {
     "random": RandomAgent,
     "first": FirstAgent,
     "greedy": GreedyAgent,
+    "human": HumanAgent,
 }
+
+
+def is_interactive(agent: object) -> bool:
+    """Whether `agent` (a registered name or an agent) needs a person to answer it."""
+    return bool(getattr(AGENTS.get(agent) if isinstance(agent, str) else agent, "interactive", False))
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
@@ -28,4 +37,5 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     return factory(seed)
 
 
-__all__ = ["AGENTS", "Agent", "FirstAgent", "GreedyAgent", "RandomAgent", "make_agent"]
+__all__ = ["AGENTS", "Agent", "FirstAgent", "GreedyAgent", "HumanAgent", "RandomAgent", "is_interactive",
+           "make_agent"]

@@ -64,7 +64,8 @@ class StdioConsole:
     def __init__(self, write: Callable[[str], None] = print):
         self.write = write
         self.choices: Sequence[str] = ()
-        self._readline = _tab_completion(self._complete) if sys.stdin.isatty() else False
+        if sys.stdin.isatty():
+            _tab_completion(self._complete)
 
     def show(self, text: str) -> None:
         self.write(text)
@@ -78,16 +79,15 @@ class StdioConsole:
         return matches[index] if index < len(matches) else None
 
 
-def _tab_completion(complete: Callable[[str, int], str | None]) -> bool:
+def _tab_completion(complete: Callable[[str, int], str | None]) -> None:
     """Complete whole words split at spaces only: a move's text holds `(`, `,` and `-`."""
     try:
         import readline
     except ImportError:  # a Python built without it: typing still works, without Tab
-        return False
+        return
     readline.set_completer(complete)
     readline.set_completer_delims(" ")
     readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete")
-    return True
 
 
 class HumanAgent:

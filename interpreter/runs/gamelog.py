@@ -205,11 +205,11 @@ def read_log(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) 
         game = load_game(ruleset, header["players"], header["variant"])
     except RulesetError as err:
         raise ReplayError(f"{path}:1: the ruleset {str(ruleset)!r} does not load:\n{err}") from None
+    if game.name != header["game"]:
+        raise ReplayError(f"{path}:1: the log is for game {header['game']!r}, the ruleset is {game.name!r}")
     if game.info.ruleset_hash != header["ruleset_hash"]:
         raise ReplayError(f"{path}:1: the ruleset changed since the log was written: log has ruleset_hash "
                           f"{header['ruleset_hash']}, {ruleset} now has {game.info.ruleset_hash}")
-    if game.name != header["game"]:
-        raise ReplayError(f"{path}:1: the log is for game {header['game']!r}, the ruleset is {game.name!r}")
     try:
         state = game.new_state(header["seed"])
     except RuleRuntimeError as err:

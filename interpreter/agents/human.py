@@ -114,7 +114,6 @@ class HumanAgent:
             try:
                 line = self.console.ask(f"player {seat}> ", [*texts, *COMMANDS])
             except EOFError:
-                self.console.show("")  # the prompt's line, left open by the end of input
                 raise QuitRequest() from None
             answer = line.strip()
             if not answer:

@@ -11,8 +11,10 @@ sees it, and the result line.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import click
 from click.core import ParameterSource
@@ -122,27 +124,55 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
         for record in table.records:
             show(table.state, record)
     person = HumanAgent(console=StdioConsole(write=echo))
-    stopped = table.play(person, show)
+    with _hang_up_as_interrupt():
+        try:
+            stopped = table.play(person, show)
+        except OSError:  # the terminal went away (EIO on a closed window): keep the game, then report it
+            _save(table, game_name, log_file)
+            raise
     _finish(table, stopped, game_name, log_file)
 
 
-def _finish(table: Table, stopped: str, game_name: str, log_file: Path | None) -> None:
-    """Show the end (or where the game was left) and keep it in the log."""
+@contextlib.contextmanager
+def _hang_up_as_interrupt() -> Iterator[None]:
+    """A closed terminal window (SIGHUP) stops the game like Ctrl-C, so the game is saved, not lost."""
+    if not hasattr(signal, "SIGHUP"):  # Windows
+        yield
+        return
+
+    def hang_up(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGHUP, hang_up)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
+def _save(table: Table, game_name: str, log_file: Path | None) -> None:
+    """The game so far to `log_file`: whole if it is over, else without its end line (to resume)."""
     from ..runs.gamelog import write_log
 
-    result, info = table.result(), table.game.info
+    if log_file is not None:
+        write_log(log_file, table.result(), game_name, table.game.info.ruleset_hash,
+                  finished=table.state.is_terminal())
+
+
+def _finish(table: Table, stopped: str, game_name: str, log_file: Path | None) -> None:
+    """Keep the game in the log, then show the end (or where the game was left)."""
+    _save(table, game_name, log_file)  # first: after a hang-up there may be no terminal left to print to
+    result = table.result()
     if stopped == "end":
         echo(render_seat_text(table.game.model, table.state.data, table.human))
         echo(f"\n{result_text(result)}")
         if log_file is not None:
-            write_log(log_file, result, game_name, info.ruleset_hash)
             echo(f"log written to {log_file}")
         return
     echo("")
     if log_file is None:
         echo(f"left after {result.length} moves; not saved (give --log FILE to keep a game you leave)")
     else:
-        write_log(log_file, result, game_name, info.ruleset_hash, finished=False)
         echo(f"saved after {result.length} moves to {log_file}; continue with "
              f"`ruleplay play {game_name} --log {log_file} --resume`")
     if stopped == "interrupt":

@@ -116,3 +116,17 @@ def test_a_person_plays_undoes_leaves_and_comes_back(tmux, tmp_path):
     assert json.loads(log.read_text().splitlines()[-1])["end"] is True
     replay = subprocess.run([RULEPLAY, "replay", str(log)], capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr
+
+
+def test_closing_the_terminal_saves_the_game(tmux, tmp_path):
+    log = tmp_path / "game.jsonl"
+    pane = Pane(tmux, "closed", f"{RULEPLAY} play tic-tac-toe --human 0 --seed 1 --log {log}", tmp_path)
+    pane.wait_for("player 0> ")
+    pane.type("5", "Enter")
+    pane.wait_for("player 0> ", 2)
+    tmux("kill-session", "-t", "closed")  # what closing the window does: SIGHUP to the programs in it
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and not log.exists():
+        time.sleep(0.1)
+    saved = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line.get("move") for line in saved[1:]] == ["place(4)", saved[2]["move"]] and "end" not in saved[-1]

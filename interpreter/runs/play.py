@@ -116,6 +116,7 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
     ready agent objects, one per seat or one for all.  `watch(state, record)`
     sees the initial state (record None) and the state after every move.
     Rule errors (step limit, deadlock, a failing rule) propagate to the caller.
+    A person (the `human` agent) plays at a table instead: `runs.table`.
     """
     seats = seat_agents(agents, game.info.players)
     players = [make_agent(a, agent_seed(seed, k)) if isinstance(a, str) else a for k, a in enumerate(seats)]

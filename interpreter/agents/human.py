@@ -75,18 +75,20 @@ class StdioConsole:
         return input(prompt)
 
     def _complete(self, text: str, index: int) -> str | None:
-        matches = [c for c in self.choices if c.startswith(text)]
+        """The `index`th way to finish the line `text`: a choice, or `? ` and a move to ask about."""
+        lines = [*self.choices, *(f"? {c}" for c in self.choices if c not in COMMANDS)]
+        matches = [line for line in lines if line.startswith(text)]
         return matches[index] if index < len(matches) else None
 
 
 def _tab_completion(complete: Callable[[str, int], str | None]) -> None:
-    """Complete whole words split at spaces only: a move's text holds `(`, `,` and `-`."""
+    """Complete the whole line, not a word: a move's text holds `(`, `,`, `-` and spaces (`take(a, 2)`)."""
     try:
         import readline
     except ImportError:  # a Python built without it: typing still works, without Tab
         return
     readline.set_completer(complete)
-    readline.set_completer_delims(" ")
+    readline.set_completer_delims("")
     readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete")
 
 

@@ -11,10 +11,9 @@ sees it, and the result line.
 
 from __future__ import annotations
 
-import contextlib
 import signal
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable
 
 import click
 from click.core import ParameterSource
@@ -124,30 +123,44 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
         for record in table.records:
             show(table.state, record)
     person = HumanAgent(console=StdioConsole(write=echo))
-    with _hang_up_as_interrupt():
+    with _HangUp() as hang_up:
         try:
             stopped = table.play(person, show)
         except OSError:  # the terminal went away (EIO on a closed window): keep the game, then report it
+            hang_up.playing = False
             _save(table, game_name, log_file)
             raise
-    _finish(table, stopped, game_name, log_file)
+        hang_up.playing = False
+        _finish(table, stopped, game_name, log_file)
 
 
-@contextlib.contextmanager
-def _hang_up_as_interrupt() -> Iterator[None]:
-    """A closed terminal window (SIGHUP) stops the game like Ctrl-C, so the game is saved, not lost."""
-    if not hasattr(signal, "SIGHUP"):  # Windows
-        yield
-        return
+class _HangUp:
+    """While the game is played, a closed terminal window (SIGHUP) stops it like Ctrl-C, so it is saved.
 
-    def hang_up(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+    Once play stops, a hang-up is ignored until the command ends: the game
+    is being saved, and closing a window often signals twice (tmux, then the
+    kernel as the shell exits) or ends the input first, so a second signal
+    would otherwise kill the save half written.  The previous handler is
+    restored at the end (the command may run inside a longer process).
+    """
 
-    previous = signal.signal(signal.SIGHUP, hang_up)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGHUP, previous)
+    def __init__(self) -> None:
+        self.playing = True
+        self.previous: Any = None
+
+    def __enter__(self) -> "_HangUp":
+        if hasattr(signal, "SIGHUP"):  # not on Windows
+            self.previous = signal.signal(signal.SIGHUP, self._signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, self.previous)
+
+    def _signal(self, signum: int, frame: object) -> None:
+        if self.playing:
+            self.playing = False
+            raise KeyboardInterrupt
 
 
 def _save(table: Table, game_name: str, log_file: Path | None) -> None:

@@ -80,8 +80,9 @@ def test_the_human_agent_is_registered_and_interactive():
     assert not is_interactive("random") and not is_interactive(make_agent("greedy"))
 
 
-def test_tab_completes_the_choices_that_start_with_the_word():
+def test_tab_completes_the_line_to_a_choice_or_a_question_about_a_move():
     console = StdioConsole(write=lambda text: None)
     console.choices = ["place(0)", "place(1)", "q"]
     assert [console._complete("place(", k) for k in range(3)] == ["place(0)", "place(1)", None]
-    assert console._complete("x", 0) is None
+    assert [console._complete("? place(1", k) for k in range(2)] == ["? place(1)", None]
+    assert console._complete("x", 0) is None and console._complete("q", 0) == "q"

@@ -250,8 +250,8 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
         raise ReplayError(f"{path}: seat {seat!r} is not a seat of this game (0..{game.info.players - 1})", "RP608")
     n = len(logged.records)
     if logged.end is None:
-        raise ReplayError(f"{path}: no end line after {n} moves: the log is truncated, or a game saved before "
-                          f"its end (continue that with `ruleplay play {game.name} --log {path} --resume`)")
+        raise ReplayError(f"{path}: truncated: no end line after {n} moves (a game saved before its end "
+                          f"continues with `ruleplay play {game.name} --log {path} --resume`)")
     views = [r.views[seat] if r.views else r.move for r in logged.records] if seat is not None else None
     return ReplayReport(str(path), game.name, logged.ruleset, header["variant"], header["players"], header["seed"],
                         n, logged.state.scores(), logged.state.returns(), header["engine"], seat, views)

@@ -5,13 +5,16 @@ and `ismcts` search (the second through determinizations, for hidden
 information).  An agent is named by a spec, `name[:option=value...]`
 (`spec`), the same string on the command line, in the API and in worker
 processes.  Every agent draws from its own seeded generator, so a game is a
-function of its seeds.  Agents import `engine` only: a human player's
-terminal input and output live in `cli`.
+function of its seeds.  `human` asks a person for each move (`human`): it is
+`interactive`, played only at a table (`runs.table`), never in headless
+runs.  Agents import `engine` only: the console a person types at is given
+to the human agent (the command line's escapes its output).
 """
 
 from __future__ import annotations
 
 from .base import Agent
+from .human import HumanAgent
 from .ismcts import ISMCTSAgent
 from .mcts import MCTSAgent
 from .search import SEARCH_OPTIONS
@@ -24,7 +27,16 @@ AGENTS: dict[str, AgentType] = {
     "greedy": AgentType(GreedyAgent, GREEDY_OPTIONS),
     "mcts": AgentType(MCTSAgent, SEARCH_OPTIONS),
     "ismcts": AgentType(ISMCTSAgent, SEARCH_OPTIONS),
+    "human": AgentType(HumanAgent),
 }
+
+
+def is_interactive(agent: object) -> bool:
+    """Whether `agent` (a spec or an agent) needs a person to answer it."""
+    if isinstance(agent, str):
+        kind = AGENTS.get(agent.split(":", 1)[0].strip())
+        agent = kind.factory if kind is not None else None
+    return bool(getattr(agent, "interactive", False))
 
 
 def check_spec(spec: str) -> str:
@@ -43,5 +55,5 @@ def agents_help() -> str:
     return describe(AGENTS)
 
 
-__all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "ISMCTSAgent", "MCTSAgent",
-           "RandomAgent", "agents_help", "check_spec", "make_agent"]
+__all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent", "ISMCTSAgent",
+           "MCTSAgent", "RandomAgent", "agents_help", "check_spec", "is_interactive", "make_agent"]

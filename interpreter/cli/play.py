@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable
 
 import click
 
+from ..agents import is_interactive
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
 from .options import WholeNumber, agents_option, game_options, json_option, load, output_file, seated
 from .output import echo, emit_json, reports_errors
+from .table import play_with_person, result_text, show_as
 
 
 def _show_state(state: State, record: MoveRecord | None) -> None:
@@ -20,15 +21,6 @@ def _show_state(state: State, record: MoveRecord | None) -> None:
         rules = f"  [{', '.join(record.rules)}]" if record.rules else ""
         echo(f"\n{record.n}. {who}: {record.move}{rules}")
     echo(state.render())
-
-
-def _show_as(seat: int) -> Callable[[State, MoveRecord | None], None]:
-    """What seat `seat` is shown: each move through its eyes (no picture: the picture shows everything)."""
-    def show(state: State, record: MoveRecord | None) -> None:
-        if record is not None:
-            who = "chance" if record.player < 0 else f"player {record.player}"
-            echo(f"{record.n}. {who}: {record.views[seat] if record.views else record.move}")
-    return show
 
 
 def _check_seat(seat: int | None, players: int) -> None:
@@ -41,21 +33,27 @@ def _check_seat(seat: int | None, players: int) -> None:
 @agents_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               callback=output_file, help="Write the game log (JSON Lines) to this file.")
+@click.option("--human", type=WholeNumber(min=0), default=None, metavar="SEAT",
+              help="A person plays this seat at the terminal; --agents names the other seats' agents.")
+@click.option("--resume", is_flag=True,
+              help="Continue the game a person left, saved in --log FILE (seats, seed and variant from the log).")
 @click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
               help="Show the game as this seat sees it: moves with what it may not see as ?, and its observation.")
 @game_options
 @json_option
 @reports_errors
-def play_command(game_name: str, agents: list[str], log_file: Path | None, seat: int | None, players: int | None,
-                 variant: str | None, seed: int, as_json: bool) -> None:
-    """Play one game between agents and show it move by move."""
+def play_command(game_name: str, agents: list[str], log_file: Path | None, human: int | None, resume: bool,
+                 seat: int | None, players: int | None, variant: str | None, seed: int, as_json: bool) -> None:
+    """Play one game between agents (or with a person: --human SEAT) and show it move by move."""
+    if human is not None or resume or any(is_interactive(a) for a in agents):
+        return play_with_person(game_name, agents, log_file, seat, human, resume, players, variant, seed, as_json)
     game = load(game_name, players, variant)
     _check_seat(seat, game.info.players)
     seats = seated(agents, game)
     if not as_json:
         echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats))
              + (f"; as seen by player {seat}" if seat is not None else ""))
-    show = None if as_json else (_show_state if seat is None else _show_as(seat))
+    show = None if as_json else (_show_state if seat is None else show_as(seat))
     final: list[State] = []  # the last state, for the seat's observation at the end
 
     def watch(state: State, record: MoveRecord | None) -> None:
@@ -75,7 +73,6 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, seat:
         return
     if seat is not None:
         echo(f"\nplayer {seat} sees: {json.dumps(final[-1].observe(seat)['state'], ensure_ascii=False)}")
-    outcome = ("winner: " + ", ".join(f"player {p}" for p in result.winners)) if result.winners else "draw"
-    echo(f"\nresult: {outcome}; scores {result.scores}, returns {result.returns}, {result.length} moves")
+    echo(f"\n{result_text(result)}")
     if log_file is not None:
         echo(f"log written to {log_file}")

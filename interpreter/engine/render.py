@@ -14,6 +14,7 @@ from ruleplay.dsl import runtime as R
 
 from .legal import CHANCE
 from .model import GameModel, RenderItem
+from .observe import observe
 
 
 def _text(item: RenderItem, ctx: R.Ctx, value: Any, index: int) -> str:
@@ -62,3 +63,10 @@ def render_text(model: GameModel, data: dict) -> str:
         else:
             out.append(f"{item.label}: {_text(item, ctx, value, 0)}")
     return "\n".join(out)
+
+
+def render_seat_text(model: GameModel, data: dict, viewer: int) -> str:
+    """The picture as seat `viewer` may see it: every item drawn from the seat's observation, never from
+    the state itself, so hidden values appear as their masks (a face-down card as its back, another
+    seat's hand as `{"hidden": 5}`) and an item that needs what the seat cannot see says it cannot show."""
+    return render_text(model, {"vars": observe(model, data, viewer)["state"], "flow": data["flow"]})

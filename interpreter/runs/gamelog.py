@@ -8,7 +8,9 @@ A log is a header line, one line per applied move, and an end line:
     ...
     {"end": true, "scores": [...], "returns": [...], "moves": 9}
 
-Move `n` sits on line n + 1.  Chance outcomes (player -1) are drawn again by
+Move `n` sits on line n + 1.  A game a person left before its end (`ruleplay
+play --human`, `q`) is saved without the end line; `read_log` reads it back
+and `play --resume` continues it, while `replay` wants a whole game.  Chance outcomes (player -1) are drawn again by
 `apply_chance()` on replay, which must give the logged outcome: applying the
 outcome directly would leave the state's generator in a different place and
 every later random event would differ.  Replay checks the ruleset hash first
@@ -16,8 +18,9 @@ so that a changed ruleset is named as the cause, not its first symptom.
 A log may come from anyone, so its `ruleset` field is followed only to a
 built-in game or a file under the log's own folder (`runs.ruleset_ref`);
 `replay(path, ruleset=...)` loads a ruleset the caller chose instead.
-A log is read one line at a time and only from a regular file: a log of a
-long game costs time, never memory, and /dev/zero or a FIFO is refused.
+A log is read one line at a time and only from a regular file: a long line,
+/dev/zero or a FIFO is refused, and memory grows only by one small record
+per move.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from .. import files
 from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError
@@ -36,7 +39,7 @@ from ..engine.legal import CHANCE
 from ..engine.state import State
 from ..engine.views import seen_to_json
 from ..files import atomic_write_text
-from .play import PlayResult
+from .play import MoveRecord, PlayResult
 from .ruleset_ref import UnsafeRulesetReference, recorded, resolve
 
 FORMAT = "ruleplay-log"
@@ -47,24 +50,27 @@ HEADER_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str) -> list[dict]:
+def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str, finished: bool = True) -> list[dict]:
     header = {"format": FORMAT, "version": VERSION, "game": result.game, "ruleset": ruleset,
               "variant": result.variant, "players": result.players, "seed": result.seed,
               "ruleset_hash": ruleset_hash, "engine": ENGINE_VERSION, "agents": result.agents}
     moves = [{"n": r.n, "player": r.player, "move": r.move, "rules": list(r.rules)}
              | ({"seen_by": seen_to_json(r.seen_by)} if r.seen_by is not None else {}) for r in result.records]
     end = {"end": True, "scores": result.scores, "returns": result.returns, "moves": result.length}
-    return [header, *moves, end]
+    return [header, *moves, end] if finished else [header, *moves]
 
 
-def write_log(path: str | os.PathLike, result: PlayResult, ruleset: str, ruleset_hash: str) -> Path:
-    """Write the log of `result`; `ruleset` is the name or path given to `load_game`.
+def write_log(path: str | os.PathLike, result: PlayResult, ruleset: str, ruleset_hash: str,
+              finished: bool = True) -> Path:
+    """Write the log of `result`; `ruleset` is the name or path given to `load_game`.  An unfinished
+    game (`finished` False: a person left the table) is saved without the end line.
 
     The log records a path relative to its own folder (a built-in by name),
     the only kind of path `replay` follows without being told the ruleset.
     """
     ref = recorded(ruleset, path)
-    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in log_lines(result, ref, ruleset_hash))
+    lines = log_lines(result, ref, ruleset_hash, finished)
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
     return atomic_write_text(path, text)
 
 
@@ -159,15 +165,32 @@ def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:
         raise ReplayError(f"{where}: `rules` must be a list of rule ids")
 
 
-def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
-           seat: int | None = None, on_state: Callable[[State], None] | None = None) -> ReplayReport:
+@dataclass
+class LoggedGame:
+    """A log read back and replayed: its game, header, every move's record, and the state they lead to.
+
+    `end` is the end line, or None for a game saved before its end (by a
+    person leaving the table): `ruleplay play --resume` continues those.
+    """
+
+    path: Path
+    game: Game
+    ruleset: str
+    header: dict
+    records: list[MoveRecord]
+    state: State
+    end: dict | None
+
+
+def read_log(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
+             on_state: Callable[[State], None] | None = None) -> LoggedGame:
     """Re-run a log move by move; raises ReplayError (with the line) on any difference.
 
     `ruleset` (a name or path the caller chose) replaces the log's own
-    `ruleset` field, which is followed only inside the log's folder.  With
-    `seat`, the report lists every move as that seat was shown it.
-    `on_state` is called with the first state and the state after each
-    checked move (the replay viewer draws them).
+    `ruleset` field, which is followed only inside the log's folder.  A log
+    without its end line is read as a game saved unfinished.  `on_state` is
+    called with the first state and the state after each checked move (the
+    replay viewer draws them).
     """
     path = Path(path)
     lines = _lines(path)
@@ -185,32 +208,27 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
         game = load_game(ruleset, header["players"], header["variant"])
     except RulesetError as err:
         raise ReplayError(f"{path}:1: the ruleset {str(ruleset)!r} does not load:\n{err}") from None
+    if game.name != header["game"]:
+        raise ReplayError(f"{path}:1: the log is for game {header['game']!r}, the ruleset is {game.name!r}")
     if game.info.ruleset_hash != header["ruleset_hash"]:
         raise ReplayError(f"{path}:1: the ruleset changed since the log was written: log has ruleset_hash "
                           f"{header['ruleset_hash']}, {ruleset} now has {game.info.ruleset_hash}")
-    if game.name != header["game"]:
-        raise ReplayError(f"{path}:1: the log is for game {header['game']!r}, the ruleset is {game.name!r}")
     try:
         state = game.new_state(header["seed"])
     except RuleRuntimeError as err:
         raise ReplayError(f"{path}:1: the game does not start: {err}") from None
-    if seat is not None and (type(seat) is not int or not 0 <= seat < game.info.players):
-        raise ReplayError(f"{path}: seat {seat!r} is not a seat of this game (0..{game.info.players - 1})", "RP608")
     if on_state is not None:
         on_state(state)
-    views: list[str] = []
-    n = 0
+    records: list[MoveRecord] = []
     for number, line in lines:
         where = f"{path}:{number}"
         if "end" in line:
-            _check_end(where, line, state, n)
+            _check_end(where, line, state, len(records))
             extra = next(lines, None)
             if extra is not None:
                 raise ReplayError(f"{path}:{extra[0]}: a line after the end line")
-            return ReplayReport(str(path), game.name, str(ruleset), header["variant"], header["players"],
-                                header["seed"], n, state.scores(), state.returns(), header["engine"], seat,
-                                views if seat is not None else None)
-        n += 1
+            return LoggedGame(path, game, str(ruleset), header, records, state, line)
+        n = len(records) + 1
         _check_move_line(path, number, line, n)
         if state.is_terminal():
             raise ReplayError(f"{where}: move {line['move']} after the game ended")
@@ -223,11 +241,37 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
         seen = seen_to_json(state.last_seen_by) if state.last_seen_by is not None else None
         if line.get("seen_by") != seen:
             raise ReplayError(f"{where}: move {line['move']} is seen by {seen}, the log says {line.get('seen_by')}")
-        if seat is not None:
-            views.append(state.last_move_view(seat))
+        records.append(MoveRecord.of(n, line["player"], state))
         if on_state is not None:
             on_state(state)
-    raise ReplayError(f"{path}: truncated: no end line after {n} moves")
+    return LoggedGame(path, game, str(ruleset), header, records, state, None)
+
+
+def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
+           seat: int | None = None, on_state: Callable[[State], None] | None = None) -> ReplayReport:
+    """Re-run a whole game's log (see `read_log`); with `seat`, the report lists every move as that seat
+    was shown it; `on_state` sees every state (`read_log`).  A log without its end line is an error here:
+    the game did not end."""
+    logged = read_log(path, ruleset, on_state)
+    game, header, path = logged.game, logged.header, logged.path
+    if seat is not None and (type(seat) is not int or not 0 <= seat < game.info.players):
+        raise ReplayError(f"{path}: seat {seat!r} is not a seat of this game (0..{game.info.players - 1})", "RP608")
+    n = len(logged.records)
+    if logged.end is None:
+        raise ReplayError(f"{path}: truncated: no end line after {n} moves (a game saved before its end "
+                          f"continues with `ruleplay play {game.name} --log {path} --resume`)")
+    views = [r.views[seat] if r.views else r.move for r in logged.records] if seat is not None else None
+    return ReplayReport(str(path), game.name, logged.ruleset, header["variant"], header["players"], header["seed"],
+                        n, logged.state.scores(), logged.state.returns(), header["engine"], seat, views)
+
+
+def replay_moves(game: Game, seed: int, moves: Sequence[str]) -> State:
+    """The state after `moves` from the start of game `seed`, chance outcomes drawn again as in play: how
+    a table goes back to an earlier decision (states are values, so this is the state play reached)."""
+    state = game.new_state(seed)
+    for n, text in enumerate(moves, start=1):
+        state = _advance(f"move {n}", game, state, text)
+    return state
 
 
 def _advance(where: str, game: Game, state: State, text: str) -> State:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..agents import Agent, make_agent
+from ..agents import Agent, is_interactive, make_agent
 from ..engine.game import Game
 from ..engine.legal import CHANCE
 from ..engine.outcome import winning_seats
@@ -33,6 +33,13 @@ class MoveRecord:
     rules: tuple[str, ...]
     seen_by: tuple | None = None  # per argument, the seats that saw it (None: every argument public)
     views: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, n: int, player: int, state: State) -> "MoveRecord":
+        """The record of move `n`, made by `player`, that led to `state`."""
+        seen = state.last_seen_by
+        views = tuple(state.last_move_view(p) for p in range(state.data["flow"]["players"])) if seen is not None else ()
+        return cls(n, player, str(state.last_move), tuple(state.last_fired), seen, views)
 
 
 @dataclass
@@ -82,8 +89,12 @@ class SeatingError(ValueError):
     """As many agents as fit no seating of the game's players."""
 
 
-def seat_agents(agents: Sequence[str | Agent], players: int) -> list[str | Agent]:
-    """One agent per seat; a single agent is repeated. Raises SeatingError on a count mismatch."""
+def seat_agents(agents: Sequence[str | Agent], players: int, people: bool = False) -> list[str | Agent]:
+    """One agent per seat; a single agent is repeated. Raises SeatingError on a count mismatch, and on an
+    interactive agent (a person) unless `people` says the game is played at a table (`runs.table`)."""
+    if not people and any(is_interactive(a) for a in agents):
+        raise SeatingError("the human agent needs a person at the table: play it with "
+                           "`ruleplay play GAME --human SEAT` (simulations and headless play run without one)")
     if len(agents) == 1:
         return list(agents) * players
     if len(agents) != players:
@@ -105,6 +116,7 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
     ready agent objects, one per seat or one for all.  `watch(state, record)`
     sees the initial state (record None) and the state after every move.
     Rule errors (step limit, deadlock, a failing rule) propagate to the caller.
+    A person (the `human` agent) plays at a table instead: `runs.table`.
     """
     seats = seat_agents(agents, game.info.players)
     players = [make_agent(a, agent_seed(seed, k)) if isinstance(a, str) else a for k, a in enumerate(seats)]
@@ -115,15 +127,8 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
         watch(state, None)
     while not state.is_terminal():
         who = state.current_player
-        if who == CHANCE:
-            state = state.apply_chance()
-            move = state.last_move
-        else:
-            move = players[who].choose(state)
-            state = state.apply(move)
-        seen = state.last_seen_by
-        views = tuple(state.last_move_view(p) for p in range(info.players)) if seen is not None else ()
-        record = MoveRecord(len(result.records) + 1, who, str(move), tuple(state.last_fired), seen, views)
+        state = state.apply_chance() if who == CHANCE else state.apply(players[who].choose(state))
+        record = MoveRecord.of(len(result.records) + 1, who, state)
         result.records.append(record)
         if watch:
             watch(state, record)

@@ -1,0 +1,188 @@
+"""A person at the table: the agent that asks a human for each move, showing only what that seat may see.
+
+At each decision it shows the board drawn from the seat's own observation
+(`engine.render.render_seat_text`, never the all-seeing state) and the legal
+moves numbered, then reads an answer: a number, a move's text (Tab completes
+both where the terminal allows), `? MOVE` for why a move is refused, `u` to
+undo back to the previous decision, `q` to save and leave.  Undo and quit
+cannot be answered with a move, so they are raised as `TableRequest`s; the
+table driver (`runs.table`) catches them, rewinds or stops, and keeps the log.
+
+Input and output go through a `Console`, so the command line can give one
+that escapes what a terminal would obey (`cli.table`) and tests can give one
+that reads a script.  `StdioConsole` is the plain one: `input()` with
+readline's Tab completion when stdin is a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Callable, Protocol, Sequence
+
+from ..engine.errors import MoveParseError
+from ..engine.moves import Move
+from ..engine.render import render_seat_text
+from ..engine.state import State
+from .base import no_moves_error
+
+COMMANDS = ("?", "u", "q")
+HELP = ("Type a move's number or its text (Tab completes).  `? MOVE` (or `? N`): why a move is refused;\n"
+        "`u`: undo back to your previous decision; `q`: save the game (to --log FILE) and quit;\n"
+        "an empty line: the board again.")
+
+
+class TableRequest(Exception):
+    """An answer that is not a move: the table driver acts on it."""
+
+
+class UndoRequest(TableRequest):
+    """Take back the moves since this seat's previous decision."""
+
+
+class QuitRequest(TableRequest):
+    """Stop here and keep the game (the end of input is one too)."""
+
+
+class Console(Protocol):
+    """Where a person reads and types."""
+
+    def show(self, text: str) -> None: ...
+
+    def ask(self, prompt: str, choices: Sequence[str]) -> str:
+        """One line typed by the person (EOFError at the end of input); `choices` complete on Tab."""
+        ...
+
+
+class StdioConsole:
+    """Standard input and output; Tab completes the `choices` (via stdlib readline) when stdin is a terminal.
+
+    `write` prints one text (default `print`): the command line passes one
+    that escapes control characters coming from a ruleset.
+    """
+
+    def __init__(self, write: Callable[[str], None] = print):
+        self.write = write
+        self.choices: Sequence[str] = ()
+        if sys.stdin.isatty():
+            _tab_completion(self._complete)
+
+    def show(self, text: str) -> None:
+        self.write(text)
+
+    def ask(self, prompt: str, choices: Sequence[str]) -> str:
+        self.choices = choices
+        return input(prompt)
+
+    def _complete(self, text: str, index: int) -> str | None:
+        """The `index`th way to finish the line `text`: a choice, or `? ` and a move to ask about."""
+        lines = [*self.choices, *(f"? {c}" for c in self.choices if c not in COMMANDS)]
+        matches = [line for line in lines if line.startswith(text)]
+        return matches[index] if index < len(matches) else None
+
+
+def _tab_completion(complete: Callable[[str, int], str | None]) -> None:
+    """Complete the whole line, not a word: a move's text holds `(`, `,`, `-` and spaces (`take(a, 2)`)."""
+    try:
+        import readline
+    except ImportError:  # a Python built without it: typing still works, without Tab
+        return
+    readline.set_completer(complete)
+    readline.set_completer_delims("")
+    readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete")
+
+
+class HumanAgent:
+    """Asks the person at `console` for every move of the seat it plays."""
+
+    interactive = True  # needs a person: `runs.play.seat_agents` keeps it out of headless play
+
+    def __init__(self, seed: int = 0, console: Console | None = None):
+        del seed  # a person needs no seed; accepted so every agent is built the same way
+        self.console: Console = console if console is not None else StdioConsole()
+
+    def tell(self, text: str) -> None:
+        self.console.show(text)
+
+    def choose(self, state: State) -> Move:
+        """The move the person picks; raises UndoRequest or QuitRequest for `u` and `q` (and end of input)."""
+        moves = state.legal_moves()
+        if not moves:
+            raise no_moves_error(state)
+        seat = state.current_player
+        texts = [str(m) for m in moves]
+        self.console.show(self.picture(state, seat, texts))
+        while True:
+            try:
+                line = self.console.ask(f"player {seat}> ", [*texts, *COMMANDS])
+            except EOFError:
+                raise QuitRequest() from None
+            answer = line.strip()
+            if not answer:
+                self.console.show(self.picture(state, seat, texts))
+            elif answer in ("q", "quit"):
+                raise QuitRequest()
+            elif answer in ("u", "undo"):
+                raise UndoRequest()
+            elif answer in ("?", "help", "h"):
+                self.console.show(HELP)
+            elif answer.startswith("?"):
+                self.console.show(self.explain(state, answer[1:].strip(), moves))
+            else:
+                move = self.read_move(state, answer, moves)
+                if move is not None:
+                    return move
+
+    @staticmethod
+    def picture(state: State, seat: int, texts: Sequence[str]) -> str:
+        """The board as `seat` sees it, and its legal moves numbered from 1 in the ruleset's order."""
+        listed = [f"{k:>3}. {t}" for k, t in enumerate(texts, start=1)]
+        width = max(len(entry) for entry in listed) + 2
+        per_line = max(1, 78 // width)
+        rows = ["".join(e.ljust(width) for e in listed[i:i + per_line]).rstrip()
+                for i in range(0, len(listed), per_line)]
+        return "\n".join(["", render_seat_text(state.game.model, state.data, seat), *HumanAgent.private(state, seat),
+                          f"your moves ({len(texts)}):", *rows])
+
+    @staticmethod
+    def private(state: State, seat: int) -> list[str]:
+        """What only `seat` sees (its entry of each owner-only variable, a hand say), from its observation:
+        a ruleset's picture need not show it, and a person must know their own cards."""
+        seen = state.observe(seat)["state"]
+        return [f"your {name}: {json.dumps(seen[name][seat], ensure_ascii=False)}"
+                for name, decl in state.game.model.vars.items() if decl.per_player and decl.visibility == "owner"]
+
+    def read_move(self, state: State, answer: str, moves: list[Move]) -> Move | None:
+        """The move `answer` names (a number or a move's text), or None after saying why it is not one."""
+        if answer.isdigit():
+            k = int(answer)
+            if 1 <= k <= len(moves):
+                return moves[k - 1]
+            self.console.show(f"no move {answer}: type a number from 1 to {len(moves)}, or a move's text")
+            return None
+        try:
+            move = state.game.parse_move(answer)  # type: ignore[attr-defined]
+        except MoveParseError as err:
+            self.console.show(f"{err.message}; type a number from 1 to {len(moves)}, or ? for help")
+            return None
+        if move in moves:
+            return moves[moves.index(move)]
+        self.console.show(f"refused: {state.explain(move) or 'not a legal move now'}")
+        return None
+
+    @staticmethod
+    def explain(state: State, asked: str, moves: list[Move]) -> str:
+        """Why the move `asked` for (its text or number) is refused now, or that it is legal."""
+        if not asked:
+            return HELP
+        if asked.isdigit():
+            k = int(asked)
+            return (f"{k}. {moves[k - 1]} is legal" if 1 <= k <= len(moves)
+                    else f"there is no move {k}: the moves are numbered 1 to {len(moves)}")
+        try:
+            move = state.game.parse_move(asked)  # type: ignore[attr-defined]
+        except MoveParseError as err:
+            return err.message
+        if move in moves:
+            return f"{move} is legal (move {moves.index(move) + 1})"
+        return state.explain(move) or f"illegal move {move}: not a legal move now"

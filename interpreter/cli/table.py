@@ -1,0 +1,192 @@
+"""`ruleplay play --human SEAT` (or `--agents human,...`): a person at the table, and `--resume` of a saved game.
+
+The person sees only their seat's view: every move as `record.views[seat]`
+(what `move_view` shows that seat), the board drawn from their observation,
+and at the end the result.  The game is kept in `--log FILE`: written whole
+when it ends, without its end line when the person leaves (`q`, the end of
+input, Ctrl-C), and read back, replayed and continued by `--resume`.  This
+module also holds the two printers `play` shares with it: a move as a seat
+sees it, and the result line.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+from click.core import ParameterSource
+
+from ..agents import make_agent
+from ..agents.human import HELP, HumanAgent, StdioConsole
+from ..engine.errors import ReplayError
+from ..engine.render import render_seat_text
+from ..engine.state import State
+from ..runs.play import MoveRecord, PlayResult, SeatingError
+from ..runs.table import Table, table_seats
+from .options import load, reads_ruleset, ruleset_files
+from .output import echo, reads
+
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+
+
+def show_as(seat: int) -> Callable[[State, MoveRecord | None], None]:
+    """What seat `seat` is shown of each move: its own view, `?` for what it may not see."""
+    def show(state: State, record: MoveRecord | None) -> None:
+        if record is not None:
+            who = "chance" if record.player < 0 else f"player {record.player}"
+            echo(f"{record.n}. {who}: {record.views[seat] if record.views else record.move}")
+    return show
+
+
+def result_text(result: PlayResult) -> str:
+    outcome = ("winner: " + ", ".join(f"player {p}" for p in result.winners)) if result.winners else "draw"
+    return f"result: {outcome}; scores {result.scores}, returns {result.returns}, {result.length} moves"
+
+
+def _given(name: str) -> bool:
+    """Whether option `name` was given (on the command line or in the environment), not left at its default."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+
+
+def _seating(agents: list[str], players: int, human: int | None) -> tuple[list[str], int]:
+    try:
+        return table_seats(agents, players, human)
+    except SeatingError as err:
+        raise click.BadParameter(str(err), param_hint="--human" if human is not None else "--agents") from None
+
+
+def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | None, players: int | None,
+             variant: str | None, seed: int) -> Table:
+    """The game saved in `log_file`, replayed against GAME; an option given again must agree with the log."""
+    from ..runs.gamelog import read_log
+
+    if not log_file.exists():
+        raise click.BadParameter(f"no saved game {log_file} to resume (start one without --resume)",
+                                 param_hint="--log")
+    reads_ruleset(game_name)
+    logged = read_log(log_file, game_name)
+    reads(ruleset_files(logged.game), "a file of the ruleset")
+    header, count = logged.header, len(logged.records)
+    if logged.end is not None:
+        raise ReplayError(f"{log_file}: the game is over ({count} moves, scores {logged.end.get('scores')}): "
+                          f"nothing to resume; start a new game without --resume")
+    info = logged.game.info
+    logged_seats = header.get("agents")
+    if not isinstance(logged_seats, list) or not all(isinstance(a, str) for a in logged_seats):
+        raise ReplayError(f"{log_file}:1: header field 'agents' must be a list of agent names")
+    try:
+        seats, seat = table_seats(logged_seats, info.players)
+        for name in seats[:seat] + seats[seat + 1:]:
+            make_agent(name)
+    except (SeatingError, ValueError) as err:
+        raise ReplayError(f"{log_file}:1: the log's agents {logged_seats} do not seat a table: {err}") from None
+    for option, given, logged_value in (("--seed", seed, header["seed"]), ("--players", players, info.players),
+                                        ("--variant", variant, header["variant"])):
+        if _given(option.lstrip("-")) and given != logged_value:
+            raise click.BadParameter(f"the saved game was played with {option} {logged_value}; give that, or "
+                                     f"leave {option} out to take it from the log", param_hint=option)
+    if (_given("agents") or human is not None) and _seating(agents, info.players, human) != (seats, seat):
+        raise click.BadParameter(f"the saved game seats {', '.join(seats)}; leave --agents and --human out "
+                                 f"to take them from the log", param_hint="--agents")
+    return Table(logged.game, seats, seat, header["seed"], logged.records, logged.state)
+
+
+def play_with_person(game_name: str, agents: list[str], log_file: Path | None, seat: int | None,
+                     human: int | None, resume: bool, players: int | None, variant: str | None, seed: int,
+                     as_json: bool) -> None:
+    """Set the table (new, or resumed from the log), play it, and keep the game in the log."""
+    if as_json:
+        raise click.UsageError("--json and --report give a finished game as one document; a game with a "
+                               "person is shown as text: drop --json/--report")
+    if seat is not None:
+        raise click.UsageError("--as shows a game through one seat's eyes; at a table the person's seat "
+                               "is the one shown: drop --as")
+    if resume and log_file is None:
+        raise click.UsageError("--resume continues the game saved in --log FILE")
+    if resume:
+        assert log_file is not None
+        table = _resumed(game_name, log_file, agents, human, players, variant, seed)
+    else:
+        game = load(game_name, players, variant)
+        seats, person_seat = _seating(agents, game.info.players, human)
+        table = Table.new(game, seats, person_seat, seed)
+    me = table.human
+    echo(f"{table.game.info.title}: seed {table.seed}, "
+         + ", ".join(f"player {k} " + ("you (human)" if k == me else a) for k, a in enumerate(table.seats)))
+    echo(HELP)
+    show = show_as(me)
+    if table.records:
+        echo(f"resumed from {log_file} after {len(table.records)} moves:")
+        for record in table.records:
+            show(table.state, record)
+    person = HumanAgent(console=StdioConsole(write=echo))
+    with _HangUp() as hang_up:
+        try:
+            stopped = table.play(person, show)
+        except OSError:  # the terminal went away (EIO on a closed window): keep the game, then report it
+            hang_up.playing = False
+            _save(table, game_name, log_file)
+            raise
+        hang_up.playing = False
+        _finish(table, stopped, game_name, log_file)
+
+
+class _HangUp:
+    """While the game is played, a closed terminal window (SIGHUP) stops it like Ctrl-C, so it is saved.
+
+    Once play stops, a hang-up is ignored until the command ends: the game
+    is being saved, and closing a window often signals twice (tmux, then the
+    kernel as the shell exits) or ends the input first, so a second signal
+    would otherwise kill the save half written.  The previous handler is
+    restored at the end (the command may run inside a longer process).
+    """
+
+    def __init__(self) -> None:
+        self.playing = True
+        self.previous: Any = None
+
+    def __enter__(self) -> "_HangUp":
+        if hasattr(signal, "SIGHUP"):  # not on Windows
+            self.previous = signal.signal(signal.SIGHUP, self._signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, self.previous)
+
+    def _signal(self, signum: int, frame: object) -> None:
+        if self.playing:
+            self.playing = False
+            raise KeyboardInterrupt
+
+
+def _save(table: Table, game_name: str, log_file: Path | None) -> None:
+    """The game so far to `log_file`: whole if it is over, else without its end line (to resume)."""
+    from ..runs.gamelog import write_log
+
+    if log_file is not None:
+        write_log(log_file, table.result(), game_name, table.game.info.ruleset_hash,
+                  finished=table.state.is_terminal())
+
+
+def _finish(table: Table, stopped: str, game_name: str, log_file: Path | None) -> None:
+    """Keep the game in the log, then show the end (or where the game was left)."""
+    _save(table, game_name, log_file)  # first: after a hang-up there may be no terminal left to print to
+    result = table.result()
+    if stopped == "end":
+        echo(render_seat_text(table.game.model, table.state.data, table.human))
+        echo(f"\n{result_text(result)}")
+        if log_file is not None:
+            echo(f"log written to {log_file}")
+        return
+    echo("")
+    if log_file is None:
+        echo(f"left after {result.length} moves; not saved (give --log FILE to keep a game you leave)")
+    else:
+        echo(f"saved after {result.length} moves to {log_file}; continue with "
+             f"`ruleplay play {game_name} --log {log_file} --resume`")
+    if stopped == "interrupt":
+        raise click.exceptions.Exit(INTERRUPTED)

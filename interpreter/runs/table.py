@@ -1,0 +1,129 @@
+"""A game at the table: a person at one seat, agents at the others; undo, leave, and come back later.
+
+The moves played so far (`records`) are the game: they are what a log
+saves, and any earlier state is those moves replayed (`gamelog.replay_moves`:
+chance is drawn again by the state's own seeded generator, so the replay is
+the game that was played).  Undo is therefore cutting `records` back to the
+person's previous decision; leaving is saving `records` without an end line;
+resuming is reading them back (`gamelog.read_log`).
+
+An agent here is built afresh for each of its decisions, seeded from the
+game's seed, its seat and the move number (`decision_seed`), so its reply
+depends only on the position it answers: after an undo the same move gets
+the same reply, and a game left and resumed goes on exactly as it would have
+without the break.  (`play_game` seeds each agent once instead; a game
+with a person is not a function of its seed anyway.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..agents import is_interactive, make_agent
+from ..agents.human import HumanAgent, QuitRequest, UndoRequest
+from ..engine.game import Game
+from ..engine.legal import CHANCE
+from ..engine.rng import Rng, seed_state
+from ..engine.state import State
+from .gamelog import replay_moves
+from .play import MoveRecord, PlayResult, SeatingError, Watcher, agent_seed, seat_agents
+
+
+def table_seats(agents: Sequence[str], players: int, human: int | None = None) -> tuple[list[str], int]:
+    """The agent of every seat and the person's seat.
+
+    With `human`, the person sits there and `agents` names the other seats'
+    agents (one for all of them, or one each, in seat order); without it,
+    `agents` seats everyone and exactly one of them is `human`.  Raises
+    SeatingError with what to give instead.
+    """
+    if human is None:
+        seats = [str(a) for a in seat_agents(agents, players, people=True)]
+        people = [k for k, a in enumerate(seats) if is_interactive(a)]
+        if len(people) != 1:
+            raise SeatingError(f"{len(people)} human seats: a table has one person; name `human` once in "
+                               f"--agents, or give --human SEAT")
+        return seats, people[0]
+    if not 0 <= human < players:
+        raise SeatingError(f"seat {human} is not a seat of this game (0..{players - 1})")
+    if any(is_interactive(a) for a in agents):
+        raise SeatingError("--human SEAT seats the person; --agents then names only the other seats' agents")
+    others = list(agents) * (players - 1) if len(agents) == 1 else list(agents)
+    if len(others) != players - 1:
+        raise SeatingError(f"{len(agents)} agents for the {players - 1} other seats: give one agent for all of "
+                           f"them, or one per seat other than --human {human}")
+    return others[:human] + ["human"] + others[human:], human
+
+
+def decision_seed(seed: int, seat: int, n: int) -> int:
+    """The seed of seat `seat`'s agent deciding move `n` (1-based) of the game of seed `seed`."""
+    return Rng(seed_state(agent_seed(seed, seat))).derive(n)
+
+
+@dataclass
+class Table:
+    """A game in progress with a person at seat `human`; `records` are its moves, `state` where they lead."""
+
+    game: Game
+    seats: list[str]
+    human: int
+    seed: int
+    records: list[MoveRecord]
+    state: State
+
+    @classmethod
+    def new(cls, game: Game, seats: list[str], human: int, seed: int) -> "Table":
+        return cls(game, seats, human, seed, [], game.new_state(seed))
+
+    def result(self) -> PlayResult:
+        """The game so far as a `PlayResult` (what a log is written from); scores only once it is over."""
+        info, state = self.game.info, self.state
+        over = state.is_terminal()
+        return PlayResult(info.name, info.variant, info.players, self.seed, list(self.seats), list(self.records),
+                          state.scores() if over else [], state.returns() if over else [],
+                          state.data["flow"]["ended_by"] if over else None)
+
+    def undo(self) -> int | None:
+        """Back to the person's previous decision: the move number it was made after, or None if there is none."""
+        mine = [k for k, r in enumerate(self.records) if r.player == self.human]
+        if not mine:
+            return None
+        kept = mine[-1]
+        self.state = replay_moves(self.game, self.seed, [r.move for r in self.records[:kept]])
+        del self.records[kept:]
+        return kept
+
+    def play(self, person: HumanAgent, watch: Watcher | None = None) -> str:
+        """Play on until the game ends ("end"), the person leaves ("quit") or Ctrl-C ("interrupt").
+
+        `watch(state, record)` sees every move as it is applied.  Whatever
+        stops the game, `records` holds only applied moves, so it can be saved.
+        """
+        try:
+            while not self.state.is_terminal():
+                state, who = self.state, self.state.current_player
+                if who == CHANCE:
+                    after = state.apply_chance()
+                elif who == self.human:
+                    try:
+                        after = state.apply(person.choose(state))
+                    except UndoRequest:
+                        back = self.undo()
+                        person.tell("nothing to undo: this is your first decision" if back is None else
+                                    f"undone: back to your decision after move {back}" if back else
+                                    "undone: back to your first decision")
+                        continue
+                else:
+                    n = len(self.records) + 1
+                    after = state.apply(make_agent(self.seats[who], decision_seed(self.seed, who, n)).choose(state))
+                record = MoveRecord.of(len(self.records) + 1, who, after)
+                self.records.append(record)
+                self.state = after
+                if watch is not None:
+                    watch(after, record)
+        except QuitRequest:
+            return "quit"
+        except KeyboardInterrupt:
+            return "interrupt"
+        return "end"

@@ -1,0 +1,83 @@
+"""`ruleplay play --human`: usage errors, a whole game typed on stdin, leaving, resuming, bad saved games."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ruleplay.cli import main
+
+
+def run(*args: object, input: str | None = None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--human", "5"], "seat 5 is not a seat of this game (0..1)"),
+    (["--human", "0", "--json"], "drop --json/--report"),
+    (["--human", "0", "--as", "1"], "drop --as"),
+    (["--agents", "human,human"], "2 human seats: a table has one person"),
+    (["--human", "1", "--agents", "human"], "--agents then names only the other seats' agents"),
+    (["--resume"], "--resume continues the game saved in --log FILE"),
+])
+def test_usage_errors_say_what_to_give(args, message):
+    result = run("play", "tic-tac-toe", *args, input="")
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_headless_commands_refuse_the_human_agent():
+    result = run("simulate", "tic-tac-toe", "-n", "2", "--agents", "human")
+    assert result.exit_code == 2 and "the human agent needs a person at the table" in result.output
+
+
+def test_a_game_typed_on_stdin_to_its_end_writes_a_whole_log(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = run("play", "tic-tac-toe", "--agents", "human,random", "--seed", "1", "--log", log, input="1\n" * 5)
+    assert result.exit_code == 0, result.output
+    assert "player 0 you (human), player 1 random" in result.output and "result: " in result.output
+    assert json.loads(log.read_text().splitlines()[-1])["end"] is True
+    assert run("replay", log).exit_code == 0
+
+
+def test_leaving_saves_and_resume_finishes_the_game(tmp_path):
+    log = tmp_path / "game.jsonl"
+    left = run("play", "tic-tac-toe", "--human", "1", "--agents", "greedy", "--seed", "2", "--log", log, input="1\nq\n")
+    assert left.exit_code == 0, left.output
+    assert f"saved after 3 moves to {log}" in left.output and "--resume" in left.output
+    replayed = run("replay", log)
+    assert replayed.exit_code == 1 and "no end line after 3 moves" in replayed.output
+    resumed = run("play", "tic-tac-toe", "--log", log, "--resume", input="1\n" * 4)
+    assert resumed.exit_code == 0, resumed.output
+    assert "resumed from" in resumed.output and "1. player 0: " in resumed.output and "result: " in resumed.output
+    assert run("replay", log).exit_code == 0
+    again = run("play", "tic-tac-toe", "--log", log, "--resume", input="")
+    assert again.exit_code == 1 and "the game is over" in again.output and "nothing to resume" in again.output
+
+
+def test_the_end_of_input_saves_the_game(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = run("play", "kuhn-poker", "--human", "0", "--seed", "3", "--log", log, input="")
+    assert result.exit_code == 0 and "saved after 1 moves" in result.output and "Traceback" not in result.output
+    assert len(log.read_text().splitlines()) == 2  # the header and the deal: no end line
+
+
+def test_resume_checks_the_log_and_the_options_given_again(tmp_path):
+    log = tmp_path / "game.jsonl"
+    run("play", "tic-tac-toe", "--human", "0", "--seed", "1", "--log", log, input="1\nq\n")
+    assert run("play", "tic-tac-toe", "--log", tmp_path / "none.jsonl", "--resume").output.count(
+        "no saved game") == 1
+    seed = run("play", "tic-tac-toe", "--log", log, "--resume", "--seed", "9", input="")
+    assert seed.exit_code == 2 and "the saved game was played with --seed 1" in seed.output
+    seats = run("play", "tic-tac-toe", "--log", log, "--resume", "--human", "1", input="")
+    assert seats.exit_code == 2 and "the saved game seats human, random" in seats.output
+    same = run("play", "tic-tac-toe", "--log", log, "--resume", "--seed", "1", "--human", "0", input="q\n")
+    assert same.exit_code == 0, same.output
+    other = run("play", "connect-four", "--log", log, "--resume", input="")
+    assert other.exit_code == 1 and "the log is for game 'tic-tac-toe', the ruleset is 'connect-four'" in other.output
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[:-1] + [lines[-1].replace("place(", "place(1")]) + "\n")
+    bad = run("play", "tic-tac-toe", "--log", log, "--resume", input="")
+    assert bad.exit_code == 1 and f"{log}:3: " in bad.output and "Traceback" not in bad.output

@@ -98,14 +98,22 @@ def agent_name(agent: str | Agent) -> str:
 Watcher = Callable[[State, MoveRecord | None], None]
 
 
-def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: Watcher | None = None) -> PlayResult:
+def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: Watcher | None = None, *,
+              in_place: bool = False) -> PlayResult:
     """Play one game to its end.
 
     `agents` are registered names (built fresh, seeded per seat from `seed`) or
     ready agent objects, one per seat or one for all.  `watch(state, record)`
     sees the initial state (record None) and the state after every move.
     Rule errors (step limit, deadlock, a failing rule) propagate to the caller.
+
+    `in_place` plays the whole game on one state changed move by move
+    (`State.apply_in_place` without undo): the same game, without a state
+    made per move, for agents that keep no state they are shown (the
+    registered random and first agents) and no watcher.
     """
+    if in_place and watch is not None:
+        raise ValueError("a watcher keeps the states it is shown: play it with in_place=False")
     seats = seat_agents(agents, game.info.players)
     players = [make_agent(a, agent_seed(seed, k)) if isinstance(a, str) else a for k, a in enumerate(seats)]
     info = game.info
@@ -116,11 +124,17 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
     while not state.is_terminal():
         who = state.current_player
         if who == CHANCE:
-            state = state.apply_chance()
+            if in_place:
+                state.apply_chance_in_place(undo=False)
+            else:
+                state = state.apply_chance()
             move = state.last_move
         else:
             move = players[who].choose(state)
-            state = state.apply(move)
+            if in_place:
+                state.apply_in_place(move, undo=False)
+            else:
+                state = state.apply(move)
         seen = state.last_seen_by
         views = tuple(state.last_move_view(p) for p in range(info.players)) if seen is not None else ()
         record = MoveRecord(len(result.records) + 1, who, str(move), tuple(state.last_fired), seen, views)

@@ -89,6 +89,11 @@ class Action:
             levels[r.level + 1].append(r.check)
         return tuple(tuple(level) for level in levels)
 
+    @cached_property
+    def private(self) -> bool:
+        """Whether some argument of the action is seen only by some seats (`seen_by:`)."""
+        return any(p.seen_by is not None for p in self.params)
+
     @property
     def size(self) -> int:
         n = 1

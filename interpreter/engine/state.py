@@ -2,9 +2,21 @@
 
 A state is `{"vars": …, "flow": …, "rng": int}` and nothing else — no Python
 objects — so copy, hash, save, load and replay are exact by construction.
-`apply` works on a deep copy (states are values; the old one stays valid),
-and caches the next legal moves, which the flow loop computes anyway to
-detect a player who cannot move.
+`apply` works on a copy (states are values; the old one stays valid), and
+caches the next legal moves, which the flow loop computes anyway to detect a
+player who cannot move.
+
+The copy holds only what the move can change: the flow and the variables
+some effect of play writes (`GameModel.written_vars`, read from the effects'
+assignment and list-operation targets when the ruleset loads); the other
+variables are shared between the states, since nothing changes them in
+place.  So a state's `data` is read, never changed, except on a `copy()`,
+which is whole and its own.
+
+Searches and playouts that need no new state per move use the opt-in fast
+path `apply_in_place(move)`: the same move made on the state itself, kept
+on an undo stack (the old data, O(1) to restore with `undo()`), as
+python-chess's push and pop; `undo=False` keeps nothing and copies nothing.
 """
 
 from __future__ import annotations
@@ -252,7 +264,7 @@ class State:
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
                     budget=budget or model.budget())
         ctx.fired.extend(action.rules)
-        with R.recursion_guard():
+        with _GUARD:
             action.effects(ctx)
             ctx.env = {}
             runner = FlowRunner(model, ctx)
@@ -394,6 +406,23 @@ class State:
     def render(self) -> str:
         with R.recursion_guard():
             return render_text(self.game.model, self.data)
+
+
+class _RecursionGuard:
+    """`R.recursion_guard()` as one reusable object: a move enters it once, and a generator-made context
+    manager costs a few per cent of a small game's move.  The error is translated by the guard itself."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, error: BaseException | None, trace: Any) -> bool:
+        if kind is not None and issubclass(kind, RecursionError):
+            with R.recursion_guard():
+                raise error  # type: ignore[misc]  # re-raised inside the guard, which names it a LimitError
+        return False
+
+
+_GUARD = _RecursionGuard()
 
 
 def successor_data(model: GameModel, data: dict) -> dict:

@@ -15,7 +15,7 @@ from ruleplay.dsl import runtime as R
 
 from .errors import GameOverError, IllegalMoveError
 from .model import Action, GameModel, Param, first_rule
-from .moves import Move, _freeze, _thaw, arg_key, format_value, interned
+from .moves import Move, _thaw, arg_key, format_value, interned, numbered
 
 CHANCE = -1
 TERMINAL = -4
@@ -154,9 +154,7 @@ def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None 
                 elif same:
                     out.append(interned(table, first + prefix * radix + k, name, chosen))
                 else:
-                    move = Move(name, tuple(_freeze(c) for c in chosen))
-                    object.__setattr__(move, "index", first + prefix * radix + k)
-                    out.append(move)
+                    out.append(numbered(first + prefix * radix + k, name, chosen))
             env.pop(p.name, None)
 
         rec(0, 0, True)

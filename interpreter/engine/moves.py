@@ -100,9 +100,14 @@ def interned(table: dict[int, Move], index: int, action: str, args: tuple) -> Mo
     """
     move = table.get(index)
     if move is None:
-        move = Move(action, tuple(_freeze(a) for a in args))
-        object.__setattr__(move, "index", index)
-        table[index] = move
+        move = table[index] = numbered(index, action, args)
+    return move
+
+
+def numbered(index: int, action: str, args: Any) -> Move:
+    """A new `Move` of `action(*args)` that knows its number `index` in its game's numbering."""
+    move = Move(action, tuple(_freeze(a) for a in args))
+    object.__setattr__(move, "index", index)
     return move
 
 

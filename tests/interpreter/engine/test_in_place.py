@@ -32,11 +32,10 @@ def _step(state, rng):
     return None if state.is_chance_node() else rng.choice(state.legal_moves())
 
 
-@pytest.mark.parametrize("name,players,variant", CONFIGS)
-def test_in_place_and_undo_play_as_apply_does(name, players, variant):
+def _play_both_ways(name: str, players: int, variant: str | None, seeds: range) -> None:
     game = load_game(name, players, variant)
     rng = random.Random(f"{name}{players}{variant}")
-    for seed in range(2):
+    for seed in seeds:
         state = game.new_state(seed)
         walked = game.new_state(seed)
         saved = []
@@ -60,6 +59,17 @@ def test_in_place_and_undo_play_as_apply_does(name, players, variant):
             walked.undo()
             assert walked.dumps() == saved.pop()
         assert walked.dumps() == game.new_state(seed).dumps()
+
+
+@pytest.mark.parametrize("name,players,variant", CONFIGS)
+def test_in_place_and_undo_play_as_apply_does(name, players, variant):
+    _play_both_ways(name, players, variant, range(1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,players,variant", CONFIGS)
+def test_in_place_and_undo_play_as_apply_does_over_many_games(name, players, variant):
+    _play_both_ways(name, players, variant, range(1, 6))
 
 
 def test_undo_without_a_move_in_place_is_refused():

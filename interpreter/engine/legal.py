@@ -129,33 +129,29 @@ def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None 
 
         def rec(i: int, prefix: int, exact: bool) -> None:
             p = params[i]
-            where = p.where
-            checks = by_level[i + 1]
-            universe = p.universe
+            pname, where, checks, universe = p.name, p.where, by_level[i + 1], p.universe
             radix = len(universe)
             values = _candidates(model, action, i, ctx)
             _try(model, action, p, radix if p.source is None else len(values), ctx.budget)
             own = p.source is None  # values of `of:` itself, never another spelling of one
+            base = prefix * radix
             for k, v in values:
-                env[p.name] = v
+                env[pname] = v
                 if where is not None and not where(ctx):
                     continue
-                failed = False
                 for check in checks:
                     if not check(ctx):
-                        failed = True
                         break
-                if failed:
-                    continue
-                chosen[i] = v
-                same = exact and (own or _same(v, universe[k]))
-                if i < last:
-                    rec(i + 1, prefix * radix + k, same)
-                elif same:
-                    out.append(interned(table, first + prefix * radix + k, name, chosen))
                 else:
-                    out.append(numbered(first + prefix * radix + k, name, chosen))
-            env.pop(p.name, None)
+                    chosen[i] = v
+                    same = exact and (own or _same(v, universe[k]))
+                    if i < last:
+                        rec(i + 1, base + k, same)
+                    elif same:
+                        out.append(interned(table, first + base + k, name, chosen))
+                    else:
+                        out.append(numbered(first + base + k, name, chosen))
+            env.pop(pname, None)
 
         rec(0, 0, True)
     return out

@@ -22,7 +22,7 @@ from .history import History
 from .legal import CHANCE, TERMINAL
 from .loader import load_model
 from .model import GameModel
-from .moves import Move, _freeze, _thaw, arg_key, parse_move
+from .moves import Move, _thaw, arg_key, interned, parse_move
 from .rng import Rng, seed_state
 from .state import State
 from .views import seen_from_json
@@ -58,6 +58,7 @@ class Game:
         self.model = model
         self.checking = checking
         self.max_chance_outcomes = 1000
+        self._initial: State | None = None  # the initial state of a setup that draws no random number
         self._index = {}
         for a in model.actions.values():
             self._index[a.name] = [{arg_key(v): i for i, v in enumerate(p.universe)} for p in a.params]
@@ -75,13 +76,35 @@ class Game:
 
     # ----------------------------------------------------------------- states
     def new_state(self, seed: int = 0) -> State:
-        """The initial state; `seed` fixes every random event of the game."""
+        """The initial state; `seed` fixes every random event of the game.
+
+        A setup that draws no random number makes the same state for every
+        seed but for the generator's own state, so the first one made is kept
+        and later ones are copies of it: whether setup drew is recorded while
+        it runs (`_WatchedRng`), never guessed from the rules.
+        """
         if type(seed) is not int:
             raise TypeError("seed must be an int")
+        kept = self._initial
+        if kept is None:
+            state, drew = self._set_up(seed)
+            if not drew:
+                self._initial = state.copy()
+        else:
+            state = kept.copy()
+            state.data["rng"] = seed_state(seed)
+            state.last_fired = list(kept.last_fired)
+        if self.checking:
+            self.check_invariants(state)
+        return state
+
+    def _set_up(self, seed: int) -> tuple[State, bool]:
+        """A new initial state made by running the variables' `init`, `setup` and the flow's start;
+        and whether that drew a random number."""
         model = self.model
         flow = initial_flow(model)
         vars_: dict[str, Any] = {}
-        rng = Rng(seed_state(seed))
+        rng = _WatchedRng(seed_state(seed))
         ctx = R.Ctx(vars_, flow, model, rng=rng, budget=model.budget())
         with R.recursion_guard():
             for name, decl in model.vars.items():
@@ -101,9 +124,7 @@ class Game:
             legal = runner.settle()
         state = State(self, {"vars": vars_, "flow": flow, "rng": rng.state}, legal)
         state.last_fired = ctx.fired
-        if self.checking:
-            self.check_invariants(state)
-        return state
+        return state, rng.drew
 
     def state_header(self) -> dict:
         m = self.model
@@ -223,6 +244,8 @@ class Game:
             move = self.parse_move(move)
         elif not isinstance(move, Move):
             raise MoveParseError(f"not a move: {move!r}")
+        if move.index is not None and self.model.move_table.get(move.index) is move:
+            return move.index  # one of this game's listed moves: its number came with it
         action = self.model.actions.get(move.action)
         if action is None or len(move.args) != len(action.params):
             raise IllegalMoveError(move, "not a move of this game", "RP602")
@@ -244,7 +267,7 @@ class Game:
                 for p in reversed(a.params):
                     rest, k = divmod(rest, len(p.universe))
                     args.append(p.universe[k])
-                return Move(a.name, tuple(_freeze(v) for v in reversed(args)))
+                return interned(self.model.move_table, index, a.name, tuple(reversed(args)))
         raise RuleplayError(f"action index {index} is out of range 0..{self.model.num_actions - 1}", "RP604")
 
     # ------------------------------------------------------------- invariants
@@ -258,6 +281,20 @@ class Game:
                 rule = f" [{inv.rule}]" if inv.rule else ""
                 raise R.RuleFailure(f"invariant broken: {inv.message}{rule} "
                                     f"(round {state.round}, phase {state.phase})")
+
+
+class _WatchedRng(Rng):
+    """The generator setup runs with: it records whether anything drew from it."""
+
+    __slots__ = ("drew",)
+
+    def __init__(self, state: int):
+        super().__init__(state)
+        self.drew = False
+
+    def next64(self) -> int:
+        self.drew = True
+        return super().next64()
 
 
 def load_game(name_or_path: str | os.PathLike, players: int | None = None, variant: str | None = None,

@@ -15,7 +15,7 @@ from ruleplay.dsl import runtime as R
 
 from .errors import GameOverError, IllegalMoveError
 from .model import Action, GameModel, Param, first_rule
-from .moves import Move, _freeze, _thaw, arg_key, format_value
+from .moves import Move, _thaw, arg_key, format_value, interned, numbered
 
 CHANCE = -1
 TERMINAL = -4
@@ -42,10 +42,11 @@ def _universe_index(model: GameModel) -> dict:
     return cache
 
 
-def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list:
+def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tuple[int, Any]] | enumerate:
+    """The values parameter `i` takes now, as (position in its `of:` set, value), in `of:` order."""
     param = action.params[i]
     if param.source is None:
-        return param.universe
+        return enumerate(param.universe)
     values = param.source(ctx)
     if type(values) is not list:
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
@@ -59,7 +60,25 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list:
                                      f"{v!r}, which is not among its `of:` values",
                                      hint="every value a parameter can take must be listed in `of:`")
         seen.setdefault(k, v)
-    return [seen[k] for k in sorted(seen)]
+    return sorted(seen.items())
+
+
+def _same(value: Any, known: Any) -> bool:
+    """Whether `value` is written and behaves exactly as `known`, an `of:` value it equals as a key.
+
+    `from:` may give `1.0` for the `of:` value `1`, or `-0.0` for `0.0`: equal
+    keys, but other move texts, so such a move is built as before, not shared.
+    """
+    if value is known:
+        return True
+    t = type(value)
+    if t is not type(known):
+        return False
+    if t is list:
+        return len(value) == len(known) and all(_same(v, k) for v, k in zip(value, known))
+    if t is float:
+        return repr(value) == repr(known)
+    return t is not dict
 
 
 def _try(model: GameModel, action: Action, param: Param, count: int, budget: R.Budget) -> None:
@@ -91,48 +110,50 @@ def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None 
     names, _ = available_actions(model, flow)
     ctx = R.Ctx(vars_, flow, model, budget=budget or model.budget())
     out: list[Move] = []
+    table = model.move_table
     for name in names:
         action = model.actions[name]
         if action.disabled:
             continue
         params = action.params
-        by_level: list[list] = [[] for _ in range(len(params) + 1)]
-        for r in action.requires:
-            by_level[r.level + 1].append(r.check)
+        by_level = action.checks_by_level
         if not all(check(ctx) for check in by_level[0]):
             continue
-        env = ctx.env
+        first = action.first_index
         if not params:
-            out.append(Move(name, ()))
+            out.append(interned(table, first, name, ()))
             continue
+        env = ctx.env
         last = len(params) - 1
         chosen: list = [None] * len(params)
 
-        def rec(i: int) -> None:
+        def rec(i: int, prefix: int, exact: bool) -> None:
             p = params[i]
-            where = p.where
-            checks = by_level[i + 1]
+            pname, where, checks, universe = p.name, p.where, by_level[i + 1], p.universe
+            radix = len(universe)
             values = _candidates(model, action, i, ctx)
-            _try(model, action, p, len(values), ctx.budget)
-            for v in values:
-                env[p.name] = v
+            _try(model, action, p, radix if p.source is None else len(values), ctx.budget)
+            own = p.source is None  # values of `of:` itself, never another spelling of one
+            base = prefix * radix
+            for k, v in values:
+                env[pname] = v
                 if where is not None and not where(ctx):
                     continue
-                failed = False
                 for check in checks:
                     if not check(ctx):
-                        failed = True
                         break
-                if failed:
-                    continue
-                chosen[i] = v
-                if i < last:
-                    rec(i + 1)
                 else:
-                    out.append(Move(name, tuple(_freeze(c) for c in chosen)))
-            env.pop(p.name, None)
+                    chosen[i] = v
+                    same = exact and (own or _same(v, universe[k]))
+                    if i < last:
+                        rec(i + 1, base + k, same)
+                    elif same:
+                        out.append(interned(table, first + base + k, name, chosen))
+                    else:
+                        out.append(numbered(first + base + k, name, chosen))
+            env.pop(pname, None)
 
-        rec(0)
+        rec(0, 0, True)
     return out
 
 
@@ -167,7 +188,7 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
         if k is None:
             raise IllegalMoveError(move, f"{shown} is not a possible value of {p.name!r}", "RP604")
         value = p.universe[k]  # the rules' own value: 4.0 is checked as the cell 4
-        if p.source is not None and arg_key(value) not in {arg_key(c) for c in _candidates(model, action, i, ctx)}:
+        if p.source is not None and k not in dict(_candidates(model, action, i, ctx)):
             raise IllegalMoveError(move, f"{shown} is not among the `from:` choices for {p.name!r} now", "RP604",
                                    p.rule or first_rule(action.rules))
         ctx.env[p.name] = value

@@ -8,6 +8,7 @@ observation and rendering only call the closures they hold.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 from ruleplay.dsl import runtime as R
@@ -79,6 +80,19 @@ class Action:
     disabled: bool
     path: tuple
     first_index: int = 0  # position of this action's first move in the global numbering
+
+    @cached_property
+    def checks_by_level(self) -> tuple[tuple[Fn, ...], ...]:
+        """The `require:` checks by the parameter after which each runs (index 0: before the first)."""
+        levels: list[list[Fn]] = [[] for _ in range(len(self.params) + 1)]
+        for r in self.requires:
+            levels[r.level + 1].append(r.check)
+        return tuple(tuple(level) for level in levels)
+
+    @cached_property
+    def private(self) -> bool:
+        """Whether some argument of the action is seen only by some seats (`seen_by:`)."""
+        return any(p.seen_by is not None for p in self.params)
 
     @property
     def size(self) -> int:
@@ -221,6 +235,11 @@ class GameModel:
     procedure_bodies: dict[str, Exec] = field(default_factory=dict)
     state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
     heuristics: dict[str, Fn] = field(default_factory=dict)  # named estimates of how well `seat` stands
+    # The state variables some effect of play (an action, hook, trigger or procedure) can change; a move
+    # copies only these and shares the others with the state it was made from. None: unknown, copy all.
+    written_vars: frozenset[str] | None = None
+    # Every move listed so far, by its number: the action universe is fixed, so listings share these values.
+    move_table: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def budget(self) -> R.Budget:
         """A fresh work budget for one move (or one setup, or one legal-move listing)."""

@@ -57,6 +57,10 @@ class Move:
     action: str
     args: tuple = ()
     _key: Any = field(default=None, init=False, repr=False, compare=False)
+    # Its number in the game's action numbering, for the moves the legal-move listing makes (`interned`);
+    # None for a move made any other way (parsed, built by hand), which `Game.move_to_index` looks up.
+    index: int | None = field(default=None, init=False, repr=False, compare=False)
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_key", (self.action, arg_key(self.args)))
@@ -68,9 +72,13 @@ class Move:
         return hash(self._key)
 
     def __str__(self) -> str:
-        if not self.args:
-            return self.action
-        return f"{self.action}({', '.join(format_value(a) for a in self.args)})"
+        """The move's text, formatted once: a listed move is shared by every state, and saving a state
+        writes its whole history, so each move would otherwise be formatted again with every save."""
+        text = self._text
+        if text is None:
+            text = f"{self.action}({', '.join(format_value(a) for a in self.args)})" if self.args else self.action
+            object.__setattr__(self, "_text", text)
+        return text
 
     def to_json(self) -> dict:
         return {"action": self.action, "args": [_thaw(a) for a in self.args]}
@@ -81,6 +89,26 @@ class Move:
                 or not isinstance(data.get("args", []), list):
             raise MoveParseError(f"not a move: {json.dumps(data)[:80]}")
         return cls(data["action"], tuple(_freeze(a) for a in data.get("args", [])))
+
+
+def interned(table: dict[int, Move], index: int, action: str, args: tuple) -> Move:
+    """The one `Move` of `action(*args)`, number `index` of its game, made the first time it is asked for.
+
+    A game's moves form a fixed universe, so a listing hands out these shared
+    values instead of building a move per candidate per listing; `args` must
+    be the parameters' own `of:` values (the move every listing would build).
+    """
+    move = table.get(index)
+    if move is None:
+        move = table[index] = numbered(index, action, args)
+    return move
+
+
+def numbered(index: int, action: str, args: Any) -> Move:
+    """A new `Move` of `action(*args)` that knows its number `index` in its game's numbering."""
+    move = Move(action, tuple(_freeze(a) for a in args))
+    object.__setattr__(move, "index", index)
+    return move
 
 
 def _freeze(value: Any) -> Any:

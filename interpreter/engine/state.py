@@ -2,9 +2,21 @@
 
 A state is `{"vars": …, "flow": …, "rng": int}` and nothing else — no Python
 objects — so copy, hash, save, load and replay are exact by construction.
-`apply` works on a deep copy (states are values; the old one stays valid),
-and caches the next legal moves, which the flow loop computes anyway to
-detect a player who cannot move.
+`apply` works on a copy (states are values; the old one stays valid), and
+caches the next legal moves, which the flow loop computes anyway to detect a
+player who cannot move.
+
+The copy holds only what the move can change: the flow and the variables
+some effect of play writes (`GameModel.written_vars`, read from the effects'
+assignment and list-operation targets when the ruleset loads); the other
+variables are shared between the states, since nothing changes them in
+place.  So a state's `data` is read, never changed, except on a `copy()`,
+which is whole and its own.
+
+Searches and playouts that need no new state per move use the opt-in fast
+path `apply_in_place(move)`: the same move made on the state itself, kept
+on an undo stack (the old data, O(1) to restore with `undo()`), as
+python-chess's push and pop; `undo=False` keeps nothing and copies nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +61,7 @@ class GameOfState(Protocol):
 
 
 class State:
-    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "_history")
+    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "_history", "_undo")
 
     def __init__(self, game: GameOfState, data: dict, legal: list[Move] | None = None,
                  history: tuple[Move, ...] | History = ()):
@@ -59,6 +71,7 @@ class State:
         self.last_fired: list[str] = []
         self.last_log: list[Any] = []
         self._history = history if isinstance(history, History) else History.of(tuple(history))
+        self._undo: list[tuple] = []  # what `undo()` restores, one entry per move made in place
 
     @property
     def history(self) -> tuple[Move, ...]:
@@ -102,7 +115,8 @@ class State:
 
     def legal_actions(self) -> list[int]:
         """Legal moves as indices of the game's fixed action numbering."""
-        return [self.game.move_to_index(m) for m in self.legal_moves()]
+        self.legal_moves()
+        return [m.index for m in self._legal]  # type: ignore[union-attr, misc]  # listed moves carry their number
 
     def chance_outcomes(self) -> list[tuple[Move, float]] | None:
         """[(outcome, probability)] at a chance node, or None if there are too many to list."""
@@ -169,41 +183,105 @@ class State:
         every move an agent tries before it decides, so that a whole
         decision has one bound; by default a move has its own budget.
         """
+        data, legal, history, fired, log = self._advance(move, player, budget, successor_data(self.game.model, self.data))
+        state = State(self.game, data, legal, history)
+        state.last_fired = fired
+        state.last_log = log
+        if self.game.checking:
+            self.game.check_invariants(state)
+        return state
+
+    def apply_in_place(self, move: Move | str, player: int | None = None, *, budget: R.Budget | None = None,
+                       undo: bool = True) -> None:
+        """Make `move` on this state itself: the fast path of playouts and searches (perft, MCTS).
+
+        The same move as `apply` makes, with the same checks, errors, fired rules
+        and budgets; only no new `State` is made.  With `undo` (the default) the
+        move can be taken back with `undo()`, as with python-chess's push and
+        pop: the variables the rules can change are copied first and the old
+        ones kept, so taking a move back is exact and O(1), and a move that
+        raises leaves the state as it was.  `undo=False` copies nothing and
+        forgets the moves kept for `undo()`: the cheapest way to play a game to
+        its end, but a move that raises then leaves the state unusable.  A state
+        changed in place must not be given to code that keeps it (a watcher, an
+        agent with a tree of states); `copy()` it for them.
+        """
+        self._in_place(move, player, budget, undo, None)
+
+    def apply_chance_in_place(self, undo: bool = True) -> None:
+        """`apply_chance()` made on this state itself; one `undo()` takes back the draw and the outcome."""
+        move, drawn = self._sampled_outcome()
+        self._in_place(move, None, None, undo, drawn)
+
+    def undo(self) -> Move:
+        """Take back the last move made with `apply_in_place` (or `apply_chance_in_place`); returns it."""
+        if not self._undo:
+            raise RuleplayError("undo() with no move made in place to take back", "RP607")
+        move = self._history.last()
+        self.data, self._legal, self._history, self.last_fired, self.last_log = self._undo.pop()
+        return move  # type: ignore[return-value]  # a state with a move to take back has a last move
+
+    def _in_place(self, move: Move | str, player: int | None, budget: R.Budget | None, undo: bool,
+                  drawn: int | None) -> None:
+        saved = (self.data, self._legal, self._history, self.last_fired, self.last_log)
+        new = successor_data(self.game.model, self.data) if undo else self.data
+        if drawn is not None:
+            new["rng"] = drawn
+        try:
+            self.data, self._legal, self._history, self.last_fired, self.last_log = \
+                self._advance(move, player, budget, new)
+            if self.game.checking:
+                self.game.check_invariants(self)
+        except BaseException:
+            if undo:
+                self.data, self._legal, self._history, self.last_fired, self.last_log = saved
+            raise
+        if undo:
+            self._undo.append(saved)
+        else:
+            self._undo.clear()
+
+    def _advance(self, move: Move | str, player: int | None, budget: R.Budget | None,
+                 new: dict) -> tuple[dict, list[Move], History, list[str], list[Any]]:
+        """Make `move` on `new` (this state's data, or a copy of it): the data after the move and its
+        settled flow, the next legal moves, the history, the rules fired and the log."""
         move = self._coerce(move)
         model, data = self.game.model, self.data
-        if player is not None and player != data["flow"]["player"] and not data["flow"]["done"]:
+        flow = data["flow"]
+        if player is not None and player != flow["player"] and not flow["done"]:
             raise IllegalMoveError(move, f"it is not player {player}'s turn "
-                                   f"(player {data['flow']['player']} is to move)", "RP607")
+                                   f"(player {flow['player']} is to move)", "RP607")
         legal = self._legal if self._legal is not None else self.legal_moves()
         try:
             move = legal[legal.index(move)]  # the rules' own values: `pick(1.0)` is played as `pick(1)`
         except ValueError:
             with R.recursion_guard():
-                explain(model, data["vars"], data["flow"], move)
+                explain(model, data["vars"], flow, move)
             raise IllegalMoveError(move, "not a legal move now", "RP601") from None
-        seen = seen_by(model, data["vars"], data["flow"], move)  # fixed now, from the state the move is made in
-        new = R.clone(data)
+        seen = seen_by(model, data["vars"], flow, move)  # fixed now, from the state the move is made in
         action = model.actions[move.action]
         rng = Rng(new["rng"])
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
                     budget=budget or model.budget())
         ctx.fired.extend(action.rules)
-        with R.recursion_guard():
+        with _GUARD:
             action.effects(ctx)
             ctx.env = {}
             runner = FlowRunner(model, ctx)
             runner.after_move()
             legal = runner.settle(budget)
         new["rng"] = rng.state
-        state = State(self.game, new, legal, self._history.then(move, seen))
-        state.last_fired = list(dict.fromkeys(ctx.fired))  # each rule once, in firing order
-        state.last_log = ctx.log
-        if self.game.checking:
-            self.game.check_invariants(state)
-        return state
+        # each rule once, in firing order
+        return new, legal, self._history.then(move, seen), list(dict.fromkeys(ctx.fired)), ctx.log
 
     def apply_chance(self) -> "State":
         """Sample an outcome at a chance node with the state's own seeded generator."""
+        chosen, drawn = self._sampled_outcome()
+        advanced = State(self.game, dict(self.data, rng=drawn), self._legal, self._history)
+        return advanced.apply(chosen)
+
+    def _sampled_outcome(self) -> tuple[Move, int]:
+        """The outcome the state's generator draws here (by weight), and the generator's state after it."""
         if not self.is_chance_node():
             raise RuleplayError("apply_chance() at a node that is not a chance node", "RP607")
         moves = self.legal_moves()
@@ -216,8 +294,7 @@ class State:
                 chosen = m
                 break
             pick -= w
-        advanced = State(self.game, dict(self.data, rng=rng.state), self._legal, self._history)
-        return advanced.apply(chosen)
+        return chosen, rng.state
 
     # ------------------------------------------------------------- results
     def scores(self) -> list[float]:
@@ -329,6 +406,44 @@ class State:
     def render(self) -> str:
         with R.recursion_guard():
             return render_text(self.game.model, self.data)
+
+
+class _RecursionGuard:
+    """`R.recursion_guard()` as one reusable object: a move enters it once, and a generator-made context
+    manager costs a few per cent of a small game's move.  The error is translated by the guard itself."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, error: BaseException | None, trace: Any) -> bool:
+        if kind is not None and issubclass(kind, RecursionError):
+            with R.recursion_guard():
+                raise error  # type: ignore[misc]  # re-raised inside the guard, which names it a LimitError
+        return False
+
+
+_GUARD = _RecursionGuard()
+
+
+def successor_data(model: GameModel, data: dict) -> dict:
+    """A copy of `data` for a move to change: the flow and every variable some effect can write are copied,
+    the variables no effect writes are shared, since nothing ever changes them in place.
+
+    States are values, so this is what keeps the state a move is made from as
+    it was; copying only what can change (`GameModel.written_vars`) is what
+    makes that cheap.  Scalars are immutable and shared as they are.
+    """
+    written = model.written_vars
+    old = data["vars"]
+    if written is None:
+        vars_ = R.clone(old)
+    else:
+        vars_ = dict(old)
+        for name in written:
+            value = old[name]
+            if type(value) is list or type(value) is dict:
+                vars_[name] = R.clone(value)
+    return {"vars": vars_, "flow": dict(data["flow"]), "rng": data["rng"]}
 
 
 __all__ = ["State", "CHANCE", "TERMINAL"]

@@ -27,7 +27,7 @@ MASK = "?"
 def seen_by(model: GameModel, vars_: dict, flow: dict, move: Move) -> Seen | None:
     """Who sees each argument of `move` made now; None when every argument is public."""
     action = model.actions[move.action]
-    if all(p.seen_by is None for p in action.params):
+    if not action.private:
         return None
     ctx = R.Ctx(vars_, flow, model, env=bind(action, move), budget=model.budget())
     out: list[tuple[int, ...] | None] = []

@@ -1,7 +1,9 @@
 """Engine speed: random playouts per second, measured over several timed runs.
 
 Each run plays uniformly random games back to back for about `seconds`
-(a game in progress when time is up is finished and counted) and times
+(a game in progress when time is up is finished and counted), each on one
+state changed in place (`play_game(in_place=True)`: the games `simulate`
+plays, without a state made per move), and times
 them with `time.perf_counter`.  The median of the runs is the headline
 figure — one slow run (another process, a cold cache) does not move it —
 and the min and max show the spread.  Playout seeds follow from one seed, so two
@@ -120,7 +122,7 @@ def bench(game: Game, seconds: float = 1.0, runs: int = 3, seed: int = 0) -> Ben
         start = time.perf_counter()
         deadline = start + seconds
         while True:
-            moves += play_game(game, ["random"], seeds.derive(index)).length
+            moves += play_game(game, ["random"], seeds.derive(index), in_place=True).length
             index += 1
             playouts += 1
             now = time.perf_counter()

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from ..engine.moves import Move
 from ..engine.state import State
 
 
@@ -48,27 +47,45 @@ def _reported(reached: Iterator[tuple[State, int]], progress: Progress | None) -
         yield item
 
 
+_SAMPLE = object()  # the one "move" out of a chance node with too many outcomes to list: a draw
+
+
 def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
     """Every decision or terminal state within `depth` decisions, with its number of decisions.
 
-    Depth first with a stack of its own, not Python recursion: chance moves
-    use no depth, so a game can pass thousands of them between decisions.
-    A pending entry is (parent, move), applied only when it is reached.
+    Depth first on one copy of `state`, changed in place and taken back
+    (`apply_in_place` / `undo`), so no state is made per node; with a stack
+    of its own, not Python recursion, as chance moves use no depth and a game
+    can pass thousands of them between decisions.  Each frame is a node
+    reached by one move (but the first): the children still to try, and the
+    decisions they are at.  The state yielded is the walk's own and changes
+    as soon as the walk goes on.
     """
-    pending: list[tuple[State, Move | None, int]] = [(state, None, 0)]
-    while pending:
-        parent, move, k = pending.pop()
-        s = parent if move is None else parent.apply(move)
+    s = state.copy()
+    frames: list[tuple[Iterator, int]] = []
+    k = 0
+    while True:
         if s.is_chance_node():
             outcomes = s.chance_outcomes()
-            if outcomes is None:
-                pending.append((s.apply_chance(), None, k))
-            else:
-                pending.extend((s, m, k) for m, _ in reversed(outcomes))
-            continue
-        yield s, k
-        if not s.is_terminal() and k < depth:
-            pending.extend((s, m, k + 1) for m in reversed(s.legal_moves()))
+            frames.append((iter((_SAMPLE,) if outcomes is None else [m for m, _ in outcomes]), k))
+        else:
+            yield s, k
+            frames.append((iter(s.legal_moves() if not s.is_terminal() and k < depth else ()), k + 1))
+        while frames:
+            children, at = frames[-1]
+            move = next(children, None)
+            if move is not None:
+                if move is _SAMPLE:
+                    s.apply_chance_in_place()
+                else:
+                    s.apply_in_place(move)
+                k = at
+                break
+            frames.pop()
+            if frames:
+                s.undo()  # back to the node this one was reached from
+        else:
+            return
 
 
 def perft(state: State, depth: int, progress: Progress | None = None) -> PerftResult:

@@ -109,7 +109,8 @@ def agent_name(agent: str | Agent) -> str:
 Watcher = Callable[[State, MoveRecord | None], None]
 
 
-def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: Watcher | None = None) -> PlayResult:
+def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: Watcher | None = None, *,
+              in_place: bool = False) -> PlayResult:
     """Play one game to its end.
 
     `agents` are registered names (built fresh, seeded per seat from `seed`) or
@@ -117,7 +118,14 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
     sees the initial state (record None) and the state after every move.
     Rule errors (step limit, deadlock, a failing rule) propagate to the caller.
     A person (the `human` agent) plays at a table instead: `runs.table`.
+
+    `in_place` plays the whole game on one state changed move by move
+    (`State.apply_in_place` without undo): the same game, without a state
+    made per move, for agents that keep no state they are shown (the
+    registered random and first agents) and no watcher.
     """
+    if in_place and watch is not None:
+        raise ValueError("a watcher keeps the states it is shown: play it with in_place=False")
     seats = seat_agents(agents, game.info.players)
     players = [make_agent(a, agent_seed(seed, k)) if isinstance(a, str) else a for k, a in enumerate(seats)]
     info = game.info
@@ -127,7 +135,17 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
         watch(state, None)
     while not state.is_terminal():
         who = state.current_player
-        state = state.apply_chance() if who == CHANCE else state.apply(players[who].choose(state))
+        if who == CHANCE:
+            if in_place:
+                state.apply_chance_in_place(undo=False)
+            else:
+                state = state.apply_chance()
+        else:
+            move = players[who].choose(state)
+            if in_place:
+                state.apply_in_place(move, undo=False)
+            else:
+                state = state.apply(move)
         record = MoveRecord.of(len(result.records) + 1, who, state)
         result.records.append(record)
         if watch:

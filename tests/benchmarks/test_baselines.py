@@ -18,7 +18,7 @@ import pytest
 
 from benchmarks import connect_four, nautilus_cards, tictactoe
 from benchmarks.measure import perft
-from benchmarks.nautilus_cards import DOMAINS, SIDE, VERTICAL, NautilusCards, _arrow_moves
+from benchmarks.nautilus_cards import DOMAINS, VERTICAL, NautilusCards, _arrow_moves
 from ruleplay import load_game
 
 

@@ -42,6 +42,7 @@ class BuildContext:
         self.disabled = disabled_rules
         self.cited: dict[str, list[tuple]] = {}
         self.mutable: set[str] = set()
+        self.written: set[str] = set()  # names that effects run in play assign or change as lists
         self.lines = SourceLines()
         for doc in smap.documents():
             self.lines.add(doc.file, doc.text)
@@ -124,6 +125,8 @@ class BuildContext:
         node = self.parse(path, effects=True)
         if node is None:
             return noop
+        if path != ("setup",):  # setup runs once, on a state of its own: nothing it writes is shared
+            self.written |= {n.name for n in A.walk(node) if isinstance(n, A.Target)}
         fn = self.compiler.block(node, scope)
         self._flush_problems()
         return fn

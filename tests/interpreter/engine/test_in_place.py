@@ -1,0 +1,222 @@
+"""The fast paths of a move against their simple reference: `apply_in_place`/`undo` against `apply`,
+interned moves against moves built per listing, write-set copies against whole copies, the kept
+initial state against a setup run anew.
+
+Every built-in ruleset, player count and variant is played at random both
+ways, state by state: the same data, legal moves, action numbers and fired
+rules, and after every move taken back the same JSON as before it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from ruleplay import load_game
+from ruleplay.engine.errors import RuleplayError
+from ruleplay.engine.loader import builtin_games
+from ruleplay.engine.moves import Move
+from ruleplay.dsl import runtime as R
+from ruleplay.runs.play import play_game
+
+CONFIGS = [(name, players, variant) for name in sorted(builtin_games())
+                 for info in [load_game(name).info]
+                 for players in range(info.min_players, info.max_players + 1)
+                 for variant in (None, *info.variants)]
+
+
+def _step(state, rng):
+    """The next move at random (None at a chance node: the state's own draw)."""
+    return None if state.is_chance_node() else rng.choice(state.legal_moves())
+
+
+def _play_both_ways(name: str, players: int, variant: str | None, seeds: range) -> None:
+    game = load_game(name, players, variant)
+    rng = random.Random(f"{name}{players}{variant}")
+    for seed in seeds:
+        state = game.new_state(seed)
+        walked = game.new_state(seed)
+        saved = []
+        while not state.is_terminal():
+            before = state.dumps()
+            move = _step(state, rng)
+            nxt = state.apply_chance() if move is None else state.apply(move)
+            assert state.dumps() == before, "apply() changed the state it was made from"
+            saved.append(walked.dumps())
+            if move is None:
+                walked.apply_chance_in_place()
+            else:
+                walked.apply_in_place(move)
+            assert walked.dumps() == nxt.dumps() and walked.data == nxt.data
+            assert walked.legal_moves() == nxt.legal_moves()
+            assert walked.legal_actions() == nxt.legal_actions() == \
+                [game.move_to_index(str(m)) for m in nxt.legal_moves()]
+            assert walked.last_fired == nxt.last_fired and walked.last_move == nxt.last_move
+            state = nxt
+        while saved:
+            walked.undo()
+            assert walked.dumps() == saved.pop()
+        assert walked.dumps() == game.new_state(seed).dumps()
+
+
+@pytest.mark.parametrize("name,players,variant", CONFIGS)
+def test_in_place_and_undo_play_as_apply_does(name, players, variant):
+    _play_both_ways(name, players, variant, range(1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,players,variant", CONFIGS)
+def test_in_place_and_undo_play_as_apply_does_over_many_games(name, players, variant):
+    _play_both_ways(name, players, variant, range(1, 6))
+
+
+def test_undo_without_a_move_in_place_is_refused():
+    state = load_game("tic-tac-toe").new_state(0).apply("place(4)")
+    with pytest.raises(RuleplayError, match="no move made in place"):
+        state.undo()
+
+
+def test_a_refused_move_in_place_leaves_the_state_as_it_was():
+    state = load_game("tic-tac-toe").new_state(0)
+    state.apply_in_place("place(4)")
+    before = state.dumps()
+    with pytest.raises(RuleplayError):
+        state.apply_in_place("place(4)")
+    assert state.dumps() == before
+    assert str(state.undo()) == "place(4)"
+    assert state.history == ()
+
+
+def test_in_place_without_undo_forgets_what_undo_would_restore():
+    state = load_game("tic-tac-toe").new_state(0)
+    state.apply_in_place("place(4)")
+    state.apply_in_place("place(0)", undo=False)
+    assert [str(m) for m in state.history] == ["place(4)", "place(0)"]
+    with pytest.raises(RuleplayError):
+        state.undo()
+
+
+@pytest.mark.parametrize("name", ["nautilus-cards", "lovci-pokladu", "kuhn-poker"])
+def test_a_game_played_in_place_is_the_game_played_state_by_state(name):
+    game = load_game(name)
+    for seed in range(3):
+        assert play_game(game, ["random"], seed, in_place=True) == play_game(game, ["random"], seed)
+
+
+def test_in_place_play_refuses_a_watcher():
+    with pytest.raises(ValueError, match="watcher"):
+        play_game(load_game("tic-tac-toe"), ["random"], 0, lambda s, r: None, in_place=True)
+
+
+# ------------------------------------------------------------------ interned moves
+PICK = """\
+ruleplay: 1
+game: pick
+players: 1
+constants:
+  values: [0, 1, 2]
+state:
+  log: {init: "[]"}
+  spare: {init: "[1, 2]"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [pick, pass_one]}
+actions:
+  pick:
+    params: {v: {of: values, from: "[2, 1.0, 0]"}}
+    effects: append v to log
+  pass_one:
+    effects: append 9 to log
+end:
+  - when: len(log) == 3
+"""
+
+
+def test_listed_moves_are_shared_values_numbered_as_the_game_numbers_them(make_game):
+    game = make_game(PICK)
+    state = game.new_state(0)
+    first, again = state.legal_moves(), state.apply("pass_one").legal_moves()
+    assert [str(m) for m in first] == ["pick(0)", "pick(1.0)", "pick(2)", "pass_one"]
+    assert first[0] is again[0] and first[2] is again[2] and first[3] is again[3]
+    assert [m.index for m in first] == [game.move_to_index(m) for m in first] \
+        == [game.move_to_index(str(m)) for m in first] == state.legal_actions() == [0, 1, 2, 3]
+    assert game.index_to_move(2) is first[2]
+
+
+def test_a_from_value_spelled_otherwise_than_its_of_value_is_kept_as_given(make_game):
+    state = make_game(PICK).new_state(0)
+    one = state.legal_moves()[1]
+    assert one.args == (1.0,) and type(one.args[0]) is float  # `from:` gave 1.0: played as given, as before
+    assert one == Move("pick", (1,))
+    assert state.apply(one).data["vars"]["log"] == [1.0]
+
+
+def test_a_move_text_is_formatted_once():
+    move = load_game("tic-tac-toe").new_state(0).legal_moves()[0]
+    assert str(move) is str(move) == "place(0)"
+
+
+# ------------------------------------------------------------------ write-set copies
+def test_variables_no_effect_writes_are_shared_and_the_others_copied(make_game):
+    game = make_game(PICK)
+    assert game.model.written_vars == frozenset({"log"})
+    state = game.new_state(0)
+    after = state.apply("pass_one")
+    assert after.data["vars"]["spare"] is state.data["vars"]["spare"]
+    assert after.data["vars"]["log"] is not state.data["vars"]["log"]
+    assert state.data["vars"]["log"] == [] and after.data["vars"]["log"] == [9]
+
+
+def test_a_procedure_or_trigger_that_writes_a_variable_puts_it_in_the_write_set(make_game):
+    game = make_game(PICK.replace("    effects: append 9 to log", "    effects: call bump()")
+                     + "procedures:\n  bump: {effects: append 9 to log}\n"
+                     + "triggers:\n  - {when: 'len(log) == 2', effects: 'spare = []'}\n")
+    assert game.model.written_vars == frozenset({"log", "spare"})
+
+
+def test_setup_alone_writing_a_variable_leaves_it_shared(make_game):
+    game = make_game(PICK.replace("flow:", "setup: spare = [5]\nflow:"))
+    assert game.model.written_vars == frozenset({"log"})
+    state = game.new_state(0)
+    assert state.data["vars"]["spare"] == [5]
+    assert state.apply("pass_one").data["vars"]["spare"] is state.data["vars"]["spare"]
+
+
+# ------------------------------------------------------------------ the kept initial state
+def _counting_setup(game):
+    runs = []
+    setup = game.model.setup
+
+    def counted(ctx: R.Ctx) -> None:
+        runs.append(1)
+        setup(ctx)
+
+    game.model.setup = counted
+    return runs
+
+
+def test_a_setup_that_draws_nothing_runs_once(make_game):
+    game = make_game(PICK)
+    runs = _counting_setup(game)
+    states = [game.new_state(seed) for seed in (0, 1, 0)]
+    assert len(runs) == 1
+    assert states[0].dumps() == states[2].dumps() != states[1].dumps()  # only the generator differs
+    assert json.loads(states[0].dumps())["data"]["vars"] == json.loads(states[1].dumps())["data"]["vars"]
+    states[0].data["vars"]["spare"].append(7)  # a new state is a copy of its own
+    assert game.new_state(0).data["vars"]["spare"] == [1, 2]
+
+
+def test_a_setup_that_draws_runs_for_every_state(make_game):
+    game = make_game(PICK.replace("flow:", "setup: shuffle spare\nflow:"))
+    runs = _counting_setup(game)
+    orders = {tuple(game.new_state(seed).data["vars"]["spare"]) for seed in range(8)}
+    assert len(runs) == 8 and orders == {(1, 2), (2, 1)}
+
+
+@pytest.mark.parametrize("name", sorted(builtin_games()))
+def test_every_kept_initial_state_is_the_state_setup_makes(name):
+    game = load_game(name)
+    for seed in (0, 1, 2):
+        assert game.new_state(seed).dumps() == load_game(name)._set_up(seed)[0].dumps()

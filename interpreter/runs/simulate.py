@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..engine.game import ENGINE_VERSION, Game
-from ..engine.outcome import GameFailure, GameOutcome, is_draw, winning_seats
-from . import results_file
+from ..engine.outcome import GameFailure, GameOutcome
+from . import results_file, stats
 from .play import seat_agents
+from .summary import Measures
 from .workers import GameSpec, check_workers, outcomes
 
 MAX_ERRORS_KEPT = 1000  # failures listed in a report; `failed` counts them all
@@ -62,6 +63,8 @@ class SimulationReport:
     failed: int = 0  # games stopped by a rule error
     errors: list[GameFailure] = field(default_factory=list)  # the first MAX_ERRORS_KEPT of them, by index
     outcomes: list[GameOutcome] = field(default_factory=list)  # every game, by index (only if asked for)
+    measures: Measures | None = None  # the finished games' distributions (`runs.summary`)
+    statistics: dict = field(default_factory=dict)  # `measures` summarised, coverage included
 
     @property
     def completed(self) -> int:
@@ -73,13 +76,14 @@ class SimulationReport:
                 "agents": self.agents, "workers": self.workers, "wins": self.wins, "draws": self.draws,
                 "win_rate": self.win_rate, "mean_length": self.mean_length, "ended_by": self.ended_by,
                 "playouts_per_s": self.playouts_per_s, "seconds": self.seconds, "resumed": self.resumed,
-                "failed": self.failed, "errors": [e.to_dict() for e in self.errors]}
+                "failed": self.failed, "errors": [e.to_dict() for e in self.errors], "statistics": self.statistics}
 
 
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
              workers: int = 1, progress: Callable[[int], None] | None = None,
              out: str | os.PathLike | None = None, resume: bool = False,
-             keep_outcomes: bool = True, game: Game | None = None, verify_all: bool = False) -> SimulationReport:
+             keep_outcomes: bool = True, game: Game | None = None, verify_all: bool = False,
+             spec_ids: Sequence[str] | None = None) -> SimulationReport:
     """Play `n` games; `progress(k)` is told each time k more games have finished.
 
     Games are tallied as they finish, so memory does not grow with `n`
@@ -96,6 +100,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     `game_spec` already loaded (the command line loads it first, to check
     its files against the outputs), so that it is not loaded twice.
     `verify_all` plays every game a resume reads back again, not a sample.
+    `spec_ids` are the rule ids of the game's spec, for the coverage report
+    to name those nothing cites.
     """
     if n < 0:
         raise ValueError("simulate needs n >= 0")
@@ -130,6 +136,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
                     progress(1)
         elapsed = time.perf_counter() - start
     report = tally.report(seed, seats, workers)
+    report.statistics = tally.measures.summary(game.model.cited_rules, spec_ids)
     report.seconds = elapsed
     report.playouts_per_s = (tally.games - resumed) / elapsed if elapsed > 0 else 0.0
     report.resumed = resumed
@@ -162,9 +169,7 @@ class Tally:
     def __init__(self, players: int, keep_outcomes: bool = False):
         self.players = players
         self.games = 0
-        self.wins = [0] * players
-        self.draws = 0
-        self.total_length = 0
+        self.measures = Measures(players)
         self.ends: Counter[str] = Counter()
         self.failed = 0
         self._errors: list[tuple[int, GameFailure]] = []  # a heap of (-index, failure): the lowest indices
@@ -182,20 +187,17 @@ class Tally:
             elif item[0] > self._errors[0][0]:
                 heapq.heapreplace(self._errors, item)
             return
-        self.total_length += outcome.length
+        self.measures.add(outcome)
         self.ends[outcome.ended_by or "unknown"] += 1
-        if is_draw(outcome.returns):
-            self.draws += 1
-        for seat in winning_seats(outcome.returns):
-            self.wins[seat] += 1
 
     def report(self, seed: int, agents: list[str], workers: int) -> SimulationReport:
         done = self.games - self.failed
         outcomes = sorted(self._outcomes or [], key=lambda o: o.index)
+        measures = self.measures
         return SimulationReport(
-            self.games, self.players, seed, agents, workers, wins=list(self.wins), draws=self.draws,
-            win_rate=[w / done if done else 0.0 for w in self.wins],
-            mean_length=self.total_length / done if done else 0.0,
+            self.games, self.players, seed, agents, workers, wins=list(measures.wins), draws=measures.draws,
+            win_rate=[w / done if done else 0.0 for w in measures.wins],
+            mean_length=stats.mean(measures.lengths),
             ended_by=dict(sorted(self.ends.items(), key=lambda item: (-item[1], item[0]))),
             failed=self.failed, errors=[f for _, f in sorted(self._errors, key=lambda item: -item[0])],
-            outcomes=outcomes)
+            outcomes=outcomes, measures=measures)

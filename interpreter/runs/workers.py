@@ -22,6 +22,7 @@ import multiprocessing.connection
 import os
 import signal
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -29,7 +30,9 @@ from typing import Any, Iterable, Iterator, Sequence
 from ..engine.errors import RuleplayError, RuleRuntimeError, WorkerLostError
 from ..engine.game import Game, load_game
 from ..engine.outcome import GameFailure, GameOutcome
-from .play import game_seed, play_game
+from ..engine.legal import CHANCE
+from ..engine.state import State
+from .play import MoveRecord, game_seed, play_game
 
 
 WORKERS_PER_CORE = 4
@@ -109,16 +112,29 @@ class GameSpec:
 
 
 def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
-    """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on)."""
+    """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on).
+
+    The legal moves counted at each decision are the ones the state already
+    holds (it caches the next moves), so counting them plays nothing more and
+    draws nothing from the game's generator.
+    """
     gseed = game_seed(seed, index)
+    offered = [0, 0]  # decisions, legal moves over them
+
+    def count(state: State, record: MoveRecord | None) -> None:
+        if not state.is_terminal() and state.current_player != CHANCE:
+            offered[0] += 1
+            offered[1] += len(state.legal_moves())
+
     try:
-        result = play_game(game, agents, gseed)
+        result = play_game(game, agents, gseed, watch=count)
     except (RuleRuntimeError, RuleplayError) as err:
         return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
                                                             getattr(err, "hint", "")))
     digest = hashlib.blake2b("\n".join(result.moves).encode(), digest_size=8).hexdigest()
+    fired = Counter(rule for record in result.records for rule in record.rules)
     return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest,
-                       result.ended_by)
+                       result.ended_by, decisions=offered[0], branching=offered[1], fired=tuple(sorted(fired.items())))
 
 
 def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int,

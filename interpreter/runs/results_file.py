@@ -1,7 +1,7 @@
 """Simulation results streamed to a JSON Lines file, one line per finished game.
 
     {"format": "ruleplay-results", "version": 1, "game": ..., "ruleset": ..., "ruleset_hash": ...,
-     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ...}
+     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ..., "rotate": ...}
     {"index": 3, "seed": ..., "length": 9, "scores": [...], "returns": [...], "ended_by": "TT-3.1", "digest": ...,
      "decisions": 9, "branching": 45, "fired": {"TT-2.1": 9, "TT-3.1": 1}}
     {"index": 0, "seed": ..., "error": {"code": "RP504", "message": ..., "hint": ...}}
@@ -58,10 +58,10 @@ Verifier = Callable[[Iterable[tuple[int, GameOutcome]]], None]
 
 
 def header(game_name: str, ruleset: str, ruleset_hash: str, engine: str, variant: str | None, players: int,
-           seed: int, games: int, agents: list[str], checking: bool) -> dict:
+           seed: int, games: int, agents: list[str], checking: bool, rotate: bool = False) -> dict:
     return {"format": FORMAT, "version": VERSION, "game": game_name, "ruleset": ruleset,
             "ruleset_hash": ruleset_hash, "engine": engine, "variant": variant, "players": players,
-            "seed": seed, "games": games, "agents": agents, "checking": checking}
+            "seed": seed, "games": games, "agents": agents, "checking": checking, "rotate": rotate}
 
 
 def outcome_line(outcome: GameOutcome) -> dict:
@@ -274,7 +274,7 @@ def _check_header(path: Path, found: Any, expected: dict) -> None:
         detail = "; ".join(f"{key} {json.dumps(found.get(key))} there, {json.dumps(expected[key])} now"
                            for key in differ)
         raise ResultsFileError(f"{path}:1: the file holds another run ({detail}): resume with the same "
-                               f"game, ruleset, players, variant, seed, -n, agents and --check, or use "
+                               f"game, ruleset, players, variant, seed, -n, agents, --check and --rotate, or use "
                                f"another file")
 
 

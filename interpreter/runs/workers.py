@@ -32,7 +32,7 @@ from ..engine.game import Game, load_game
 from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.legal import CHANCE
 from ..engine.state import State
-from .play import MoveRecord, game_seed, play_game
+from .play import MoveRecord, game_seed, play_game, rotated
 
 
 WORKERS_PER_CORE = 4
@@ -111,14 +111,17 @@ class GameSpec:
         return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
 
 
-def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
+def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bool = False) -> GameOutcome:
     """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on).
 
     The legal moves counted at each decision are the ones the state already
     holds (it caches the next moves), so counting them plays nothing more and
-    draws nothing from the game's generator.
+    draws nothing from the game's generator.  With `rotate`, game i seats
+    the agents shifted by i (`rotated`); the outcome stays in seat order.
     """
     gseed = game_seed(seed, index)
+    if rotate:
+        agents = rotated(agents, index)
     offered = [0, 0]  # decisions, legal moves over them
 
     def count(state: State, record: MoveRecord | None) -> None:
@@ -137,7 +140,7 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOut
                        result.ended_by, decisions=offered[0], branching=offered[1], fired=tuple(sorted(fired.items())))
 
 
-def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int,
+def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int, rotate: bool,
             inherited: list[Any]) -> None:
     """A worker process: play the game index it is sent, send back its outcome, until told to stop.
 
@@ -164,7 +167,7 @@ def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], see
             return
         if index is None:
             return
-        conn.send(run_one(game, agents, seed, index))
+        conn.send(run_one(game, agents, seed, index, rotate))
 
 
 @dataclass
@@ -176,7 +179,7 @@ class _Worker:
 
 @contextlib.contextmanager
 def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indices: Iterable[int],
-              workers: int) -> Iterator[Iterator[GameOutcome]]:
+              workers: int, rotate: bool = False) -> Iterator[Iterator[GameOutcome]]:
     """The outcomes of games `indices`, each as soon as it finishes; workers stop when the block exits.
 
     Each worker has a pipe of its own and plays one game at a time, so the
@@ -185,7 +188,7 @@ def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indic
     queue's lock deadlocked it.
     """
     if workers == 1:
-        yield (run_one(game, agents, seed, i) for i in indices)
+        yield (run_one(game, agents, seed, i, rotate) for i in indices)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     forked = context.get_start_method() == "fork"
@@ -195,7 +198,8 @@ def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indic
             mine, theirs = context.Pipe()
             inherited = [w.conn for w in crew] + [mine] if forked else []
             process = context.Process(target=_worker, daemon=True,
-                                      args=(theirs, spec, game if forked else None, list(agents), seed, inherited))
+                                      args=(theirs, spec, game if forked else None, list(agents), seed, rotate,
+                                            inherited))
             process.start()
             theirs.close()
             crew.append(_Worker(process, mine))

@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from ..engine.game import ENGINE_VERSION
-from . import bench, catalog, graph, perft, play, replay, scenario, simulate, validate
+from . import bench, catalog, compare, graph, perft, play, replay, scenario, simulate, tournament, validate
 from .output import terminal_safe
 
 
@@ -49,7 +49,8 @@ def main() -> None:
 
 for command in (catalog.list_command, validate.validate_command, catalog.schema_command, graph.graph_command,
                 perft.perft_command, play.play_command, simulate.simulate_command, bench.bench_command,
-                replay.replay_command, scenario.scenario_command):
+                replay.replay_command, scenario.scenario_command, compare.compare_command,
+                tournament.tournament_command):
     main.add_command(command)
 
 __all__ = ["main"]

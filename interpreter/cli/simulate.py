@@ -21,7 +21,7 @@ from .output import echo, echo_failures, emit_json, percent, reports_errors
 MAX_GAMES = 10**9
 
 
-def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
+def bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
     from ..runs.workers import check_workers
 
     try:
@@ -37,7 +37,7 @@ def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> 
               metavar="N")
 @agents_option
 @click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
-              callback=_bounded_workers,
+              callback=bounded_workers,
               help="Worker processes (results do not depend on it); at most a few per core, as memory allows.")
 @click.option("--rotate", is_flag=True,
               help="Shift the seating by one seat each game; statistics are then per agent, in --agents order.")

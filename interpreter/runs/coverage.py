@@ -5,7 +5,8 @@ action's own rule, the `@ID` blocks its effects, procedures, hooks and
 triggers ran, the end condition that ended the game.  Some citations are
 never reported by a move, because they label what is checked or built
 rather than done: components, functions, setup (run before the first
-move), scoring, requirements, a phase's own label, assumptions.  A rule
+move), scoring, requirements, the own label of a phase or a procedure
+(the blocks inside them fire), assumptions.  A rule
 cited only there is `static`, not dead.  A rule cited where moves do fire
 rules but that no game of the run fired is `possibly_dead`: a rule the
 agents never reached, or one that cannot happen — the run cannot tell which.
@@ -24,6 +25,8 @@ def _static(path: Sequence) -> bool:
     """A citation site that no move reports as fired (see the module docstring)."""
     if not path or path[0] in STATIC_SECTIONS or "require" in path:
         return True
+    if len(path) == 2 and path[0] == "procedures":
+        return True  # the procedure's own label
     return len(path) == 3 and path[0] == "flow" and path[1] == "phases"  # the phase's own label
 
 

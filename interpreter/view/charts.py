@@ -84,7 +84,7 @@ def _natural(rule: str) -> list:
 
 def _coverage(plt: Any, title: str, runs: dict[str, Run]) -> Any:
     rules = sorted({r for _, s, _ in runs.values() for r in s["rules"]["fired"]}, key=_natural)
-    figure, ax = plt.subplots(figsize=(7, max(2.5, 0.28 * len(rules) + 1)))
+    figure, ax = plt.subplots(figsize=(8.5, max(2.5, 0.28 * len(rules) + 1)))
     height = 0.8 / len(runs)
     for k, (label, (_, stats, _)) in enumerate(runs.items()):
         fired = stats["rules"]["fired"]
@@ -95,8 +95,8 @@ def _coverage(plt: Any, title: str, runs: dict[str, Run]) -> Any:
     ax.set_ylim(len(rules) - 0.5, -0.5)  # first rule on top, no empty margin
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of games in which the rule fired")
-    ax.set_title(f"{title}: rule coverage", pad=24)
-    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.02), ncol=2, frameon=False)
+    ax.set_title(f"{title}: rule coverage")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars: full-length bars are common
     return figure
 
 

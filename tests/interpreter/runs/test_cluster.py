@@ -3,6 +3,7 @@ started as separate processes on loopback (`dask scheduler`, `dask worker`)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -90,3 +91,42 @@ def test_a_scheduler_and_worker_in_other_processes_play_the_same(scheduler: str)
 def test_an_unknown_executor_is_refused(executor: str) -> None:
     with pytest.raises(ExecutorError, match="unknown executor"):
         check_executor(executor)
+
+
+def test_a_worker_killed_mid_run_loses_and_repeats_no_game(tmp_path: Path) -> None:
+    """Two workers without nannies; one is killed once the first batch is back: its batches run again on
+    the other, and the results file holds every game exactly once, as the process pool plays them."""
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
+    if dask is None:
+        pytest.skip("the dask command is not installed")
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = [subprocess.Popen([dask, "worker", f"tcp://{address}", "--nthreads", "1", "--no-nanny",
+                                 "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for _ in range(2)]
+    try:
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        spec = GameSpec("nautilus-cards")
+        killed = []
+
+        def kill_one(k: int) -> None:
+            if not killed:
+                workers[0].kill()
+                killed.append(workers[0].wait(timeout=30))
+
+        out = tmp_path / "r.jsonl"
+        played = simulate(spec, 100, seed=2, executor=f"dask://{address}", out=out, progress=kill_one)
+        assert killed
+        pool = simulate(spec, 100, seed=2)
+        _same(pool, played)
+        indices = [json.loads(line)["index"] for line in out.read_text().splitlines()[1:]]
+        assert sorted(indices) == list(range(100))
+    finally:
+        for process in [*workers, scheduler]:
+            process.kill()
+            process.wait(timeout=30)

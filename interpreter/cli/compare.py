@@ -8,6 +8,7 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..engine.game import Game
+from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from .batches import charts, executor_option, spec_ids
 from .options import WholeNumber, agents_option, json_option, load, seated
@@ -24,7 +25,7 @@ def _side(game_name: str, variant: str | None, players: int | None) -> tuple[str
     return game_name, variant, variant
 
 
-def _out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     if value is not None and value.exists() and not value.is_dir():
         raise click.BadParameter(f"{value} is not a folder: --out names a folder for A.jsonl and B.jsonl")
     return value
@@ -46,7 +47,7 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) 
               callback=bounded_workers, help="Worker processes (results do not depend on it).")
 @executor_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              callback=_out_folder, help="Stream each side's games to DIR/A.jsonl and DIR/B.jsonl.")
+              callback=out_folder, help="Stream each side's games to DIR/A.jsonl and DIR/B.jsonl.")
 @click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
 @json_option
 @reports_errors
@@ -59,7 +60,6 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     percentile bootstrap; the intervals are Bonferroni-corrected for the number
     of statistics tested, so "significant" keeps a 5% family-wise error rate.
     """
-    from ..runs.compare import compare
     from ..runs.workers import GameSpec
 
     if not 1 <= len(variants) <= 2:
@@ -94,7 +94,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         echo(f"charts: {', '.join(str(p) for p in written)}")
 
 
-def _print(game_name: str, result) -> None:
+def _print(game_name: str, result: Comparison) -> None:
     a, b = result.labels
     echo(f"{game_name}: {a} (A) against {b} (B), {result.a.games} games each, seed {result.a.seed}, "
          f"agents {', '.join(result.a.agents)}")

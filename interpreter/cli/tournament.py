@@ -8,7 +8,7 @@ import click
 
 from ..engine.errors import WorkerLostError
 from .batches import executor_option
-from .compare import _out_folder
+from .compare import out_folder
 from .options import WholeNumber, agents_option, json_option, load, ruleset_options
 from .output import echo, emit_json, reports_errors
 from .simulate import MAX_GAMES, bounded_workers
@@ -25,7 +25,7 @@ from .simulate import MAX_GAMES, bounded_workers
               callback=bounded_workers, help="Worker processes (results do not depend on it).")
 @executor_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              callback=_out_folder, help="Stream each seating's games to a results file in DIR.")
+              callback=out_folder, help="Stream each seating's games to a results file in DIR.")
 @click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
 @ruleset_options
 @json_option

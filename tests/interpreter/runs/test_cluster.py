@@ -44,7 +44,7 @@ def test_a_local_cluster_plays_what_the_process_pool_plays(tmp_path: Path) -> No
                        resume=True)
     assert resumed.resumed == 20
     _same(pool, resumed, ("run", "resumed"))
-    assert sorted((tmp_path / "r.jsonl").read_text().splitlines()[1:]) == sorted(lines[1:])
+    assert sorted((tmp_path / "r.jsonl").read_text().splitlines(keepends=True)[1:]) == sorted(lines[1:])
 
 
 def _free_port() -> int:

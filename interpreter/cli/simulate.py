@@ -12,6 +12,7 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
+from .batches import charts, echo_statistics, executor_option, spec_ids
 from .options import WholeNumber, agents_option, game_options, json_option, load, output_file
 from .output import echo, echo_failures, emit_json, percent, reports_errors
 
@@ -20,7 +21,7 @@ from .output import echo, echo_failures, emit_json, percent, reports_errors
 MAX_GAMES = 10**9
 
 
-def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
+def bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
     from ..runs.workers import check_workers
 
     try:
@@ -36,8 +37,11 @@ def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> 
               metavar="N")
 @agents_option
 @click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
-              callback=_bounded_workers,
+              callback=bounded_workers,
               help="Worker processes (results do not depend on it); at most a few per core, as memory allows.")
+@click.option("--rotate", is_flag=True,
+              help="Shift the seating by one seat each game; statistics are then per agent, in --agents order.")
+@executor_option
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               callback=output_file,
@@ -50,10 +54,12 @@ def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> 
 @game_options
 @json_option
 @reports_errors
-def simulate_command(game_name: str, n: int, agents: list[str], workers: int, check: bool, out_file: Path | None,
+def simulate_command(game_name: str, n: int, agents: list[str], workers: int, rotate: bool, executor: str | None,
+                     plot_dir: Path | None, check: bool, out_file: Path | None,
                      resume: bool, verify_all: bool, players: int | None, variant: str | None, seed: int,
                      as_json: bool) -> None:
-    """Play N games between agents and report wins, draws, length, end conditions and speed."""
+    """Play N games between agents and report returns, wins (95% Wilson intervals), draws, scores,
+    lengths, branching, decisiveness, rule coverage, end conditions and speed."""
     from ..runs.simulate import GameSpec
     from ..runs.simulate import simulate as run
 
@@ -64,7 +70,8 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ch
     spec = GameSpec(game_name, players, variant, checking=check)
     game = load(game_name, players, variant, checking=check)
     batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,
-                              game=game, verify_all=verify_all)
+                              game=game, verify_all=verify_all, spec_ids=spec_ids(game), rotate=rotate,
+                              executor=executor)
     try:
         report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
     except KeyboardInterrupt:
@@ -73,10 +80,13 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ch
         _stopped(f"error {err.code}: {err.message}", out_file, n, 1)
     except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
+    written = charts(plot_dir, game_name, {"run": report}) if plot_dir is not None else []
     if as_json:
-        emit_json({**report.to_dict(), "out": out_file and str(out_file)})
+        emit_json({**report.to_dict(), "out": out_file and str(out_file), "plots": [str(p) for p in written]})
     else:
         _print_simulation(game_name, report, out_file)
+        if written:
+            echo(f"  charts: {', '.join(str(p) for p in written)}")
     if report.failed:
         raise click.exceptions.Exit(1)
 
@@ -117,11 +127,15 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     done = report.completed
     plural = "s" if report.workers > 1 else ""
     stopped = f" ({report.failed} stopped on rule errors)" if report.failed else ""
-    echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural}")
+    rotation = ", seats rotated" if report.rotate else ""
+    echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural} "
+         f"({report.executor}){rotation}")
     for k, agent in enumerate(report.agents):
         echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
     echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
     echo(f"  mean length: {report.mean_length:.2f} moves")
+    if done:
+        echo_statistics(report.statistics, report.agents)
     if report.ended_by:
         echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
     resumed = f", {report.resumed} games read back from {out_file}" if report.resumed else ""

@@ -57,3 +57,6 @@ class GameOutcome:
     digest: str = ""  # of the move texts: equal digests mean the same game
     ended_by: str | None = None  # the end condition (rule id) that ended it
     failure: GameFailure | None = None
+    decisions: int = 0  # moves chosen by an agent (chance outcomes left out)
+    branching: int = 0  # legal moves offered over those decisions: branching / decisions is the mean choice
+    fired: tuple[tuple[str, int], ...] = ()  # (rule id, moves it fired in), sorted by id

@@ -102,6 +102,12 @@ def seat_agents(agents: Sequence[str | Agent], players: int, people: bool = Fals
     return list(agents)
 
 
+def rotated(agents: Sequence[str], index: int) -> list[str]:
+    """The seating of game `index` when seats rotate: seat j holds agent (j + index) mod seats."""
+    shift = index % len(agents)
+    return list(agents[shift:]) + list(agents[:shift])
+
+
 def agent_name(agent: str | Agent) -> str:
     return agent if isinstance(agent, str) else type(agent).__name__
 

@@ -1,8 +1,9 @@
 """Simulation results streamed to a JSON Lines file, one line per finished game.
 
     {"format": "ruleplay-results", "version": 1, "game": ..., "ruleset": ..., "ruleset_hash": ...,
-     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ...}
-    {"index": 3, "seed": ..., "length": 9, "scores": [...], "returns": [...], "ended_by": "TT-3.1", "digest": ...}
+     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ..., "rotate": ...}
+    {"index": 3, "seed": ..., "length": 9, "scores": [...], "returns": [...], "ended_by": "TT-3.1", "digest": ...,
+     "decisions": 9, "branching": 45, "fired": {"TT-2.1": 9, "TT-3.1": 1}}
     {"index": 0, "seed": ..., "error": {"code": "RP504", "message": ..., "hint": ...}}
 
 Why this shape: a batch can run for hours, and a crash must cost only the
@@ -47,7 +48,7 @@ from ..engine.outcome import GameFailure, GameOutcome
 from .play import game_seed
 
 FORMAT = "ruleplay-results"
-VERSION = 1
+VERSION = 2  # 2: game lines hold decisions, branching and the rules fired (what the statistics need)
 SAME_RUN_ANY = {"ruleset"}  # how the ruleset was named (a path may be spelt two ways): its hash decides
 FSYNC_EVERY_S = 1.0  # a flushed line survives a killed process; fsync also covers a crashed machine
 VERIFY_SAMPLE = 100  # read-back games played again by default: a small share of any long run's cost
@@ -57,10 +58,10 @@ Verifier = Callable[[Iterable[tuple[int, GameOutcome]]], None]
 
 
 def header(game_name: str, ruleset: str, ruleset_hash: str, engine: str, variant: str | None, players: int,
-           seed: int, games: int, agents: list[str], checking: bool) -> dict:
+           seed: int, games: int, agents: list[str], checking: bool, rotate: bool = False) -> dict:
     return {"format": FORMAT, "version": VERSION, "game": game_name, "ruleset": ruleset,
             "ruleset_hash": ruleset_hash, "engine": engine, "variant": variant, "players": players,
-            "seed": seed, "games": games, "agents": agents, "checking": checking}
+            "seed": seed, "games": games, "agents": agents, "checking": checking, "rotate": rotate}
 
 
 def outcome_line(outcome: GameOutcome) -> dict:
@@ -70,7 +71,8 @@ def outcome_line(outcome: GameOutcome) -> dict:
         line["error"] = {"code": f.code, "message": f.message, "hint": f.hint}
         return line
     line.update(length=outcome.length, scores=list(outcome.scores), returns=list(outcome.returns),
-                ended_by=outcome.ended_by, digest=outcome.digest)
+                ended_by=outcome.ended_by, digest=outcome.digest, decisions=outcome.decisions,
+                branching=outcome.branching, fired=dict(outcome.fired))
     return line
 
 
@@ -245,7 +247,7 @@ def check_replayed(path: str | os.PathLike, number: int, recorded: GameOutcome, 
     if _without_location(recorded) == _without_location(replayed):
         return
     was, now = outcome_line(recorded), outcome_line(replayed)
-    differ = [key for key in sorted(set(was) | set(now)) if was.get(key) != now.get(key)]
+    differ = [key for key in dict.fromkeys([*was, *now]) if was.get(key) != now.get(key)]  # line order
     detail = "; ".join(f"{key} {json.dumps(was.get(key))} there, {json.dumps(now.get(key))} when played "
                        f"again" for key in differ[:3])
     raise ResultsFileError(f"{path}:{number}: game {recorded.index} is not what its seed plays ({detail}): "
@@ -272,7 +274,7 @@ def _check_header(path: Path, found: Any, expected: dict) -> None:
         detail = "; ".join(f"{key} {json.dumps(found.get(key))} there, {json.dumps(expected[key])} now"
                            for key in differ)
         raise ResultsFileError(f"{path}:1: the file holds another run ({detail}): resume with the same "
-                               f"game, ruleset, players, variant, seed, -n, agents and --check, or use "
+                               f"game, ruleset, players, variant, seed, -n, agents, --check and --rotate, or use "
                                f"another file")
 
 
@@ -326,7 +328,13 @@ def _outcome(where: str, line: Any, players: int, games: int) -> GameOutcome:
         values[key] = tuple(value)
     if not (ended_by is None or isinstance(ended_by, str)) or not isinstance(digest, str):
         raise ResultsFileError(f"{where}: `ended_by` must be a string or null and `digest` a string")
-    return GameOutcome(index, seed, length, values["scores"], values["returns"], digest, ended_by)
+    decisions, branching, fired = line.get("decisions"), line.get("branching"), line.get("fired")
+    if not all(type(v) is int and v >= 0 for v in (decisions, branching)):
+        raise ResultsFileError(f"{where}: `decisions` and `branching` must be counts")
+    if not (isinstance(fired, dict) and all(type(v) is int and v > 0 for v in fired.values())):
+        raise ResultsFileError(f"{where}: `fired` must map rule ids to how many moves fired them")
+    return GameOutcome(index, seed, length, values["scores"], values["returns"], digest, ended_by,
+                       decisions=decisions, branching=branching, fired=tuple(sorted(fired.items())))
 
 
 def count_games(path: str | os.PathLike) -> int:

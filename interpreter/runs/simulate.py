@@ -27,6 +27,7 @@ the same memory.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import heapq
 import os
@@ -36,10 +37,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..engine.game import ENGINE_VERSION, Game
-from ..engine.outcome import GameFailure, GameOutcome, is_draw, winning_seats
-from . import results_file
+from ..engine.outcome import GameFailure, GameOutcome
+from . import results_file, stats
 from .play import seat_agents
-from .workers import GameSpec, check_workers, outcomes
+from .summary import Measures
+from .cluster import games_on
+from .workers import GameSpec, check_workers
 
 MAX_ERRORS_KEPT = 1000  # failures listed in a report; `failed` counts them all
 
@@ -51,6 +54,8 @@ class SimulationReport:
     seed: int
     agents: list[str]
     workers: int
+    executor: str = "process"
+    rotate: bool = False
     wins: list[int] = field(default_factory=list)
     draws: int = 0
     win_rate: list[float] = field(default_factory=list)
@@ -62,6 +67,8 @@ class SimulationReport:
     failed: int = 0  # games stopped by a rule error
     errors: list[GameFailure] = field(default_factory=list)  # the first MAX_ERRORS_KEPT of them, by index
     outcomes: list[GameOutcome] = field(default_factory=list)  # every game, by index (only if asked for)
+    measures: Measures | None = None  # the finished games' distributions (`runs.summary`)
+    statistics: dict = field(default_factory=dict)  # `measures` summarised, coverage included
 
     @property
     def completed(self) -> int:
@@ -70,16 +77,19 @@ class SimulationReport:
     def to_dict(self) -> dict:
         """The summary (per-game outcomes left out: they can be large)."""
         return {"games": self.games, "completed": self.completed, "players": self.players, "seed": self.seed,
-                "agents": self.agents, "workers": self.workers, "wins": self.wins, "draws": self.draws,
+                "agents": self.agents, "rotate": self.rotate, "wins": self.wins, "draws": self.draws,
                 "win_rate": self.win_rate, "mean_length": self.mean_length, "ended_by": self.ended_by,
-                "playouts_per_s": self.playouts_per_s, "seconds": self.seconds, "resumed": self.resumed,
-                "failed": self.failed, "errors": [e.to_dict() for e in self.errors]}
+                "run": {"executor": self.executor, "workers": self.workers, "playouts_per_s": self.playouts_per_s,
+                        "seconds": self.seconds}, "resumed": self.resumed,
+                "failed": self.failed, "errors": [e.to_dict() for e in self.errors], "statistics": self.statistics}
 
 
 def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] = ("random",),
              workers: int = 1, progress: Callable[[int], None] | None = None,
              out: str | os.PathLike | None = None, resume: bool = False,
-             keep_outcomes: bool = True, game: Game | None = None, verify_all: bool = False) -> SimulationReport:
+             keep_outcomes: bool = True, game: Game | None = None, verify_all: bool = False,
+             spec_ids: Sequence[str] | None = None, rotate: bool = False,
+             executor: str | None = None) -> SimulationReport:
     """Play `n` games; `progress(k)` is told each time k more games have finished.
 
     Games are tallied as they finish, so memory does not grow with `n`
@@ -96,21 +106,27 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     `game_spec` already loaded (the command line loads it first, to check
     its files against the outputs), so that it is not loaded twice.
     `verify_all` plays every game a resume reads back again, not a sample.
+    `spec_ids` are the rule ids of the game's spec, for the coverage report
+    to name those nothing cites.  `rotate` shifts the seating by one seat
+    per game (game i seats `play.rotated(agents, i)`), and the report counts
+    each agent wherever it sat, in `agents` order.  `executor` is None (or
+    "process") for worker processes here, or a Dask one (`runs.cluster`);
+    the results are the same on every backend.
     """
     if n < 0:
         raise ValueError("simulate needs n >= 0")
     check_workers(workers)
     game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
-    tally = Tally(game.info.players, keep_outcomes)
+    tally = Tally(game.info.players, keep_outcomes, rotate)
     with contextlib.ExitStack() as stack:
         writer, finished = None, None
         if out is not None:
             info = game.info
             head = results_file.header(info.name, game_spec.ruleset, info.ruleset_hash, ENGINE_VERSION,
-                                       info.variant, info.players, seed, n, seats, game_spec.checking)
+                                       info.variant, info.players, seed, n, seats, game_spec.checking, rotate)
             if resume:
-                verify = functools.partial(_verify, game_spec, game, seats, seed, workers, out)
+                verify = functools.partial(_verify, game_spec, game, seats, seed, workers, out, rotate, executor)
                 writer, finished = results_file.resume(out, head, tally.add, verify, verify_all)
             else:
                 writer = results_file.create(out, head)
@@ -121,7 +137,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
         todo = range(n) if finished is None else (i for i in range(n) if i not in finished)
         workers = max(1, min(workers, n - resumed))
         start = time.perf_counter()
-        with outcomes(game_spec, game, seats, seed, todo, workers) as stream:
+        with games_on(executor, game_spec, game, seats, seed, todo, workers, rotate) as stream:
             for outcome in stream:
                 if writer is not None:
                     writer.write(outcome)
@@ -130,6 +146,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
                     progress(1)
         elapsed = time.perf_counter() - start
     report = tally.report(seed, seats, workers)
+    report.executor, report.rotate = executor or "process", rotate
+    report.statistics = tally.measures.summary(game.model.cited_rules, spec_ids)
     report.seconds = elapsed
     report.playouts_per_s = (tally.games - resumed) / elapsed if elapsed > 0 else 0.0
     report.resumed = resumed
@@ -137,7 +155,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
 
 
 def _verify(game_spec: GameSpec, game: Game, seats: Sequence[str], seed: int, workers: int,
-            out: str | os.PathLike, recorded: Iterable[tuple[int, GameOutcome]]) -> None:
+            out: str | os.PathLike, rotate: bool, executor: str | None,
+            recorded: Iterable[tuple[int, GameOutcome]]) -> None:
     """Play read-back games again and refuse the first line that differs (`results_file.check_replayed`).
 
     `recorded` may be a stream of every line of a large file: only the games
@@ -150,7 +169,7 @@ def _verify(game_spec: GameSpec, game: Game, seats: Sequence[str], seed: int, wo
             pending[outcome.index] = (number, outcome)
             yield outcome.index
 
-    with outcomes(game_spec, game, seats, seed, indices(), workers) as stream:
+    with games_on(executor, game_spec, game, seats, seed, indices(), workers, rotate) as stream:
         for replayed in stream:
             number, claimed = pending.pop(replayed.index)
             results_file.check_replayed(out, number, claimed, replayed)
@@ -159,12 +178,11 @@ def _verify(game_spec: GameSpec, game: Game, seats: Sequence[str], seed: int, wo
 class Tally:
     """A batch's counts, updated one game at a time in any order; the report does not depend on the order."""
 
-    def __init__(self, players: int, keep_outcomes: bool = False):
+    def __init__(self, players: int, keep_outcomes: bool = False, rotate: bool = False):
         self.players = players
+        self.rotate = rotate  # measures are kept per agent: seat j of game i held agent (j + i) mod players
         self.games = 0
-        self.wins = [0] * players
-        self.draws = 0
-        self.total_length = 0
+        self.measures = Measures(players)
         self.ends: Counter[str] = Counter()
         self.failed = 0
         self._errors: list[tuple[int, GameFailure]] = []  # a heap of (-index, failure): the lowest indices
@@ -182,20 +200,25 @@ class Tally:
             elif item[0] > self._errors[0][0]:
                 heapq.heapreplace(self._errors, item)
             return
-        self.total_length += outcome.length
+        self.measures.add(by_agent(outcome, self.players) if self.rotate else outcome)
         self.ends[outcome.ended_by or "unknown"] += 1
-        if is_draw(outcome.returns):
-            self.draws += 1
-        for seat in winning_seats(outcome.returns):
-            self.wins[seat] += 1
 
     def report(self, seed: int, agents: list[str], workers: int) -> SimulationReport:
         done = self.games - self.failed
         outcomes = sorted(self._outcomes or [], key=lambda o: o.index)
+        measures = self.measures
         return SimulationReport(
-            self.games, self.players, seed, agents, workers, wins=list(self.wins), draws=self.draws,
-            win_rate=[w / done if done else 0.0 for w in self.wins],
-            mean_length=self.total_length / done if done else 0.0,
+            self.games, self.players, seed, agents, workers, wins=list(measures.wins), draws=measures.draws,
+            win_rate=[w / done if done else 0.0 for w in measures.wins],
+            mean_length=stats.mean(measures.lengths),
             ended_by=dict(sorted(self.ends.items(), key=lambda item: (-item[1], item[0]))),
             failed=self.failed, errors=[f for _, f in sorted(self._errors, key=lambda item: -item[0])],
-            outcomes=outcomes)
+            outcomes=outcomes, measures=measures)
+
+
+def by_agent(outcome: GameOutcome, players: int) -> GameOutcome:
+    """A rotated game's scores and returns in agent order: agent a sat in seat (a - index) mod players."""
+    def order(values: tuple[float, ...]) -> tuple[float, ...]:
+        return tuple(values[(a - outcome.index) % players] for a in range(players))
+
+    return dataclasses.replace(outcome, scores=order(outcome.scores), returns=order(outcome.returns))

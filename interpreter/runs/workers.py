@@ -1,4 +1,4 @@
-"""Worker processes for `simulate`: games handed out one at a time, outcomes back as they finish.
+"""Worker processes for `simulate`: games handed out in small batches, outcomes back as each finishes.
 
 `outcomes(...)` is the one seam between a batch and where its games run:
 in this process for one worker, in forked (or spawned) processes for more,
@@ -17,21 +17,26 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 import sys
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..engine.errors import RuleplayError, RuleRuntimeError, WorkerLostError
 from ..engine.game import Game, load_game
 from ..engine.outcome import GameFailure, GameOutcome
-from .play import game_seed, play_game
+from ..engine.legal import CHANCE
+from ..engine.state import State
+from .play import MoveRecord, game_seed, play_game, rotated
 
 
+BATCH_GAMES = 4  # games per message to a worker: few, since a killed run replays those in flight
 WORKERS_PER_CORE = 4
 WORKER_MEMORY = 64 << 20  # what one worker may come to hold: the interpreter, a forked game, the states it plays
 
@@ -108,22 +113,39 @@ class GameSpec:
         return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
 
 
-def run_one(game: Game, agents: Sequence[str], seed: int, index: int) -> GameOutcome:
-    """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on)."""
+def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bool = False) -> GameOutcome:
+    """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on).
+
+    The legal moves counted at each decision are the ones the state already
+    holds (it caches the next moves), so counting them plays nothing more and
+    draws nothing from the game's generator.  With `rotate`, game i seats
+    the agents shifted by i (`rotated`); the outcome stays in seat order.
+    """
     gseed = game_seed(seed, index)
+    if rotate:
+        agents = rotated(agents, index)
+    offered = [0, 0]  # decisions, legal moves over them
+
+    def count(state: State, record: MoveRecord | None) -> None:
+        if not state.is_terminal() and state.current_player != CHANCE:
+            offered[0] += 1
+            offered[1] += len(state.legal_moves())
+
     try:
-        result = play_game(game, agents, gseed)
+        result = play_game(game, agents, gseed, watch=count)
     except (RuleRuntimeError, RuleplayError) as err:
         return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
                                                             getattr(err, "hint", "")))
     digest = hashlib.blake2b("\n".join(result.moves).encode(), digest_size=8).hexdigest()
+    fired = Counter(rule for record in result.records for rule in record.rules)
     return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest,
-                       result.ended_by)
+                       result.ended_by, decisions=offered[0], branching=offered[1], fired=tuple(sorted(fired.items())))
 
 
-def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int,
+def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int, rotate: bool,
             inherited: list[Any]) -> None:
-    """A worker process: play the game index it is sent, send back its outcome, until told to stop.
+    """A worker process: play the batch of game indices it is sent, sending back each outcome as it
+    finishes, until told to stop.
 
     A forked worker gets the parent's loaded `game`; a spawned one (where
     arguments are pickled, and compiled rules do not pickle) loads `spec`.
@@ -143,33 +165,36 @@ def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], see
         game = spec.load()
     while True:
         try:
-            index = conn.recv()
+            batch = conn.recv()
         except (EOFError, OSError):
             return
-        if index is None:
+        if batch is None:
             return
-        conn.send(run_one(game, agents, seed, index))
+        for index in batch:
+            conn.send(run_one(game, agents, seed, index, rotate))
 
 
 @dataclass
 class _Worker:
     process: Any
     conn: Any
-    index: int | None = None  # the game it is playing
+    batch: list[int] = field(default_factory=list)  # the games it holds and has not sent back
 
 
 @contextlib.contextmanager
 def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indices: Iterable[int],
-              workers: int) -> Iterator[Iterator[GameOutcome]]:
+              workers: int, rotate: bool = False) -> Iterator[Iterator[GameOutcome]]:
     """The outcomes of games `indices`, each as soon as it finishes; workers stop when the block exits.
 
-    Each worker has a pipe of its own and plays one game at a time, so the
-    parent always knows which game a worker holds.  A pool with a shared
+    Each worker has a pipe of its own and is handed a batch of BATCH_GAMES
+    indices at a time (one message per batch, not per game), and sends each
+    outcome back as it finishes, so the parent always knows which games a
+    worker still holds.  A pool with a shared
     result queue could not say that, and a worker killed while holding the
     queue's lock deadlocked it.
     """
     if workers == 1:
-        yield (run_one(game, agents, seed, i) for i in indices)
+        yield (run_one(game, agents, seed, i, rotate) for i in indices)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     forked = context.get_start_method() == "fork"
@@ -179,7 +204,8 @@ def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indic
             mine, theirs = context.Pipe()
             inherited = [w.conn for w in crew] + [mine] if forked else []
             process = context.Process(target=_worker, daemon=True,
-                                      args=(theirs, spec, game if forked else None, list(agents), seed, inherited))
+                                      args=(theirs, spec, game if forked else None, list(agents), seed, rotate,
+                                            inherited))
             process.start()
             theirs.close()
             crew.append(_Worker(process, mine))
@@ -193,10 +219,10 @@ def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indic
 
 
 def _dispatch(crew: list[_Worker], todo: Iterator[int]) -> Iterator[GameOutcome]:
-    """Hand out games one at a time and yield outcomes as they come; WorkerLostError if a worker dies."""
+    """Hand out batches of games and yield outcomes as they come; WorkerLostError if a worker dies."""
     for worker in crew:
         _hand_out(worker, todo)
-    while busy := [w for w in crew if w.index is not None]:
+    while busy := [w for w in crew if w.batch]:
         ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
         for worker in busy:
             if worker.conn in ready:
@@ -204,24 +230,26 @@ def _dispatch(crew: list[_Worker], todo: Iterator[int]) -> Iterator[GameOutcome]
                     outcome = worker.conn.recv()
                 except (EOFError, OSError):
                     _lost(worker)
+                worker.batch.remove(outcome.index)
                 yield outcome
-                _hand_out(worker, todo)
+                if not worker.batch:
+                    _hand_out(worker, todo)
             elif worker.process.sentinel in ready:
                 _lost(worker)
 
 
 def _hand_out(worker: _Worker, todo: Iterator[int]) -> None:
-    worker.index = next(todo, None)
+    worker.batch = list(itertools.islice(todo, BATCH_GAMES))
     try:
-        worker.conn.send(worker.index)
-    except OSError:  # it died between two games
-        if worker.index is not None:
+        worker.conn.send(worker.batch or None)
+    except OSError:  # it died between two batches
+        if worker.batch:
             _lost(worker)
 
 
 def _lost(worker: _Worker) -> None:
     raise WorkerLostError(f"worker process {worker.process.pid} died (killed, or out of memory?) while "
-                          f"playing game {worker.index}")
+                          f"playing games {', '.join(map(str, worker.batch))}")
 
 
 def _stop(crew: list[_Worker]) -> None:

@@ -198,7 +198,8 @@ def test_simulate_summary():
     result = run("simulate", "tic-tac-toe", "-n", "6", "--agents", "greedy,random", "--seed", "3", "--json")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert {"games", "wins", "draws", "win_rate", "mean_length", "playouts_per_s"} <= set(data)
+    assert {"games", "wins", "draws", "win_rate", "mean_length", "run", "statistics"} <= set(data)
+    assert data["run"]["playouts_per_s"] > 0
     assert data["games"] == 6 and sum(data["wins"]) + data["draws"] == 6
     text = run("simulate", "tic-tac-toe", "-n", "6", "--agents", "greedy,random", "--seed", "3").output
     assert f"  player 0 (greedy): {data['wins'][0]} wins" in text

@@ -116,8 +116,14 @@ def test_another_runs_file_is_refused_and_left_alone(tmp_path, change, named):
     ('{"index": 9, "seed": 1}', ":3: `index` must be a game number 0..4"),
     ('{"index": 0, "seed": 1, "error": {"code": "RP1", "message": "m", "hint": ""}}',
      ":3: game 0 again (first on line 2)"),
-    ('{"index": 2, "seed": 1, "length": 3, "scores": [1, 0], "returns": [1, -1], "ended_by": null, "digest": "x"}',
+    ('{"index": 2, "seed": 1, "length": 3, "scores": [1, 0], "returns": [1, -1], "ended_by": null, "digest": "x", '
+     '"decisions": 2, "branching": 5, "fired": {"R-1": 2}}',
      ":3: game 2 has seed 1, not the one run seed 7 gives it"),
+    ('{"index": 2, "seed": 1, "length": 3, "scores": [1, 0], "returns": [1, -1], "ended_by": null, "digest": "x"}',
+     ":3: `decisions` and `branching` must be counts"),
+    ('{"index": 2, "seed": 1, "length": 3, "scores": [1, 0], "returns": [1, -1], "ended_by": null, "digest": "x", '
+     '"decisions": 2, "branching": 5, "fired": {"R-1": 0}}',
+     ":3: `fired` must map rule ids to how many moves fired them"),
     ('{"index": 2, "seed": 1, "length": -3}', ":3: `length` must be a count of moves"),
     ('{"index": 2, "seed": 1, "length": 3, "scores": [1], "returns": [1, -1]}', ":3: `scores` must be 2 numbers"),
     ('{"index": 2, "seed": 1, "error": {"code": "RP1"}}', ":3: `error` must hold the strings"),

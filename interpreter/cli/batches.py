@@ -1,0 +1,95 @@
+"""What `simulate`, `compare` and `tournament` share: the backend option, --plot, spec ids, statistics text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from ..engine.game import Game
+from .output import echo
+
+
+def _checked_executor(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from ..runs.cluster import ExecutorError, check_executor
+
+    try:
+        check_executor(value)
+    except ExecutorError as err:
+        raise click.BadParameter(str(err)) from None
+    return None if value == "process" else value
+
+
+def _plot_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    if value is None:
+        return None
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise click.BadParameter("charts need matplotlib: pip install 'ruleplay[plot]'") from None
+    if value.exists() and not value.is_dir():
+        raise click.BadParameter(f"{value} is not a folder")
+    return value
+
+
+def executor_option(fn: Callable) -> Callable:
+    fn = click.option("--executor", default=None, metavar="E", callback=_checked_executor,
+                      help="Where games run: 'process' (worker processes here, the default), 'dask-local' "
+                           "(a LocalCluster of --workers processes) or 'dask://HOST:PORT' (a running "
+                           "scheduler). Results do not depend on it.")(fn)
+    return click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        metavar="DIR", callback=_plot_folder,
+                        help="Write PNG and SVG charts to DIR (created if missing; needs ruleplay[plot]).")(fn)
+
+
+def spec_ids(game: Game) -> list[str] | None:
+    """The rule ids of the game's spec, or None if it has none that can be read."""
+    from ruleplay.validators.citations import spec_path
+    from ruleplay.validators.spec import read_spec
+
+    path, _ = spec_path(game.model, Path(game.model.source.base.file))
+    if path is None:
+        return None
+    try:
+        return [rule.id for rule in read_spec(path)]
+    except (OSError, UnicodeDecodeError):
+        return None  # `validate` reports it
+
+
+def _interval(ci: list[float]) -> str:
+    return f"[{ci[0]:.1%}, {ci[1]:.1%}]"
+
+
+def _spread(d: dict) -> str:
+    q = d["quantiles"]
+    return (f"mean {d['mean']:.2f}, median {q['0.5']:g}, 10-90% {q['0.1']:g}-{q['0.9']:g}, "
+            f"range {d['min']:g}-{d['max']:g}")
+
+
+def echo_statistics(statistics: dict, agents: list[str]) -> None:
+    """The statistics of one batch (`runs.summary`), as indented text lines."""
+    s = statistics
+    for k, agent in enumerate(agents):
+        win = s["win_rate"][k]
+        echo(f"  seat {k} ({agent}): mean return {s['mean_returns'][k]:.3f}, win rate {win['rate']:.1%} "
+             f"95% CI {_interval(win['ci95'])}; score {_spread(s['scores'][k])}")
+    echo(f"  draw rate {s['draw_rate']['rate']:.1%} {_interval(s['draw_rate']['ci95'])}, decisive (one winner) "
+         f"{s['decisiveness']['rate']:.1%} {_interval(s['decisiveness']['ci95'])}")
+    echo(f"  length: {_spread(s['length'])}")
+    echo(f"  branching: {s['branching']['mean_per_decision']:.2f} legal moves per decision")
+    rules = s["rules"]
+    fired = ", ".join(f"{rule} {r['share_of_games']:.0%}" for rule, r in rules["fired"].items() if r["moves"])
+    echo(f"  rules fired (share of games): {fired or 'none'}")
+    if rules["possibly_dead"]:
+        echo(f"  possibly dead (cited where moves fire rules, never fired): {', '.join(rules['possibly_dead'])}")
+    if rules["uncited"]:
+        echo(f"  cannot fire (in the spec, cited nowhere): {', '.join(rules['uncited'])}")
+
+
+def charts(plot_dir: Path, title: str, runs: dict[str, Any]) -> list[Path]:
+    """Write the charts of `runs` (label -> report) to `plot_dir`; the files written."""
+    from ..view.charts import write_charts
+
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    return write_charts(plot_dir, title, {label: (r.agents, r.statistics, r.measures) for label, r in runs.items()})

@@ -1,0 +1,118 @@
+"""`ruleplay compare`: a base and a variant (or two variants) on the same seeds, every statistic tested."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..engine.errors import WorkerLostError
+from ..engine.game import Game
+from ..runs.compare import Comparison, compare
+from ..runs.play import SeatingError
+from .batches import charts, executor_option, spec_ids
+from .options import WholeNumber, agents_option, json_option, load, seated
+from .output import echo, emit_json, reports_errors
+from .simulate import MAX_GAMES, bounded_workers
+
+
+def _side(game_name: str, variant: str | None, players: int | None) -> tuple[str, str | None, str]:
+    """(ruleset, variant, label) of one side: a variant name of GAME, or the path of an `extends:` file."""
+    if variant is None:
+        return game_name, None, "base"
+    if variant.endswith((".yaml", ".yml")) or Path(variant).is_file():
+        return variant, None, variant
+    return game_name, variant, variant
+
+
+def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    if value is not None and value.exists() and not value.is_dir():
+        raise click.BadParameter(f"{value} is not a folder: --out names a folder for A.jsonl and B.jsonl")
+    return value
+
+
+@click.command("compare")
+@click.argument("game_name", metavar="GAME")
+@click.option("--variant", "variants", multiple=True, metavar="V",
+              help="Once: compare the base with V; twice: compare A with B. A variant name of GAME, or the "
+                   "path of a ruleset that `extends:` it.")
+@click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=200, show_default=True,
+              metavar="N", help="Games on each side.")
+@agents_option
+@click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
+              help="Number of players (default: the ruleset's).")
+@click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
+              help="Seed of both sides: game i of A and of B start from the same seed.")
+@click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
+              callback=bounded_workers, help="Worker processes (results do not depend on it).")
+@executor_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              callback=out_folder, help="Stream each side's games to DIR/A.jsonl and DIR/B.jsonl.")
+@click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
+@json_option
+@reports_errors
+def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: list[str], players: int | None,
+                    seed: int, workers: int, executor: str | None, plot_dir: Path | None, out_dir: Path | None,
+                    resume: bool, as_json: bool) -> None:
+    """Play a base and a variant (or two variants) on the same seeds and agents, and test every difference.
+
+    Differences of proportions use Newcombe's hybrid score interval, of means a
+    percentile bootstrap; the intervals are Bonferroni-corrected for the number
+    of statistics tested, so "significant" keeps a 5% family-wise error rate.
+    """
+    from ..runs.workers import GameSpec
+
+    if not 1 <= len(variants) <= 2:
+        raise click.UsageError("give --variant V (base against V) or --variant A --variant B")
+    if resume and out_dir is None:
+        raise click.UsageError("--resume completes the results files in --out DIR")
+    sides = [_side(game_name, None, players)] if len(variants) == 1 else []
+    sides += [_side(game_name, v, players) for v in variants]
+    loaded: list[Game] = [load(ruleset, players, variant) for ruleset, variant, _ in sides]
+    if loaded[0].info.players != loaded[1].info.players:
+        raise click.UsageError(f"A has {loaded[0].info.players} players and B {loaded[1].info.players}: "
+                               f"give --players N for both")
+    seated(agents, loaded[0])
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    specs = tuple(GameSpec(ruleset, players, variant) for ruleset, variant, _ in sides)
+    labels = (sides[0][2], sides[1][2])
+    try:
+        result = compare(specs, labels, n, seed, agents, workers, executor, out=out_dir, resume=resume,
+                         games=(loaded[0], loaded[1]), spec_ids=(spec_ids(loaded[0]), spec_ids(loaded[1])))
+    except WorkerLostError as err:
+        echo(f"error {err.code}: {err.message}; finish with the same command and --resume", err=True)
+        raise click.exceptions.Exit(1)
+    except SeatingError as err:
+        raise click.BadParameter(str(err), param_hint="--agents") from None
+    written = charts(plot_dir, game_name, dict(zip(labels, (result.a, result.b)))) if plot_dir else []
+    if as_json:
+        emit_json({**result.to_dict(), "plots": [str(p) for p in written]})
+        return
+    _print(game_name, result)
+    if written:
+        echo(f"charts: {', '.join(str(p) for p in written)}")
+
+
+def _print(game_name: str, result: Comparison) -> None:
+    a, b = result.labels
+    echo(f"{game_name}: {a} (A) against {b} (B), {result.a.games} games each, seed {result.a.seed}, "
+         f"agents {', '.join(result.a.agents)}")
+    echo(f"intervals at {result.confidence:.2%} each: Bonferroni for {len(result.differences)} statistics "
+         f"(5% family-wise error)")
+    width = max(len(d.name) for d in result.differences)
+    echo(f"  {'statistic':<{width}}  {'A':>9} {'B':>9} {'B - A':>9}  {'interval':<21} significant  test")
+    for d in result.differences:
+        test = "Newcombe" if d.test.startswith("Newcombe") else "bootstrap"
+        interval = f"[{d.low:.3f}, {d.high:.3f}]"
+        echo(f"  {d.name:<{width}}  {d.a:9.3f} {d.b:9.3f} {d.difference:+9.3f}  {interval:<21} "
+             f"{'yes' if d.significant else 'no':<11}  {test}")
+    rules_a, rules_b = result.a.statistics["rules"], result.b.statistics["rules"]
+    fired_a, fired_b = rules_a["fired"], rules_b["fired"]
+    changed = [(r, fired_a.get(r, {}).get("share_of_games", 0.0), fired_b.get(r, {}).get("share_of_games", 0.0))
+               for r in sorted(set(fired_a) | set(fired_b))]
+    moved = [f"{r} {x:.0%}->{y:.0%}" for r, x, y in changed if abs(y - x) >= 0.05]
+    echo(f"  rules whose share of games moved by 5 points or more (not tested): {', '.join(moved) or 'none'}")
+    for label, rules in ((a, rules_a), (b, rules_b)):
+        if rules["possibly_dead"]:
+            echo(f"  possibly dead in {label}: {', '.join(rules['possibly_dead'])}")

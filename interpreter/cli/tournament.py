@@ -1,0 +1,78 @@
+"""`ruleplay tournament`: every pairing of agents, seats rotated, ranked by Bradley-Terry ratings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..engine.errors import WorkerLostError
+from .batches import executor_option
+from .compare import out_folder
+from .options import WholeNumber, agents_option, json_option, load, ruleset_options
+from .output import echo, emit_json, reports_errors
+from .simulate import MAX_GAMES, bounded_workers
+
+
+@click.command("tournament")
+@click.argument("game_name", metavar="GAME")
+@agents_option
+@click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=100, show_default=True,
+              metavar="N", help="Games per pairing, shared evenly between its seatings.")
+@click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
+              help="Seed of every seating's batch (and of the bootstrap).")
+@click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
+              callback=bounded_workers, help="Worker processes (results do not depend on it).")
+@executor_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              callback=out_folder, help="Stream each seating's games to a results file in DIR.")
+@click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
+@ruleset_options
+@json_option
+@reports_errors
+def tournament_command(game_name: str, agents: list[str], n: int, seed: int, workers: int, executor: str | None,
+                       plot_dir: Path | None, out_dir: Path | None, resume: bool, players: int | None,
+                       variant: str | None, as_json: bool) -> None:
+    """Play every pairing of the agents in every seating and rank them (Bradley-Terry, Elo scale, 95%
+    bootstrap intervals), with a cross-table of wins, draws and losses."""
+    from ..runs.tournament import tournament
+    from ..runs.workers import GameSpec
+
+    if len(agents) < 2:
+        raise click.BadParameter("a tournament needs at least two agents, e.g. random,greedy",
+                                 param_hint="--agents")
+    if plot_dir is not None:
+        raise click.UsageError("--plot is for simulate and compare")
+    if resume and out_dir is None:
+        raise click.UsageError("--resume completes the results files in --out DIR")
+    game = load(game_name, players, variant)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        report = tournament(GameSpec(game_name, players, variant), agents, n, seed, workers, executor,
+                            out=out_dir, resume=resume, game=game)
+    except WorkerLostError as err:
+        echo(f"error {err.code}: {err.message}; finish with the same command and --resume", err=True)
+        raise click.exceptions.Exit(1)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    names = [f"{k}:{a}" for k, a in enumerate(report.agents)]
+    echo(f"{game_name}: {len(report.pairings)} pairings, {report.games_per_seating} games per seating, "
+         f"{report.players} seats, seed {report.seed}")
+    echo("  rank  agent            rating (Elo scale)  95% interval")
+    for place, k in enumerate(report.ranking(), start=1):
+        low, high = report.intervals[k]
+        echo(f"  {place:>4}  {names[k]:<16} {report.ratings[k]:+8.1f}            [{low:+.1f}, {high:+.1f}]")
+    width = max(len(x) for x in names) + 2
+    echo("  cross-table (row against column: wins-draws-losses)")
+    echo("  " + " " * width + "".join(f"{x:>{width + 6}}" for x in names))
+    cells = {(p.a, p.b): f"{p.wins}-{p.draws}-{p.losses}" for p in report.pairings}
+    cells.update({(p.b, p.a): f"{p.losses}-{p.draws}-{p.wins}" for p in report.pairings})
+    for i, row in enumerate(names):
+        echo("  " + f"{row:<{width}}" + "".join(f"{cells.get((i, j), '-'):>{width + 6}}"
+                                                for j in range(len(names))))
+    failed = sum(p.failed for p in report.pairings)
+    if failed:
+        echo(f"{failed} games stopped on rule errors and are not counted", err=True)
+        raise click.exceptions.Exit(1)

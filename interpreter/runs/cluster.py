@@ -1,0 +1,157 @@
+"""Games on a Dask cluster: batches of games as tasks, through Dask's `concurrent.futures` executor.
+
+`--executor dask://HOST:PORT` joins a running scheduler (`dask scheduler`,
+with `dask worker HOST:PORT` on each machine); `--executor dask-local`
+starts a LocalCluster of `workers` single-threaded worker processes for the
+run.  Either way the parent submits batches of `BATCH_GAMES` indices (one
+task per game would spend more on scheduling than on play), keeps a few
+batches per worker in flight so a long run holds little, and yields each
+batch's outcomes as it comes back.  Every game is a pure function of
+(seed, index), so which worker plays a batch, and in which order batches
+return, changes nothing in the results.
+
+A worker lost mid-batch (killed, out of memory) loses nothing: the
+scheduler runs the batch again on another worker (up to its
+`allowed-failures`), and the parent only receives a batch once, whole, so
+the results file neither lacks nor repeats a game.  A batch that fails on
+every try is WorkerLostError, as for the process pool.
+
+A worker loads the game itself from the `GameSpec` (compiled rules do not
+pickle) once per process, so a ruleset given by path must be readable at
+the same path on every worker machine; the path is made absolute first.
+Dask is the optional extra `ruleplay[dask]`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import dataclasses
+import functools
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from ..engine.errors import WorkerLostError
+from ..engine.game import Game
+from ..engine.outcome import GameOutcome
+from .workers import GameSpec, outcomes, run_one
+
+BATCH_GAMES = 25
+IN_FLIGHT_PER_WORKER = 2
+LOCAL = "dask-local"
+SCHEME = "dask://"
+
+
+def is_dask(executor: str | None) -> bool:
+    return executor is not None and (executor == LOCAL or executor.startswith(SCHEME))
+
+
+class ExecutorError(ValueError):
+    """An --executor that names no backend, or Dask missing."""
+
+
+def check_executor(executor: str | None) -> None:
+    """ExecutorError unless `executor` is None, 'process', 'dask-local' or 'dask://HOST:PORT' with Dask installed."""
+    if executor in (None, "process"):
+        return
+    if not is_dask(executor) or (executor.startswith(SCHEME) and ":" not in executor[len(SCHEME):]):
+        raise ExecutorError(f"unknown executor {executor!r}: give 'process', 'dask-local' or "
+                            f"'dask://HOST:PORT' (a running dask scheduler)")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ExecutorError(f"--executor {executor} needs Dask: pip install 'ruleplay[dask]'") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _game(spec: GameSpec) -> Game:
+    """The game a worker process plays, loaded once per process and spec."""
+    return spec.load()
+
+
+def play_batch(spec: GameSpec, agents: Sequence[str], seed: int, indices: Sequence[int],
+               rotate: bool) -> list[GameOutcome]:
+    """The task a Dask worker runs: the games `indices` of a batch, in order."""
+    game = _game(spec)
+    return [run_one(game, agents, seed, i, rotate) for i in indices]
+
+
+def _portable(spec: GameSpec) -> GameSpec:
+    """A spec whose ruleset path means the same file in a worker started in another folder."""
+    path = Path(spec.ruleset)
+    if path.suffix in (".yaml", ".yml") and path.is_file():
+        return dataclasses.replace(spec, ruleset=str(path.resolve()))
+    return spec
+
+
+@contextlib.contextmanager
+def _client(executor: str, workers: int) -> Iterator[Any]:
+    from distributed import Client, LocalCluster
+
+    if executor == LOCAL:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            yield client
+    else:
+        with Client(executor[len("dask://"):], timeout=30) as client:
+            yield client
+
+
+def cluster_workers(client: Any) -> int:
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def _batches(indices: Iterable[int]) -> Iterator[list[int]]:
+    batch: list[int] = []
+    for index in indices:
+        batch.append(index)
+        if len(batch) == BATCH_GAMES:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+@contextlib.contextmanager
+def dask_outcomes(executor: str, spec: GameSpec, agents: Sequence[str], seed: int, indices: Iterable[int],
+                  workers: int, rotate: bool = False) -> Iterator[Iterator[GameOutcome]]:
+    """The outcomes of games `indices` played on Dask, batch by batch as batches finish."""
+    with _client(executor, workers) as client:
+        pool = client.get_executor(pure=False)
+        limit = IN_FLIGHT_PER_WORKER * cluster_workers(client)
+        portable = _portable(spec)
+        pending: set[concurrent.futures.Future] = set()
+
+        def stream() -> Iterator[GameOutcome]:
+            todo = _batches(indices)
+            for batch in todo:
+                pending.add(pool.submit(play_batch, portable, list(agents), seed, batch, rotate))
+                if len(pending) >= limit:
+                    yield from _finished(pending)
+            while pending:
+                yield from _finished(pending)
+
+        try:
+            yield stream()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def games_on(executor: str | None, spec: GameSpec, game: Game, agents: Sequence[str], seed: int,
+             indices: Iterable[int], workers: int, rotate: bool = False) -> Any:
+    """The one place a batch's backend is chosen: the process pool (`workers.outcomes`) or Dask."""
+    if is_dask(executor):
+        return dask_outcomes(str(executor), spec, agents, seed, indices, workers, rotate)
+    return outcomes(spec, game, agents, seed, indices, workers, rotate)
+
+
+def _finished(pending: set[concurrent.futures.Future]) -> Iterator[GameOutcome]:
+    done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+    for future in done:
+        pending.discard(future)
+        try:
+            batch = future.result()
+        except Exception as err:  # KilledWorker after every retry, a lost scheduler: the games are not played
+            raise WorkerLostError(f"a Dask batch failed on every try ({type(err).__name__}: {err})") from None
+        yield from batch

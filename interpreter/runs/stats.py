@@ -1,0 +1,134 @@
+"""The statistics behind `simulate`, `compare` and `tournament`, in the standard library alone.
+
+Proportions (win rates, draws, decisiveness) get Wilson score intervals:
+unlike the normal approximation they stay inside [0, 1] and keep their
+coverage at rates near 0 or 1, which random play of a seed game often
+reaches.  A difference of two proportions gets Newcombe's hybrid score
+interval (his method 10), built from the two Wilson intervals.  Means
+(returns, scores, lengths, branching) get a percentile bootstrap of the
+difference, since their distributions are far from normal (a game's length
+is often bimodal).
+
+Values are held as `Counter`s of value -> games, so a batch of any size
+holds only its distinct values; quantiles are exact.  The bootstrap draws
+from a generator seeded by the caller, so a report is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+from statistics import NormalDist
+
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def z_value(confidence: float) -> float:
+    """The two-sided normal quantile: 1.96 for 0.95."""
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval of a proportion; (0, 1) when there are no trials."""
+    if trials == 0:
+        return 0.0, 1.0
+    z = z_value(confidence)
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def newcombe(a: int, n_a: int, b: int, n_b: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for p_b - p_a (Newcombe 1998, method 10)."""
+    pa, pb = (a / n_a if n_a else 0.0), (b / n_b if n_b else 0.0)
+    la, ua = wilson(a, n_a, confidence)
+    lb, ub = wilson(b, n_b, confidence)
+    delta = pb - pa
+    low = delta - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
+    high = delta + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
+    return low, high
+
+
+def mean(values: Counter) -> float:
+    total = sum(values.values())
+    return sum(v * k for v, k in values.items()) / total if total else 0.0
+
+
+def quantile(values: Counter, q: float) -> float:
+    """The q-quantile (lower median convention: a value that occurred), 0.0 for no values."""
+    total = sum(values.values())
+    if not total:
+        return 0.0
+    rank = max(1, math.ceil(q * total))
+    seen = 0
+    for value in sorted(values):
+        seen += values[value]
+        if seen >= rank:
+            return float(value)
+    return float(max(values))
+
+
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def distribution(values: Counter) -> dict:
+    """Mean, min, max and the QUANTILES of a Counter of values."""
+    if not values:
+        return {"mean": 0.0, "min": 0.0, "max": 0.0, "quantiles": {str(q): 0.0 for q in QUANTILES}}
+    return {"mean": mean(values), "min": float(min(values)), "max": float(max(values)),
+            "quantiles": {str(q): quantile(values, q) for q in QUANTILES}}
+
+
+def _resampled_means(values: Counter, rng: random.Random, resamples: int) -> list[float]:
+    items = sorted(values.items())
+    population = [v for v, _ in items]
+    weights = [k for _, k in items]
+    n = sum(weights)
+    return [math.fsum(rng.choices(population, weights, k=n)) / n for _ in range(resamples)]
+
+
+def bootstrap_difference(a: Counter, b: Counter, seed: int, confidence: float = CONFIDENCE,
+                         resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
+    """Percentile bootstrap interval of mean(b) - mean(a), the two samples resampled independently."""
+    if not a or not b:
+        return -math.inf, math.inf
+    rng = random.Random(seed)
+    diffs = sorted(y - x for x, y in zip(_resampled_means(a, rng, resamples), _resampled_means(b, rng, resamples)))
+    tail = (1 - confidence) / 2
+    low = diffs[max(0, math.floor(tail * resamples))]
+    high = diffs[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
+    return low, high
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One statistic of two runs: their values, B - A, its interval and whether that excludes 0."""
+
+    name: str
+    a: float
+    b: float
+    low: float
+    high: float
+    test: str
+
+    @property
+    def difference(self) -> float:
+        return self.b - self.a
+
+    @property
+    def significant(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+    def to_dict(self) -> dict:
+        return {"statistic": self.name, "a": self.a, "b": self.b, "difference": self.difference,
+                "low": self.low, "high": self.high, "significant": self.significant, "test": self.test}
+
+
+def bonferroni(comparisons: int, confidence: float = CONFIDENCE) -> float:
+    """The per-comparison confidence that keeps the family-wise error at 1 - confidence."""
+    return 1 - (1 - confidence) / max(1, comparisons)
+

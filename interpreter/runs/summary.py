@@ -1,0 +1,85 @@
+"""What a batch of games measured, beyond wins: returns, scores, lengths, branching, decisiveness, rules.
+
+`Measures` takes one finished game at a time in any order and keeps only
+counts of distinct values, so it costs the same memory for any batch size
+and its summary does not depend on the order games finished in (nor on
+the workers or executor that played them).  `summary()` turns it into the
+document `simulate --json` prints under `statistics`, and `compare` reads
+the same counts to test differences.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Mapping, Sequence
+
+from ..engine.outcome import GameOutcome, is_draw, winning_seats
+from . import stats
+from .coverage import coverage
+
+BRANCHING_DIGITS = 6  # a game's mean branching factor is kept rounded, so equal games share one count
+
+
+class Measures:
+    """The distributions of one batch's finished games (rule errors are counted elsewhere)."""
+
+    def __init__(self, players: int):
+        self.players = players
+        self.games = 0
+        self.wins = [0] * players
+        self.draws = 0
+        self.decisive = 0  # games with exactly one winner
+        self.lengths: Counter = Counter()
+        self.scores = [Counter() for _ in range(players)]
+        self.returns = [Counter() for _ in range(players)]
+        self.branching: Counter = Counter()  # per game: legal moves per decision, on average
+        self.decisions = 0
+        self.offered = 0
+        self.fired: Counter = Counter()  # rule -> moves that fired it
+        self.fired_in_games: Counter = Counter()  # rule -> games in which it fired
+
+    def add(self, outcome: GameOutcome) -> None:
+        self.games += 1
+        self.lengths[outcome.length] += 1
+        for seat in range(self.players):
+            self.scores[seat][outcome.scores[seat]] += 1
+            self.returns[seat][outcome.returns[seat]] += 1
+        winners = winning_seats(outcome.returns)
+        for seat in winners:
+            self.wins[seat] += 1
+        self.draws += is_draw(outcome.returns)
+        self.decisive += len(winners) == 1
+        if outcome.decisions:
+            self.branching[round(outcome.branching / outcome.decisions, BRANCHING_DIGITS)] += 1
+        self.decisions += outcome.decisions
+        self.offered += outcome.branching
+        for rule, moves in outcome.fired:
+            self.fired[rule] += moves
+            self.fired_in_games[rule] += 1
+
+    def proportions(self) -> dict[str, int]:
+        """Every proportion's numerator (over `games`), by the name reports give it."""
+        named = {f"win_rate[{seat}]": wins for seat, wins in enumerate(self.wins)}
+        return {**named, "draw_rate": self.draws, "decisiveness": self.decisive}
+
+    def means(self) -> dict[str, Counter]:
+        """Every per-game value whose mean reports give, by name."""
+        named = {f"mean_return[{seat}]": values for seat, values in enumerate(self.returns)}
+        named.update({f"mean_score[{seat}]": values for seat, values in enumerate(self.scores)})
+        return {**named, "mean_length": self.lengths, "mean_branching": self.branching}
+
+    def summary(self, cited: Mapping, spec_ids: Sequence[str] | None) -> dict:
+        n = self.games
+        return {
+            "mean_returns": [stats.mean(r) for r in self.returns],
+            "win_rate": [{"rate": w / n if n else 0.0, "wins": w, "ci95": list(stats.wilson(w, n))}
+                         for w in self.wins],
+            "draw_rate": {"rate": self.draws / n if n else 0.0, "ci95": list(stats.wilson(self.draws, n))},
+            "decisiveness": {"rate": self.decisive / n if n else 0.0,
+                             "ci95": list(stats.wilson(self.decisive, n))},
+            "scores": [stats.distribution(s) for s in self.scores],
+            "length": stats.distribution(self.lengths),
+            "branching": {"mean_per_decision": self.offered / self.decisions if self.decisions else 0.0,
+                          "per_game": stats.distribution(self.branching)},
+            "rules": coverage(cited, self.fired, self.fired_in_games, n, spec_ids),
+        }

@@ -1,0 +1,113 @@
+"""Charts of one run or of two runs side by side, as PNG and SVG (matplotlib, the extra `ruleplay[plot]`).
+
+Three charts, each drawn for every run given (one for `simulate`, A and B
+for `compare`): win rate per seat with its 95% Wilson interval, the score
+and length distributions overlaid as step histograms (outlines, so both
+runs stay visible where they overlap), and the share of games in which
+each rule fired.  The Agg backend draws without a display.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+COLOURS = ("#1f77b4", "#d62728")  # A blue, B red: tell apart also in greyscale by line style
+STYLES = ("-", "--")
+
+Run = tuple[list[str], dict, Any]  # agents, statistics (`runs.summary`), Measures
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(plt: Any, figure: Any, folder: Path, stem: str) -> list[Path]:
+    figure.tight_layout()
+    paths = [folder / f"{stem}.{ext}" for ext in ("png", "svg")]
+    for path in paths:
+        figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return paths
+
+
+def _win_rates(plt: Any, title: str, runs: dict[str, Run]) -> Any:
+    figure, ax = plt.subplots(figsize=(7, 4))
+    width = 0.8 / len(runs)
+    for k, (label, (agents, stats, _)) in enumerate(runs.items()):
+        rates = [w["rate"] for w in stats["win_rate"]]
+        low = [w["rate"] - w["ci95"][0] for w in stats["win_rate"]]
+        high = [w["ci95"][1] - w["rate"] for w in stats["win_rate"]]
+        xs = [seat + (k - (len(runs) - 1) / 2) * width for seat in range(len(rates))]
+        ax.bar(xs, rates, width, yerr=[low, high], capsize=4, color=COLOURS[k], alpha=0.8, label=label)
+    agents = next(iter(runs.values()))[0]
+    ax.set_xticks(range(len(agents)), [f"seat {s}\n{a}" for s, a in enumerate(agents)])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title(f"{title}: win rate per seat")
+    ax.legend()
+    return figure
+
+
+def _histograms(plt: Any, title: str, runs: dict[str, Run], what: str,
+                values: Callable[[Any], list[Counter]], names: Callable[[list[str]], list[str]]) -> Any:
+    first = next(iter(runs.values()))
+    panels = len(values(first[2]))
+    figure, axes = plt.subplots(1, panels, figsize=(4.5 * panels, 3.6), squeeze=False)
+    for p, ax in enumerate(axes[0]):
+        everything = sorted({v for _, _, m in runs.values() for v in values(m)[p]})
+        low, high = (everything[0], everything[-1]) if everything else (0, 1)
+        bins = min(40, max(1, len(everything))) if everything else 1
+        for k, (label, (_, _, measures)) in enumerate(runs.items()):
+            counts = values(measures)[p]
+            ax.hist(list(counts), bins=bins, range=(low, high + (high == low)), weights=list(counts.values()),
+                    histtype="step", linewidth=1.8, linestyle=STYLES[k], color=COLOURS[k], label=label)
+        ax.set_title(names(first[0])[p])
+        ax.set_xlabel(what)
+        ax.set_ylabel("games")
+        ax.legend()
+    figure.suptitle(f"{title}: {what} distribution")
+    return figure
+
+
+def _natural(rule: str) -> list:
+    """LP-2.7 before LP-10.1: numbers in a rule id compare as numbers."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", rule)]
+
+
+def _coverage(plt: Any, title: str, runs: dict[str, Run]) -> Any:
+    rules = sorted({r for _, s, _ in runs.values() for r in s["rules"]["fired"]}, key=_natural)
+    figure, ax = plt.subplots(figsize=(8.5, max(2.5, 0.28 * len(rules) + 1)))
+    height = 0.8 / len(runs)
+    for k, (label, (_, stats, _)) in enumerate(runs.items()):
+        fired = stats["rules"]["fired"]
+        shares = [fired[r]["share_of_games"] if r in fired else 0.0 for r in rules]
+        ys = [i + (k - (len(runs) - 1) / 2) * height for i in range(len(rules))]
+        ax.barh(ys, shares, height, color=COLOURS[k], alpha=0.8, label=label)
+    ax.set_yticks(range(len(rules)), rules, fontsize=8)
+    ax.set_ylim(len(rules) - 0.5, -0.5)  # first rule on top, no empty margin
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of games in which the rule fired")
+    ax.set_title(f"{title}: rule coverage")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars: full-length bars are common
+    return figure
+
+
+def write_charts(folder: Path, title: str, runs: dict[str, Run]) -> list[Path]:
+    """Write win-rates, scores, length and coverage charts (PNG and SVG) to `folder`; the paths written."""
+    plt = _pyplot()
+    written = _save(plt, _win_rates(plt, title, runs), folder, "win-rates")
+    written += _save(plt, _histograms(plt, title, runs, "score", lambda m: m.scores,
+                                      lambda agents: [f"seat {s} ({a})" for s, a in enumerate(agents)]),
+                     folder, "scores")
+    written += _save(plt, _histograms(plt, title, runs, "length (moves)", lambda m: [m.lengths],
+                                      lambda agents: ["all games"]), folder, "length")
+    written += _save(plt, _coverage(plt, title, runs), folder, "rule-coverage")
+    return written

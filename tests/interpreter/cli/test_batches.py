@@ -1,0 +1,105 @@
+"""`simulate` statistics and charts, `compare` and `tournament` on the command line."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ruleplay.cli import main
+from ruleplay.engine.loader import builtin_games
+
+SEEDS = Path(builtin_games()["tic-tac-toe"]).parents[1] / "seeds"
+
+
+def run(*args: object):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+@pytest.fixture
+def misere(tmp_path: Path) -> tuple[Path, Path]:
+    """tic-tac-toe and an `extends:` file of it where the three in a row loses."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    shutil.copy(builtin_games()["tic-tac-toe"], rules / "tic-tac-toe.yaml")
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    (rules / "misere.yaml").write_text(
+        "extends: tic-tac-toe.yaml\n"
+        "patch:\n"
+        "  - {op: replace, path: scoring.score, value: 'if winner == p then 0 else 1'}\n")
+    return rules / "tic-tac-toe.yaml", rules / "misere.yaml"
+
+
+def test_simulate_prints_and_emits_the_statistics():
+    text = run("simulate", "tic-tac-toe", "-n", "20", "--agents", "random,greedy")
+    assert text.exit_code == 0
+    assert "95% CI [" in text.output and "legal moves per decision" in text.output
+    doc = json.loads(run("simulate", "tic-tac-toe", "-n", "20", "--json").output)
+    stats = doc["statistics"]
+    assert len(stats["win_rate"]) == 2 and stats["rules"]["fired"]["TT-2.1"]["games"] == 20
+    assert doc["run"] == {**doc["run"], "executor": "process", "workers": 1}
+
+
+def test_compare_finds_that_misere_turns_the_winner(misere):
+    base, variant = misere
+    result = run("compare", base, "--variant", variant, "-n", "150", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["correction"] == "Bonferroni" and doc["confidence_per_comparison"] > 0.95
+    found = {d["statistic"]: d for d in doc["differences"]}
+    assert found["win_rate[0]"]["significant"] and found["win_rate[0]"]["difference"] < 0
+    assert found["win_rate[0]"]["test"].startswith("Newcombe")
+    assert not found["mean_length"]["significant"]  # the same moves are played: only the scores differ
+    assert found["mean_length"]["test"].startswith("percentile bootstrap")
+    text = run("compare", base, "--variant", variant, "-n", "30").output
+    assert "Bonferroni" in text and "win_rate[0]" in text
+
+
+def test_compare_resumes_its_results_files(misere, tmp_path):
+    base, variant = misere
+    first = json.loads(run("compare", base, "--variant", variant, "-n", "20", "--out", tmp_path / "o",
+                           "--json").output)
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["A.jsonl", "B.jsonl"]
+    again = json.loads(run("compare", base, "--variant", variant, "-n", "20", "--out", tmp_path / "o",
+                           "--resume", "--json").output)
+    assert again["b"]["resumed"] == 20 and again["differences"] == first["differences"]
+
+
+def test_compare_needs_a_variant():
+    result = run("compare", "tic-tac-toe")
+    assert result.exit_code == 2 and "--variant V" in result.output
+
+
+def test_tournament_ranks_and_cross_tabulates():
+    doc = json.loads(run("tournament", "tic-tac-toe", "--agents", "random,greedy", "-n", "60", "--json").output)
+    assert [r["agent"] for r in doc["ranking"]] == ["greedy", "random"]
+    best = doc["ranking"][0]
+    assert best["ci95"][0] <= best["rating"] <= best["ci95"][1]
+    pairing = doc["pairings"][0]
+    assert pairing["wins"] + pairing["draws"] + pairing["losses"] == 60
+    text = run("tournament", "tic-tac-toe", "--agents", "random,first", "-n", "10").output
+    assert "cross-table" in text and "Elo" in text
+
+
+def test_plots_are_written_and_a_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    result = run("simulate", "tic-tac-toe", "-n", "10", "--plot", tmp_path / "charts")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "charts").iterdir()) == sorted(
+        f"{c}.{e}" for c in ("win-rates", "scores", "length", "rule-coverage") for e in ("png", "svg"))
+    real = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    result = run("simulate", "tic-tac-toe", "-n", "10", "--plot", tmp_path / "more")
+    assert result.exit_code == 2 and "ruleplay[plot]" in result.output

@@ -1,0 +1,132 @@
+"""Games on Dask give exactly the process pool's results: a LocalCluster, and a scheduler and worker
+started as separate processes on loopback (`dask scheduler`, `dask worker`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ruleplay.runs.cluster import ExecutorError, check_executor
+from ruleplay.runs.simulate import simulate
+from ruleplay.runs.workers import GameSpec
+
+pytest.importorskip("distributed")
+
+TTT = GameSpec("tic-tac-toe")
+AGENTS = ["random", "greedy"]
+
+
+def _same(a, b, timing: tuple[str, ...] = ("run",)) -> None:
+    """Equal games and summaries; only the `timing` keys (backend, workers, speed) may differ."""
+    assert [o for o in sorted(a.outcomes, key=lambda o: o.index)] == \
+        [o for o in sorted(b.outcomes, key=lambda o: o.index)]
+    assert a.statistics == b.statistics
+    assert {k: v for k, v in a.to_dict().items() if k not in timing} == \
+        {k: v for k, v in b.to_dict().items() if k not in timing}
+
+
+def test_a_local_cluster_plays_what_the_process_pool_plays(tmp_path: Path) -> None:
+    pool = simulate(TTT, 60, seed=4, agents=AGENTS, workers=2)
+    dask = simulate(TTT, 60, seed=4, agents=AGENTS, workers=2, executor="dask-local", out=tmp_path / "r.jsonl")
+    _same(pool, dask)
+    assert dask.to_dict()["run"]["executor"] == "dask-local"
+    # a run cut short and resumed on the cluster ends with the same games
+    lines = (tmp_path / "r.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "r.jsonl").write_text("".join(lines[:21]) + lines[21][:10])  # 20 games and a torn line
+    resumed = simulate(TTT, 60, seed=4, agents=AGENTS, workers=2, executor="dask-local", out=tmp_path / "r.jsonl",
+                       resume=True)
+    assert resumed.resumed == 20
+    _same(pool, resumed, ("run", "resumed"))
+    assert sorted((tmp_path / "r.jsonl").read_text().splitlines(keepends=True)[1:]) == sorted(lines[1:])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def scheduler():
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
+    if dask is None:
+        pytest.skip("the dask command is not installed")
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    started = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    started.append(subprocess.Popen([dask, "worker", f"tcp://{address}", "--nthreads", "1", "--no-dashboard"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    from distributed import Client
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with Client(address, timeout=5) as client:
+                client.wait_for_workers(1, timeout=30)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    yield f"dask://{address}"
+    for process in reversed(started):
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_a_scheduler_and_worker_in_other_processes_play_the_same(scheduler: str) -> None:
+    pool = simulate(TTT, 60, seed=6, agents=AGENTS, workers=1)
+    _same(pool, simulate(TTT, 60, seed=6, agents=AGENTS, executor=scheduler))
+
+
+@pytest.mark.parametrize("executor", ["threads", "dask://", "dask://nohostport"])
+def test_an_unknown_executor_is_refused(executor: str) -> None:
+    with pytest.raises(ExecutorError, match="unknown executor"):
+        check_executor(executor)
+
+
+def test_a_worker_killed_mid_run_loses_and_repeats_no_game(tmp_path: Path) -> None:
+    """Two workers without nannies; one is killed once the first batch is back: its batches run again on
+    the other, and the results file holds every game exactly once, as the process pool plays them."""
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
+    if dask is None:
+        pytest.skip("the dask command is not installed")
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = [subprocess.Popen([dask, "worker", f"tcp://{address}", "--nthreads", "1", "--no-nanny",
+                                 "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for _ in range(2)]
+    try:
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        spec = GameSpec("nautilus-cards")
+        killed = []
+
+        def kill_one(k: int) -> None:
+            if not killed:
+                workers[0].kill()
+                killed.append(workers[0].wait(timeout=30))
+
+        out = tmp_path / "r.jsonl"
+        played = simulate(spec, 100, seed=2, executor=f"dask://{address}", out=out, progress=kill_one)
+        assert killed
+        pool = simulate(spec, 100, seed=2)
+        _same(pool, played)
+        indices = [json.loads(line)["index"] for line in out.read_text().splitlines()[1:]]
+        assert sorted(indices) == list(range(100))
+    finally:
+        for process in [*workers, scheduler]:
+            process.kill()
+            process.wait(timeout=30)

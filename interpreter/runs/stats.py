@@ -54,8 +54,9 @@ def newcombe(a: int, n_a: int, b: int, n_b: int, confidence: float = CONFIDENCE)
 
 
 def mean(values: Counter) -> float:
+    """The mean of counted values; `fsum` is exactly rounded, so it does not depend on the order games arrived in."""
     total = sum(values.values())
-    return sum(v * k for v, k in values.items()) / total if total else 0.0
+    return math.fsum(v * k for v, k in values.items()) / total if total else 0.0
 
 
 def quantile(values: Counter, q: float) -> float:

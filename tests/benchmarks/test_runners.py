@@ -48,8 +48,8 @@ NOT_A_CHECKOUT = pytest.mark.skipif(not (against.ROOT / ".git").exists(), reason
 def test_against_measures_each_tree_from_its_own_files_and_removes_the_checkout():
     before = subprocess.run(["git", "-C", str(against.ROOT), "worktree", "list"], capture_output=True, text=True).stdout
     result = against.compare("HEAD", pairs=1, seconds=0.05, games=[("nautilus-cards", None)])
-    assert [(r["game"], r["variant"]) for r in result["rows"]] == [("nautilus-cards", None),
-                                                                    ("nautilus-cards", "seed-only")]
+    assert [(r["game"], r["variant"]) for r in result["rows"]] == [
+        ("nautilus-cards", None), ("nautilus-cards", "no-crab-exception"), ("nautilus-cards", "seed-only")]
     for row in result["rows"]:  # each worker checked that its ruleplay came from its own tree (Worker.ask)
         assert all(row["samples"][tree][0]["playouts"] >= 1 for tree in ("reference", "current"))
         assert row["ratio"] > 0

@@ -60,17 +60,17 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     names = [f"{k}:{a}" for k, a in enumerate(report.agents)]
     echo(f"{game_name}: {len(report.pairings)} pairings, {report.games_per_seating} games per seating, "
          f"{report.players} seats, seed {report.seed}")
-    echo("  rank  agent            rating (Elo scale)  95% interval")
+    width = max(len(x) for x in names) + 2
+    echo(f"  rank  {'agent':<{width}}rating (Elo scale)  95% interval")
     for place, k in enumerate(report.ranking(), start=1):
         low, high = report.intervals[k]
-        echo(f"  {place:>4}  {names[k]:<16} {report.ratings[k]:+8.1f}            [{low:+.1f}, {high:+.1f}]")
-    width = max(len(x) for x in names) + 2
+        echo(f"  {place:>4}  {names[k]:<{width}}{report.ratings[k]:+18.1f}  [{low:+.1f}, {high:+.1f}]")
     echo("  cross-table (row against column: wins-draws-losses)")
-    echo("  " + " " * width + "".join(f"{x:>{width + 6}}" for x in names))
+    echo("  " + " " * width + "".join(f"{x:>{width + 2}}" for x in names))
     cells = {(p.a, p.b): f"{p.wins}-{p.draws}-{p.losses}" for p in report.pairings}
     cells.update({(p.b, p.a): f"{p.losses}-{p.draws}-{p.wins}" for p in report.pairings})
     for i, row in enumerate(names):
-        echo("  " + f"{row:<{width}}" + "".join(f"{cells.get((i, j), '-'):>{width + 6}}"
+        echo("  " + f"{row:<{width}}" + "".join(f"{cells.get((i, j), '-'):>{width + 2}}"
                                                 for j in range(len(names))))
     failed = sum(p.failed for p in report.pairings)
     if failed:

@@ -15,14 +15,10 @@ determinizations, which agree with what the agent observes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..engine.determinize import Determinizer
 from ..engine.moves import Move
-from ..engine.rng import Rng, seed_state
 from ..engine.state import State
-from .base import no_moves_error
-from .search import SearchSettings, resolve_heuristic, rollout, sample_chance, ucb
+from .search import SearchAgent, resolve_heuristic, rollout, sample_chance, ucb
 
 
 class _Edge:
@@ -42,19 +38,10 @@ class _Node:
         self.edges: dict[str, _Edge] = {}
 
 
-class ISMCTSAgent:
+class ISMCTSAgent(SearchAgent):
     """Single-observer ISMCTS over determinizations; budgets and rollouts as in `mcts`."""
 
-    def __init__(self, seed: int = 0, **options: Any):
-        self.rng = Rng(seed_state(seed))
-        self.settings = SearchSettings(**options)
-
-    def choose(self, state: State) -> Move:
-        moves = state.legal_moves()
-        if not moves:
-            raise no_moves_error(state)
-        if len(moves) == 1:
-            return moves[0]
+    def search(self, state: State, moves: list[Move]) -> Move:
         me = state.current_player
         views = {}  # the real moves by how this seat sees them: the root's edges
         for move in moves:

@@ -15,13 +15,10 @@ hidden information it plays as if it could see everything (use `ismcts`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..engine.moves import Move
-from ..engine.rng import Rng, seed_state
+from ..engine.rng import Rng
 from ..engine.state import State
-from .base import no_moves_error
-from .search import SearchSettings, resolve_heuristic, rollout, sample_chance, ucb
+from .search import SearchAgent, resolve_heuristic, rollout, sample_chance, ucb
 
 
 class _Node:
@@ -36,19 +33,10 @@ class _Node:
         self.totals = [0.0] * state.data["flow"]["players"]
 
 
-class MCTSAgent:
+class MCTSAgent(SearchAgent):
     """UCT with an iteration budget (default) or a time budget; see the module docstring."""
 
-    def __init__(self, seed: int = 0, **options: Any):
-        self.rng = Rng(seed_state(seed))
-        self.settings = SearchSettings(**options)
-
-    def choose(self, state: State) -> Move:
-        moves = state.legal_moves()
-        if not moves:
-            raise no_moves_error(state)
-        if len(moves) == 1:
-            return moves[0]
+    def search(self, state: State, moves: list[Move]) -> Move:
         heuristic = resolve_heuristic(state, self.settings.heuristic)
         root = _Node(state, self.rng)
         watch = self.settings.stopwatch()

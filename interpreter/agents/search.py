@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine.errors import StepLimitError
 from ..engine.moves import Move
-from ..engine.rng import Rng
+from ..engine.rng import Rng, seed_state
 from ..engine.scoring import heuristic_values
 from ..engine.state import State
+from .base import no_moves_error
 from .spec import Option
 
 DEFAULT_ITERATIONS = 200
@@ -130,3 +132,22 @@ def ucb(total: float, visits: int, parent_visits: int, c: float) -> float:
     if visits == 0:
         return math.inf
     return total / visits + c * math.sqrt(math.log(parent_visits) / visits)
+
+
+class SearchAgent:
+    """What both search agents share: their own seeded generator, the budget settings, and no search where
+    there is nothing to choose (one legal move is played at once)."""
+
+    def __init__(self, seed: int = 0, **options: Any):
+        self.rng = Rng(seed_state(seed))
+        self.settings = SearchSettings(**options)
+
+    def choose(self, state: State) -> Move:
+        moves = state.legal_moves()
+        if not moves:
+            raise no_moves_error(state)
+        return moves[0] if len(moves) == 1 else self.search(state, moves)
+
+    def search(self, state: State, moves: list[Move]) -> Move:
+        """The move a search picks among two or more legal `moves`."""
+        raise NotImplementedError

@@ -86,7 +86,7 @@ class Determinizer:
                 kind = f"value {type(item).__name__} of {slot.var}"
             self.groups.setdefault(kind, []).append(slot)
         self.groups = {k: slots for k, slots in self.groups.items() if len(slots) > 1}
-        self._fits: dict[tuple[Slot, str], bool] = {}
+        self._deals = [_Deal(self, slots) for slots in self.groups.values()]
 
     # ------------------------------------------------------------ hidden places
     def _slots(self, vars_: dict) -> list[Slot]:
@@ -119,16 +119,13 @@ class Determinizer:
                 return None
             return _key(decl.back(ctx) if decl.back is not None else None)
 
-    def _fits_at(self, slot: Slot, item: Any, key: str) -> bool:
-        """Whether `item` (whose JSON is `key`) placed at the masked `slot` would show the viewer the same back."""
-        cache = (slot, key)
-        if cache not in self._fits:
-            try:
-                back = self._back(self.model.vars[slot.var], self.state.data["vars"], item, slot.index, slot.seat)
-            except R.RuleRuntimeError:
-                back = None
-            self._fits[cache] = back == slot.back
-        return self._fits[cache]
+    def fits(self, slot: Slot, item: Any) -> bool:
+        """Whether `item` placed at the masked `slot` would show the viewer the same back."""
+        try:
+            back = self._back(self.model.vars[slot.var], self.state.data["vars"], item, slot.index, slot.seat)
+        except R.RuleRuntimeError:
+            back = None
+        return back == slot.back
 
     # ------------------------------------------------------------ drawing
     def sample(self, rng: Rng) -> State:
@@ -137,38 +134,66 @@ class Determinizer:
         data["rng"] = rng.next64()
         for _ in range(DRAWS):
             trial = R.clone(self.state.data["vars"])
-            if all(self._deal(slots, trial, rng) for slots in self.groups.values()) and self._same_view(data, trial):
+            if all(deal.into(trial, rng) for deal in self._deals) and self._same_view(data, trial):
                 data["vars"] = trial
                 break
         else:
             self.fallbacks += 1
         return self.state.with_data(data)
 
-    def _deal(self, slots: list[Slot], vars_: dict, rng: Rng) -> bool:
-        """Deal the items of `slots` among them: the masked slots first, each from the items that fit it."""
-        real = self.state.data["vars"]
-        items = [_list_at(real, s.var, s.seat)[s.index] for s in slots]
-        keys = [_key(item) for item in items]
-        # Start from the items in a fixed order, not where they are: two states the viewer cannot tell
-        # apart then give the same draws, and so the same search.
-        order = sorted(range(len(items)), key=keys.__getitem__)
-        rng.shuffle(order)
-        masked = [s for s in slots if s.back is not None]
-        rng.shuffle(masked)
-        for slot in masked:
-            fitting = [k for k, i in enumerate(order) if self._fits_at(slot, items[i], keys[i])]
-            if not fitting:
-                return False
-            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[order.pop(fitting[rng.below(len(fitting))])]
-        for slot, i in zip((s for s in slots if s.back is None), order):
-            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[i]
-        return True
-
     def _same_view(self, data: dict, vars_: dict) -> bool:
         try:
             return _key(self.state.with_data(dict(data, vars=vars_)).observe(self.viewer)) == self.seen
         except R.RuleRuntimeError:
             return False
+
+
+class _Deal:
+    """One group's items and hidden slots, fixed for a decision, so that each draw only shuffles and places.
+
+    Which item fits which masked slot is asked of the ruleset once per (slot, distinct item) and kept as a
+    row of flags over the items: a draw then reads flags instead of evaluating `visible_if`.
+    """
+
+    def __init__(self, owner: Determinizer, slots: list[Slot]):
+        self.owner = owner
+        real = owner.state.data["vars"]
+        self.items = [_list_at(real, s.var, s.seat)[s.index] for s in slots]
+        keys = [_key(item) for item in self.items]
+        # Start from the items in a fixed order, not where they are: two states the viewer cannot tell
+        # apart then give the same draws, and so the same search.
+        self.start = sorted(range(len(self.items)), key=keys.__getitem__)
+        self.keys = keys
+        self.masked = [s for s in slots if s.back is not None]
+        self.open = [s for s in slots if s.back is None]
+        self._rows: dict[int, list[bool]] = {}  # by position in `masked`: which items fit that slot
+
+    def _row(self, position: int) -> list[bool]:
+        row = self._rows.get(position)
+        if row is None:
+            slot, by_key = self.masked[position], {}
+            for item, key in zip(self.items, self.keys):
+                if key not in by_key:
+                    by_key[key] = self.owner.fits(slot, item)
+            row = self._rows[position] = [by_key[key] for key in self.keys]
+        return row
+
+    def into(self, vars_: dict, rng: Rng) -> bool:
+        """Deal the items among the slots in `vars_`: the masked slots first, each from the items that fit it."""
+        order = list(self.start)
+        rng.shuffle(order)
+        positions = list(range(len(self.masked)))
+        rng.shuffle(positions)
+        items = self.items
+        for position in positions:
+            slot, row = self.masked[position], self._row(position)
+            fitting = [k for k, i in enumerate(order) if row[i]]
+            if not fitting:
+                return False
+            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[order.pop(fitting[rng.below(len(fitting))])]
+        for slot, i in zip(self.open, order):
+            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[i]
+        return True
 
 
 def _occurrences(value: Any, counts: dict[str, int] | None = None) -> dict[str, int]:

@@ -43,7 +43,7 @@ HELPERS: dict[str, Any] = {
     "_iterate": R.iterate, "_iter_exceeded": R.iterations_exceeded, "_depth_exceeded": R.depth_exceeded,
     "_invoke": invoke, "_unpack": R.unpack, "_assign_item": R.assign_item, "_checked_list": R.checked_list,
     "_take": R.take, "_prepend": R.prepend, "_shuffle": R.shuffle, "_draw": R.draw,
-    "_repeat_count": R.repeat_count, "_RuleFailure": R.RuleFailure, "_shown": R.shown,
+    "_repeat_count": R.repeat_count, "_copied_property": R.copied_property, "_RuleFailure": R.RuleFailure, "_shown": R.shown,
     "_no_components": {}, "_INT_LOW": -R._INT_LIMIT, "_INT_HIGH": R._INT_LIMIT,
 }
 # What a function's first lines load from its context, once, when its body uses them.
@@ -53,6 +53,7 @@ INT_OPS: dict[str, ast.operator] = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mul
 DIV_OPS: dict[str, ast.operator] = {"//": ast.FloorDiv(), "%": ast.Mod()}
 ORDER_OPS: dict[str, ast.cmpop] = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE()}
 
+_MISSING = object()  # what a property table gives for a component without the property
 Out = list  # the statements generated so far, in the order they run
 Locals = dict  # user name -> the Python local that holds it in the function being generated
 
@@ -82,6 +83,10 @@ class Codegen(Checks):
         self._ids: dict[int, str] = {}
         self._uses: set[str] = set()
         self._n = 0
+        # The components' properties, when the builder knows them: `x.prop` then reads tables made from them.
+        self.component_props: dict[str, dict] | None = None
+        self.copies_limit = 0
+        self._tables: dict[str, tuple[dict, dict] | None] = {}
 
     # ------------------------------------------------------------ entry points
     def expr(self, node: A.Expr, scope: Scope) -> Fn:
@@ -262,7 +267,56 @@ class Codegen(Checks):
         test = E.and_(E.type_is(obj, "dict"), ast.Compare(key, [ast.In()], [obj]))
         props = attr(attr(name(E.PARAM), "model"), "component_props")  # read only when needed, as the closures do
         slow = call(name("_field"), obj, key, props, self._use("_b"), self._obj(node.pos))
-        return slow if isinstance(obj, ast.Constant) else ast.IfExp(test, fast, slow)
+        if isinstance(obj, ast.Constant):
+            return slow
+        return ast.IfExp(test, fast, self._component_property(obj, node.name, slow, node.pos))
+
+    def _component_property(self, obj: ast.expr, prop: str, slow: ast.expr, pos: A.Pos) -> ast.expr:
+        """A component's property read from tables made at compile time, `field`'s slow path for the rest.
+
+        Component data never changes in play, so which components have the
+        property, its value and the size a copy of it is charged are known
+        here: a scalar is read from one dict lookup, a list or map is copied
+        and charged its precomputed size (what `Budget.copy` would charge).
+        """
+        tables = self._property_tables(prop)
+        if tables is None:
+            return slow
+        scalars, containers = tables
+        got, entry = self._tmp(), self._tmp()
+        read = ast.NamedExpr(E.store(got), call(attr(self._obj(scalars), "get"), obj, self._obj(_MISSING)))
+        copy = call(name("_copied_property"), name(entry), self._use("_b"), self._obj(pos))
+        found = ast.NamedExpr(E.store(entry), call(attr(self._obj(containers), "get"), obj))
+        in_containers = ast.IfExp(ast.Compare(found, [ast.IsNot()], [const(None)]), copy, slow)
+        return ast.IfExp(E.and_(E.type_is(obj, "str"), ast.Compare(read, [ast.IsNot()], [self._obj(_MISSING)])),
+                         name(got), in_containers if containers else slow)
+
+    def know_components(self, props: dict[str, dict], copies_limit: int) -> None:
+        """Compile property reads against these components (the model's, fixed for its whole life)."""
+        self.component_props, self.copies_limit, self._tables = props, copies_limit, {}
+
+    def _property_tables(self, prop: str) -> tuple[dict, dict] | None:
+        """(component -> scalar value, component -> (list or map, its size)) for one property name."""
+        if self.component_props is None:
+            return None
+        if prop not in self._tables:
+            scalars: dict[str, Any] = {}
+            containers: dict[str, tuple[Any, int]] = {}
+            for cid, props in self.component_props.items():
+                if prop not in props:
+                    continue
+                value = props[prop]
+                if type(value) in E.SCALARS:
+                    scalars[cid] = value
+                elif type(value) in (list, dict):
+                    try:
+                        n = R.size(value, self.copies_limit)
+                    except R.LimitError:
+                        continue  # nested too deep: `field` raises that, with its position
+                    if n <= self.copies_limit:  # larger: no move could copy it, and `field` says so
+                        containers[cid] = (value, n)
+            self._tables[prop] = (scalars, containers) if scalars or containers else None
+        return self._tables[prop]
 
     def _e_Index(self, node: A.Index, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         obj, key = (self._atom(e, out) for e in self._operands([node.obj, node.index], scope, lv, out))

@@ -117,6 +117,10 @@ class Checks:
         self.procedure_bodies: dict[str, Exec] = {}
         self.suggest = Suggester()
 
+    def know_components(self, props: dict[str, dict], copies_limit: int) -> None:
+        """The model's components, for a compiler that reads their properties from tables; the closures
+        read `ctx.model.component_props` as they run, so this base keeps nothing."""
+
     def problem(self, code: str, message: str, pos: A.Pos, hint: str = "") -> Fn:
         self.problems.append(CompileProblem(code, message, pos, hint))
 

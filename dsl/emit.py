@@ -32,12 +32,12 @@ NODE_TYPES = frozenset({
 # The attributes generated code reads or writes: of Ctx, Budget, Signals, the model and lists.
 ATTRIBUTES = frozenset({
     "vars", "flow", "env", "model", "component_props", "budget", "fired", "signals", "log", "rng",
-    "iterations", "depth", "max_depth", "charge", "copy", "append", "extend",
+    "iterations", "depth", "max_depth", "charge", "copy", "append", "extend", "get",
     "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto",
 })
 LOCAL = re.compile(r"_[a-z]\d+")  # the temporaries and user locals the generator numbers
 PARAM = "ctx"
-SAFE_BUILTINS: dict[str, Any] = {"type": type, "len": len, "list": list, "range": range, "int": int,
+SAFE_BUILTINS: dict[str, Any] = {"type": type, "len": len, "list": list, "range": range, "int": int, "str": str,
                                  "dict": dict}
 SCALARS = (type(None), bool, int, float, str)
 

@@ -436,6 +436,14 @@ class Budget:
             raise iterations_exceeded(pos)
 
 
+def copied_property(entry: tuple[Any, int], budget: Budget, pos: Pos | None) -> Any:
+    """A component's list or map property, as `field` hands it out: charged (its size, known beforehand) and
+    copied, since component data is shared by every state."""
+    value, n = entry
+    budget.built(n, pos)
+    return clone(value)
+
+
 def iterations_exceeded(pos: Pos | None) -> LimitError:
     """The error of a move whose iterations ran out; generated code subtracts inline and raises this."""
     return LimitError(

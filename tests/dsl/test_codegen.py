@@ -30,9 +30,13 @@ from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.parser import parse_effects, parse_expr
 from ruleplay.dsl.scope import Callable_, Scope
 
-MODEL = SimpleNamespace(component_ids=["r1"], components_by_kind={"red": ["r1"]},
-                        component_props={"r1": {"id": "r1", "kind": "red", "rank": 1}}, boards={}, graphs={})
-VARS = {"xs": [3, 1, 2], "ys": [], "n": 4, "out": 0, "m": {"a": 1, "b": [1, 2]}, "grid": [[1, 2], [3, 4]]}
+MODEL = SimpleNamespace(component_ids=["r1", "r2"], components_by_kind={"red": ["r1", "r2"]},
+                        component_props={"r1": {"id": "r1", "kind": "red", "rank": 1},
+                                         "r2": {"id": "r2", "kind": "red", "rank": 2, "marks": [1, [2, 3]]}},
+                        boards={}, graphs={})
+# `cs` holds components, and a text that is none: property reads go through the generator's tables
+VARS = {"xs": [3, 1, 2], "ys": [], "n": 4, "out": 0, "m": {"a": 1, "b": [1, 2]}, "grid": [[1, 2], [3, 4]],
+        "cs": ["r1", "r2", "zz"]}
 FUNCTIONS = {"twice": (("a",), "a * 2"), "fact": (("a",), "if a <= 0 then 1 else a * fact(a - 1)")}
 PROCEDURES = {"bump": (("a",), "n += a  @P1 log a"), "rec": (("a",), "if a > 0 { call rec(a - 1) } out += 1"),
               "shadow": (("i",), "let i = i + 1  out = i")}
@@ -42,7 +46,9 @@ SCOPE = Scope(frozenset(VARS), {"k": 2, "ks": [5, 6]},
               disabled_rules=frozenset({"OFF"})).with_locals("i")
 
 INT = st.recursive(
-    st.one_of(st.integers(-2, 6).map(str), st.sampled_from(["n", "k", "i", "out", "len(xs)", "xs[0]", "m.a"])),
+    st.one_of(st.integers(-2, 6).map(str), st.sampled_from(["n", "k", "i", "out", "len(xs)", "xs[0]", "m.a",
+                                                            "cs[i % 3].rank", "len(cs[i % 3].marks)",
+                                                            "cs[1].marks[1][0]"])),
     lambda inner: st.one_of(
         st.tuples(inner, st.sampled_from(["+", "-", "*", "//", "%"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         inner.map(lambda x: f"twice({x})"), inner.map(lambda x: f"fact({x} % 5)"),
@@ -77,6 +83,7 @@ BLOCK = st.recursive(_statements(st.just("")), lambda inner: st.lists(_statement
 
 def _compile(cls: type, text: str) -> tuple[Any, list]:
     compiler = cls()
+    compiler.know_components(MODEL.component_props, 400)
     for n, (params, body) in FUNCTIONS.items():
         compiler.function_bodies[n] = compiler.expr(parse_expr(body), SCOPE.only_locals(*params))
     for n, (params, body) in PROCEDURES.items():
@@ -121,6 +128,9 @@ def check(text: str) -> None:
 @example("out = fact(9)")
 @example("xs[5] = 1")
 @example("append xs to xs  append xs to xs  n = len(xs)")
+@example("out = cs[i % 3].rank")                    # a component, then one without the property, then no component
+@example("let i = 2  out = cs[i].rank")
+@example("repeat 90 { out = len(cs[1].marks) }")    # each copy of a list property is charged its size
 def test_generated_effects_match_the_closures(text):
     check(text)
 

@@ -32,6 +32,7 @@ from .builtins import Builtin, invoke
 from .compiler import Checks, Compiler, Exec, Fn, cited_let
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
+from .tables import FilterTable, filter_names
 
 COMPILERS = ("generated", "closures")
 ENV_VAR = "RULEPLAY_COMPILER"
@@ -239,10 +240,8 @@ class Codegen(Checks):
         items, target, unpack, cond, (elem_out, elem) = self._loop(node, scope, lv, out)
         result = self._tmp()
         body: Out = elem_out + [ast.Expr(call(attr(name(result), "append"), elem))]
-        if cond is not None:
-            body = cond[0] + [E.if_(cond[1], body)]
         out.append(assign(result, ast.List([], ast.Load())))
-        out.append(ast.For(target, items, unpack + body, []))
+        out.extend(self._filtered_loop(node, scope, lv, items, target, unpack, cond, body, False))
         # Its items may share one list many times over: charged as built.
         out.append(ast.Expr(call(attr(self._use("_b"), "charge"), name(result), self._obj(node.pos))))
         return name(result)
@@ -254,11 +253,51 @@ class Codegen(Checks):
         result = self._tmp()
         decided = elem if want else ast.UnaryOp(ast.Not(), elem)
         body: Out = elem_out + [E.if_(decided, [assign(result, const(want)), ast.Break()])]
-        if cond is not None:
-            body = cond[0] + [E.if_(cond[1], body)]
         out.append(assign(result, const(not want)))
-        out.append(ast.For(target, items, unpack + body, []))
+        out.extend(self._filtered_loop(comp, scope, lv, items, target, unpack, cond, body, True))
         return name(result)
+
+    def _filtered_loop(self, comp: A.Comprehension, scope: Scope, lv: Locals, items: ast.Name, target: ast.expr,
+                       unpack: Out, cond: tuple[Out, ast.expr] | None, body: Out, breaks: bool) -> Out:
+        """The loop of a comprehension or quantifier; over constant data with a tableable filter, the
+        loop over the items the filter selects (`dsl.tables`), with the loop as written as its fallback."""
+        written = [ast.For(target, items, unpack + (cond[0] + [E.if_(cond[1], body)] if cond else body), [])]
+        table = self._filter_table(comp, scope) if cond is not None else None
+        if table is None:
+            return written
+        b = self._use("_b")
+        values, found, lump, indices = self._tmp(), self._tmp(), self._tmp(), self._tmp()
+        free = [self._e(A.Name(comp.pos, n), scope.with_locals(*comp.names), lv, []) for n in table.free]
+        tbl = self._obj(table)
+
+        def charge(amount: ast.expr, which: ast.expr) -> Out:
+            # Where the filter would have run: its iterations, or, if they do not fit, the filters themselves.
+            over = [ast.AugAssign(attr(b, "iterations", ast.Store()), ast.Add(), amount),
+                    ast.Expr(call(attr(tbl, "replay"), name(E.PARAM), name(values), which))]
+            return [E.if_(amount, [ast.AugAssign(attr(b, "iterations", ast.Store()), ast.Sub(), amount),
+                                   E.if_(ast.Compare(attr(b, "iterations"), [ast.Lt()], [const(0)]), over)])]
+
+        part = lambda k: ast.Subscript(name(found), const(k), ast.Load())  # noqa: E731
+        tail = charge(part(1), part(2))
+        fast = ast.For(ast.Tuple([target, E.store(lump), E.store(indices)], ast.Store()), part(0),
+                       charge(name(lump), name(indices)) + unpack + body, tail if breaks else [])
+        return [assign(values, ast.Tuple(free, ast.Load())),
+                assign(found, call(attr(tbl, "entries"), name(E.PARAM), name(values))),
+                E.if_(ast.Compare(name(found), [ast.Is()], [const(None)]), written, [fast] + ([] if breaks else tail))]
+
+    def _filter_table(self, comp: A.Comprehension, scope: Scope) -> FilterTable | None:
+        """A `FilterTable` for a loop over a constant list whose filter reads only locals and constants."""
+        source = comp.source
+        found = scope.resolve(source.name) if isinstance(source, A.Name) else None
+        items = source.value if isinstance(source, A.Literal) else found[1] if found and found[0] == "const" else None
+        if type(items) is not list:
+            return None
+        inner = scope.with_locals(*comp.names)
+        free = filter_names(comp.cond, inner, comp.names)
+        if free is None:
+            return None
+        test = Compiler().expr(comp.cond, inner)  # the closures: the oracle measures what the filter costs
+        return FilterTable(items, comp.names, free, test, comp.pos)
 
     def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         obj = self._atom(self._e(node.obj, scope, lv, out), out)

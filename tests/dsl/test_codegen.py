@@ -40,7 +40,10 @@ VARS = {"xs": [3, 1, 2], "ys": [], "n": 4, "out": 0, "m": {"a": 1, "b": [1, 2]},
 FUNCTIONS = {"twice": (("a",), "a * 2"), "fact": (("a",), "if a <= 0 then 1 else a * fact(a - 1)")}
 PROCEDURES = {"bump": (("a",), "n += a  @P1 log a"), "rec": (("a",), "if a > 0 { call rec(a - 1) } out += 1"),
               "shadow": (("i",), "let i = i + 1  out = i")}
-SCOPE = Scope(frozenset(VARS), {"k": 2, "ks": [5, 6]},
+# Constant lists a filter can be tabled over (`dsl.tables`); `mixed` makes `in` raise for one of its items.
+CONSTANTS = {"k": 2, "ks": [5, 6], "lines": [[0, 1, 2], [3, 4, 5], [0, 4, 8], [2, 4, 6], []],
+             "pairs": [[1, 2], [3, 4], [1, 4]], "mixed": [[1, 2], 7, [3]], "odd": [[1, 2], [3]]}
+SCOPE = Scope(frozenset(VARS), CONSTANTS,
               functions={n: Callable_(n, p) for n, (p, _) in FUNCTIONS.items()},
               procedures={n: Callable_(n, p) for n, (p, _) in PROCEDURES.items()},
               disabled_rules=frozenset({"OFF"})).with_locals("i")
@@ -54,6 +57,10 @@ INT = st.recursive(
         inner.map(lambda x: f"twice({x})"), inner.map(lambda x: f"fact({x} % 5)"),
         st.tuples(inner, inner).map(lambda t: f"(if {t[0]} > {t[1]} then {t[0]} else {t[1]})"),
         inner.map(lambda x: f"sum([v * {x} for v in xs])"), inner.map(lambda x: f"len([v for v in xs if v > {x}])"),
+        st.sampled_from(["len([l for l in lines if i in l])", "len([a for a, b in pairs if a == i or b == i])",
+                         "len([l for l in mixed if i in l])", "(if any(len(l) > i for l in lines if i in l) "
+                         "then 1 else 0)", "(if all(a > 0 for a, b in odd if b != i) then 1 else 2)",
+                         "len([l for l in lines if not (i in l)])", "sum([a for a, b in pairs if i < a])"]),
     ), max_leaves=5)
 PLACE = st.sampled_from(["n", "out", "xs[0]", "xs[-1]", "m.a", "grid[1][0]"])
 
@@ -65,6 +72,10 @@ def _statements(block: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.tuples(INT, INT).map(lambda t: f"let v = {t[0]}  v += {t[1]}  out = v"),
         st.tuples(INT, block, block).map(lambda t: f"if {t[0]} > 2 {{ {t[1]} }} else {{ {t[2]} }}"),
         block.map(lambda b: f"for v in xs {{ {b} }}"), block.map(lambda b: f"for v, w in grid {{ {b} }}"),
+        st.sampled_from(["for v in xs { out += len([l for l in lines if v in l]) }",
+                         "let w = true  out = len([a for a, b in pairs if a == w])",
+                         "let w = 4  out = len([l for l in lines if w in l])",
+                         "for v in xs { out += len([a for a, b in pairs if b == v]) }"]),
         st.tuples(INT, block).map(lambda t: f"repeat {t[0]} % 4 {{ {t[1]} }}"),
         INT.map(lambda x: f"append {x} to xs"), INT.map(lambda x: f"prepend {x} to ys"),
         INT.map(lambda x: f"remove {x} from xs"), INT.map(lambda x: f"move {x} from xs to ys"),
@@ -131,6 +142,9 @@ def check(text: str) -> None:
 @example("out = cs[i % 3].rank")                    # a component, then one without the property, then no component
 @example("let i = 2  out = cs[i].rank")
 @example("repeat 90 { out = len(cs[1].marks) }")    # each copy of a list property is charged its size
+@example("repeat 9 { out += len([l for l in lines if i in l]) }")  # a tabled filter: lumps, and one that does not fit
+@example("let i = 0  out = len([l for l in mixed if i in l])")     # `in` raises for one item: the loop as written
+@example("for v in xs { out += len([a for a, b in odd if b == v]) }")  # `odd` cannot be unpacked
 def test_generated_effects_match_the_closures(text):
     check(text)
 

@@ -1,0 +1,124 @@
+"""Partial evaluation of filtered loops over constant data: `for line in lines if cell in line`.
+
+A comprehension or quantifier whose source is a constant list and whose
+filter reads only its loop names, constants and a few scalar locals (a
+function's parameters, say) selects the same items every time those locals
+have the same values.  `FilterTable` works the selection out once per
+combination of values and keeps it, so the generated loop walks only the
+selected items.
+
+The game must stay exactly the same, budgets included.  The filter's work
+is measured while the table is made: each selected item carries the
+iterations the filter spent on it and on the rejected items before it (its
+*lump*), and the loop charges that lump where the filter would have run.
+A filter whose only charges are iterations made by at most one operator
+(`in`, a comparison) can run out of budget only there, so a lump that does
+not fit is taken back and the lump's filters are run for real, by the
+closure compiler, on the move's own budget: the error is then raised
+exactly where and as the loop would have raised it, with the same budget
+left.  A filter that raises, builds a value (charges copies), or meets a
+value that is not a plain scalar in its locals leaves the loop as it was
+for those values: `entries` returns None and the generated code takes the
+ordinary loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import ast as A
+from . import runtime as R
+from .scope import Scope
+
+MAX_KEYS = 1024  # combinations of locals kept per table; past it the loop runs as written
+_KEY_TYPES = (int, str, bool, type(None))  # floats are left out: 0.0 and -0.0 are one key but two texts
+_CHARGING_OPS = frozenset({"in", "not in", "==", "!=", "<", "<=", ">", ">="})
+_PLAIN_OPS = frozenset({"+", "-", "*", "//", "%", "and", "or"})
+_UNLIMITED = 1 << 62
+
+
+def filter_names(cond: A.Expr, scope: Scope, loop_names: tuple[str, ...]) -> list[str] | None:
+    """The locals (other than the loop's names) a filter reads, if it can be tabled; None if it cannot.
+
+    It can when it reads no state, flow value or function, calls nothing and
+    builds no list, and at most one of its operators can charge the budget.
+    """
+    charging = 0
+    free: set[str] = set()
+    for node in A.walk(cond):
+        if isinstance(node, A.Name):
+            found = scope.resolve(node.name)
+            if found is None or found[0] not in ("local", "const"):
+                return None
+            if found[0] == "local" and node.name not in loop_names:
+                free.add(node.name)
+        elif isinstance(node, A.Binary):
+            if node.op in _CHARGING_OPS:
+                charging += not (node.op in ("==", "!=") and (_scalar(node.left) or _scalar(node.right)))
+            elif node.op not in _PLAIN_OPS:
+                return None
+        elif not isinstance(node, (A.Literal, A.Unary, A.BoolOp, A.Cond, A.Index)):
+            return None
+    return sorted(free) if charging <= 1 else None
+
+
+def _scalar(node: A.Expr) -> bool:
+    """A literal that is no list: `==` with it compares without walking anything, so charges nothing."""
+    return isinstance(node, A.Literal) and type(node.value) is not list
+
+
+class FilterTable:
+    """The items of a constant list that pass a filter, per combination of the filter's scalar locals."""
+
+    def __init__(self, items: list, names: tuple[str, ...], free: list[str], test: Callable[[R.Ctx], Any],
+                 pos: A.Pos):
+        self.items, self.names, self.free, self.test, self.pos = items, names, free, test, pos
+        self._entries: dict[tuple, tuple | None] = {}
+
+    def entries(self, ctx: R.Ctx, values: tuple) -> tuple[list[tuple[Any, int, tuple]], int, tuple] | None:
+        """([(item, lump, lump's item indices)], trailing lump, its indices), or None: run the loop as written."""
+        if not all(type(v) in _KEY_TYPES for v in values):
+            return None
+        key = tuple((type(v), v) for v in values)
+        if key in self._entries:
+            return self._entries[key]
+        if len(self._entries) >= MAX_KEYS:
+            return None
+        made = self._entries[key] = self._select(ctx, values)
+        return made
+
+    def _select(self, ctx: R.Ctx, values: tuple) -> tuple | None:
+        budget = R.Budget(_UNLIMITED, ctx.budget.max_depth, _UNLIMITED)
+        probe = R.Ctx(ctx.vars, ctx.flow, ctx.model, budget=budget)
+        selected: list[tuple[Any, int, tuple]] = []
+        lump, pending = 0, []
+        for i, item in enumerate(self.items):
+            before = budget.iterations
+            try:
+                probe.env = self._env(values, item)
+                passed = self.test(probe)
+            except R.RuleRuntimeError:
+                return None  # raised for these values: the loop raises it where it is written
+            if budget.copies != _UNLIMITED:
+                return None  # built a value: its copies would be charged elsewhere than they are
+            lump += before - budget.iterations
+            pending.append(i)
+            if passed:
+                selected.append((item, lump, tuple(pending)))
+                lump, pending = 0, []
+        return selected, lump, tuple(pending)
+
+    def _env(self, values: tuple, item: Any) -> dict:
+        env = dict(zip(self.free, values))
+        if len(self.names) == 1:
+            env[self.names[0]] = item
+        else:
+            env.update(zip(self.names, R.unpack(item, len(self.names), self.pos)))
+        return env
+
+    def replay(self, ctx: R.Ctx, values: tuple, indices: tuple) -> None:
+        """Run the filters of one lump that did not fit, on the move's budget: they raise where the loop would."""
+        real = R.Ctx(ctx.vars, ctx.flow, ctx.model, budget=ctx.budget)
+        for i in indices:
+            real.env = self._env(values, self.items[i])
+            self.test(real)

@@ -1,0 +1,108 @@
+"""Filter tables (`dsl.tables`): which loops are tabled, what a table keeps, and when it declines.
+
+That a tabled loop plays exactly as the loop as written (values, errors and
+budgets) is tested with the other generated code, in test_codegen.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ruleplay.dsl import runtime as R
+from ruleplay.dsl import tables
+from ruleplay.dsl.compiler import Compiler
+from ruleplay.dsl.parser import parse_expr
+from ruleplay.dsl.scope import Scope
+from ruleplay.dsl.tables import FilterTable, filter_names
+
+LINES = [[0, 1, 2], [3, 4, 5], [0, 4, 8]]
+SCOPE = Scope(frozenset({"board"}), {"lines": LINES, "k": 1}).with_locals("cell", "p")
+
+
+def _cond(text: str):
+    return parse_expr(f"[l for l in lines if {text}]").cond
+
+
+@pytest.mark.parametrize("text, free", [
+    ("cell in l", ["cell"]),
+    ("cell in l and k == 1", ["cell"]),
+    ("l[0] == 0", []),
+    ("not (p in l) or cell == 3", ["cell", "p"]),
+])
+def test_a_filter_of_locals_and_constants_is_tabled(text, free):
+    assert filter_names(_cond(text), SCOPE.with_locals("l"), ("l",)) == free
+
+
+@pytest.mark.parametrize("text", [
+    "cell in board",             # reads the state
+    "current in l",              # reads the flow
+    "len(l) > cell",             # calls a builtin
+    "cell in l and p in l",      # two operators that charge: a lump that does not fit has two places to fail
+    "[cell] == l",               # builds a list
+])
+def test_a_filter_that_reads_more_is_not(text):
+    assert filter_names(_cond(text), SCOPE.with_locals("l"), ("l",)) is None
+
+
+def _table(text: str, items: list = LINES) -> FilterTable:
+    inner = SCOPE.with_locals("l")
+    cond = _cond(text)
+    return FilterTable(items, ("l",), filter_names(cond, inner, ("l",)), Compiler().expr(cond, inner), cond.pos)
+
+
+def _ctx() -> R.Ctx:
+    return R.Ctx({}, {}, None, budget=R.Budget(1000, 8))
+
+
+def test_a_table_keeps_the_selected_items_and_the_iterations_their_filters_cost():
+    selected, tail, rest = _table("cell in l").entries(_ctx(), (4,))
+    # each `in` walks a line of 3: the first line is rejected, its cost is carried by the second
+    assert selected == [([3, 4, 5], 6, (0, 1)), ([0, 4, 8], 3, (2,))]
+    assert (tail, rest) == (0, ())
+    selected, tail, rest = _table("cell in l").entries(_ctx(), (1,))
+    assert selected == [([0, 1, 2], 3, (0,))] and (tail, rest) == (6, (1, 2))
+
+
+def test_values_equal_in_python_but_not_in_the_rules_get_their_own_entries():
+    table = _table("cell == l[0]")
+    assert [item for item, _, _ in table.entries(_ctx(), (0,))[0]] == [[0, 1, 2], [0, 4, 8]]
+    assert table.entries(_ctx(), (False,))[0] == []  # false is not 0
+
+
+@pytest.mark.parametrize("value", [1.0, [1], {"a": 1}])
+def test_a_value_that_is_no_plain_scalar_runs_the_loop_as_written(value):
+    assert _table("cell in l").entries(_ctx(), (value,)) is None
+
+
+def test_a_filter_that_raises_for_some_values_runs_the_loop_as_written_for_them():
+    table = _table("cell in l", LINES + [7])  # `in` on a number raises
+    assert table.entries(_ctx(), (4,)) is None
+
+
+def test_the_number_of_kept_combinations_is_bounded(monkeypatch):
+    monkeypatch.setattr(tables, "MAX_KEYS", 2)
+    table = _table("cell in l")
+    assert table.entries(_ctx(), (0,)) is not None and table.entries(_ctx(), (1,)) is not None
+    assert table.entries(_ctx(), (2,)) is None
+    assert table.entries(_ctx(), (0,)) is not None  # kept ones stay
+
+
+def test_a_lump_that_does_not_fit_fails_where_the_filter_would():
+    table = _table("cell in l")
+    ctx = R.Ctx({}, {}, None, budget=R.Budget(4, 8))
+    with pytest.raises(R.LimitError) as err:
+        table.replay(ctx, (4,), (0, 1))
+    assert err.value.pos == _cond("cell in l").pos
+    assert ctx.budget.iterations < 0
+
+
+def test_tic_tac_toe_tables_its_lines():
+    from ruleplay import load_game
+
+    game = load_game("tic-tac-toe")
+    fn = game.model.function_bodies["completes_line"]
+    found = [v for v in fn.__globals__.values() if isinstance(v, FilterTable)]
+    assert len(found) == 1
+    state = game.new_state(0).apply("place(4)").apply("place(0)")
+    assert state.data["vars"]["board"][4] == 0
+    assert found[0]._entries  # the centre's four lines were selected once, and kept

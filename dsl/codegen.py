@@ -32,7 +32,7 @@ from .builtins import Builtin, invoke
 from .compiler import Checks, Compiler, Exec, Fn, cited_let
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
-from .tables import FilterTable, filter_names
+from .tables import STATIC_BUILTINS, BuiltinTable, FilterTable, filter_names
 
 COMPILERS = ("generated", "closures")
 ENV_VAR = "RULEPLAY_COMPILER"
@@ -88,6 +88,7 @@ class Codegen(Checks):
         self.component_props: dict[str, dict] | None = None
         self.copies_limit = 0
         self._tables: dict[str, tuple[dict, dict] | None] = {}
+        self._builtin_tables: dict[str, BuiltinTable] = {}  # one per static builtin, for every call site
 
     # ------------------------------------------------------------ entry points
     def expr(self, node: A.Expr, scope: Scope) -> Fn:
@@ -470,6 +471,10 @@ class Codegen(Checks):
         spec = self.callee(node, scope)
         if isinstance(spec, Builtin):
             out.extend(arg_out)
+            if spec.name in STATIC_BUILTINS:
+                table = self._builtin_tables.setdefault(spec.name, BuiltinTable(spec))
+                return call(attr(self._obj(table), "call"), name(E.PARAM), ast.List(args, ast.Load()),
+                            self._obj(node.pos))
             return call(name("_invoke"), self._obj(spec), name(E.PARAM), ast.List(args, ast.Load()),
                         self._obj(node.pos))
         if not isinstance(spec, Callable_):

@@ -20,6 +20,10 @@ left.  A filter that raises, builds a value (charges copies), or meets a
 value that is not a plain scalar in its locals leaves the loop as it was
 for those values: `entries` returns None and the generated code takes the
 ordinary loop.
+
+Builtins over the model's static geometry (`line_of`, `neighbors`, a
+declared graph's `adjacent` or `reachable`, …) are tabled the same way, by
+their arguments: `BuiltinTable`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any, Callable
 
 from . import ast as A
 from . import runtime as R
+from .builtins import Builtin, invoke
 from .scope import Scope
 
 MAX_KEYS = 1024  # combinations of locals kept per table; past it the loop runs as written
@@ -122,3 +127,44 @@ class FilterTable:
         for i in indices:
             real.env = self._env(values, self.items[i])
             self.test(real)
+
+
+# Builtins whose result and cost depend only on their arguments and the model's boards and declared graphs.
+STATIC_BUILTINS = frozenset({"cell", "xy", "step", "ray", "neighbors", "dirs", "dir_vec", "perimeter", "line_of",
+                             "offset", "cells", "area", "adjacent", "nodes", "reachable", "distance"})
+
+
+class BuiltinTable:
+    """The results of one static builtin (`STATIC_BUILTINS`), by its scalar arguments, with what they cost.
+
+    A call first made runs the builtin (`invoke`) on the move's own budget
+    and keeps its result and the iterations and copies it charged: costs a
+    pure function of the arguments.  A later call with the same arguments
+    charges the same amounts and hands out a copy of the result, as the
+    builtin would have built one; if the charges do not fit, or an argument
+    is no plain scalar, the builtin itself runs, and raises as it would.
+    """
+
+    def __init__(self, spec: Builtin):
+        self.spec = spec
+        self._known: dict[tuple, tuple[Any, int, int]] = {}
+
+    def call(self, ctx: R.Ctx, args: list, pos: A.Pos) -> Any:
+        for a in args:
+            if type(a) not in _KEY_TYPES:
+                return invoke(self.spec, ctx, args, pos)
+        key = tuple((type(a), a) for a in args)
+        budget = ctx.budget
+        known = self._known.get(key)
+        if known is None:
+            iterations, copies = budget.iterations, budget.copies
+            result = invoke(self.spec, ctx, args, pos)
+            if len(self._known) < MAX_KEYS:
+                self._known[key] = (R.clone(result), iterations - budget.iterations, copies - budget.copies)
+            return result
+        result, iterations, copies = known
+        if budget.iterations < iterations or budget.copies < copies:
+            return invoke(self.spec, ctx, args, pos)  # does not fit: the builtin raises where it would
+        budget.iterations -= iterations
+        budget.copies -= copies
+        return R.clone(result) if type(result) is list or type(result) is dict else result

@@ -106,3 +106,51 @@ def test_tic_tac_toe_tables_its_lines():
     state = game.new_state(0).apply("place(4)").apply("place(0)")
     assert state.data["vars"]["board"][4] == 0
     assert found[0]._entries  # the centre's four lines were selected once, and kept
+
+
+def _charges(call, ctx, args) -> tuple:
+    """What one call gives and leaves: its result or error, and the budget after it."""
+    try:
+        outcome = ("ok", call(ctx, args))
+    except R.RuleRuntimeError as err:
+        outcome = (type(err).__name__, err.message, err.pos)
+    return outcome, ctx.budget.iterations, ctx.budget.copies
+
+
+@pytest.mark.parametrize("game, fn, args", [
+    ("connect-four", "line_of", ["grid", 17, "SE"]),
+    ("connect-four", "cell", ["grid", 3, 0]),
+    ("connect-four", "cells", ["grid"]),
+    ("connect-four", "line_of", ["nope", 17, "SE"]),   # raises each time
+    ("connect-four", "line_of", ["grid", [1], "SE"]),  # no scalar: never kept
+    ("lovci-pokladu", "adjacent", ["king", 24]),
+    ("lovci-pokladu", "reachable", ["knight", 24, 2]),
+])
+def test_a_static_builtin_charges_and_gives_what_the_builtin_does(game, fn, args):
+    from ruleplay import load_game
+    from ruleplay.dsl.builtins import BUILTINS, invoke
+    from ruleplay.dsl.tables import BuiltinTable
+
+    model = load_game(game, players=2).model
+    spec, pos = BUILTINS[fn], _cond("cell in l").pos
+    table = BuiltinTable(spec)
+    for iterations in (0, 1, 5, 40, 500, 100_000):  # budgets that do not fit, fit exactly, and fit easily
+        for copies in (0, 3, 100_000):
+            for _ in range(2):  # made, then read from the table
+                want = _charges(lambda c, a: invoke(spec, c, a, pos),
+                                R.Ctx({}, {}, model, budget=R.Budget(iterations, 8, copies)), list(args))
+                got = _charges(lambda c, a: table.call(c, a, pos),
+                               R.Ctx({}, {}, model, budget=R.Budget(iterations, 8, copies)), list(args))
+                assert got == want, (iterations, copies)
+
+
+def test_a_kept_result_is_handed_out_as_a_copy():
+    from ruleplay import load_game
+    from ruleplay.dsl.builtins import BUILTINS
+    from ruleplay.dsl.tables import BuiltinTable
+
+    model = load_game("connect-four").model
+    table = BuiltinTable(BUILTINS["line_of"])
+    first = table.call(R.Ctx({}, {}, model), ["grid", 17, "S"], None)
+    first.append("changed")
+    assert "changed" not in table.call(R.Ctx({}, {}, model), ["grid", 17, "S"], None)

@@ -406,7 +406,12 @@ class Codegen(Checks):
                             ast.UnaryOp(ast.Not(), E.is_container(a)))
             fast = ast.Compare(a, [ast.Eq() if op == "==" else ast.NotEq()], [b])
             slow: ast.expr = call(name("_equals"), a, b, budget, pos)
-            return ast.IfExp(simple, fast, slow if op == "==" else ast.UnaryOp(ast.Not(), slow))
+            slow = slow if op == "==" else ast.UnaryOp(ast.Not(), slow)
+            if not isinstance(a, ast.Constant) and not isinstance(b, ast.Constant):
+                # Null equals only itself, and comparing with it walks nothing: an empty cell against a seat.
+                null = ast.BoolOp(ast.Or(), [E.is_(a, const(None)), E.is_(b, const(None))])
+                slow = ast.IfExp(null, ast.Compare(a, [ast.Is() if op == "==" else ast.IsNot()], [b]), slow)
+            return ast.IfExp(simple, fast, slow)
         if op in ORDER_OPS:
             return ast.IfExp(self._ints(a, b), ast.Compare(a, [ORDER_OPS[op]], [b]),
                              call(name("_compare"), const(op), a, b, budget, pos))

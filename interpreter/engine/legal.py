@@ -115,46 +115,61 @@ def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None 
         action = model.actions[name]
         if action.disabled:
             continue
-        params = action.params
-        by_level = action.checks_by_level
-        if not all(check(ctx) for check in by_level[0]):
-            continue
-        first = action.first_index
-        if not params:
-            out.append(interned(table, first, name, ()))
-            continue
-        env = ctx.env
-        last = len(params) - 1
-        chosen: list = [None] * len(params)
+        for check in action.checks_by_level[0]:
+            if not check(ctx):
+                break
+        else:
+            if action.params:
+                _level(model, action, ctx, 0, 0, True, [None] * len(action.params), out)
+            else:
+                out.append(interned(table, action.first_index, name, ()))
+    return out
 
-        def rec(i: int, prefix: int, exact: bool) -> None:
-            p = params[i]
-            pname, where, checks, universe = p.name, p.where, by_level[i + 1], p.universe
-            radix = len(universe)
-            values = _candidates(model, action, i, ctx)
-            _try(model, action, p, radix if p.source is None else len(values), ctx.budget)
-            own = p.source is None  # values of `of:` itself, never another spelling of one
-            base = prefix * radix
-            for k, v in values:
-                env[pname] = v
-                if where is not None and not where(ctx):
-                    continue
-                for check in checks:
-                    if not check(ctx):
-                        break
+
+def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, exact: bool, chosen: list,
+           out: list[Move]) -> None:
+    """The moves of `action` whose first `i` arguments are `chosen[:i]`, numbered from `prefix`, appended to
+    `out` in the parameters' order.  `exact`: those arguments are their `of:` values themselves, so the
+    moves are the interned ones."""
+    p = action.params[i]
+    pname, where, checks, universe = p.name, p.where, action.checks_by_level[i + 1], p.universe
+    radix = len(universe)
+    values = _candidates(model, action, i, ctx)
+    _try(model, action, p, radix if p.source is None else len(values), ctx.budget)  # type: ignore[arg-type]
+    own = p.source is None  # values of `of:` itself, never another spelling of one
+    env = ctx.env
+    base = prefix * radix
+    if i < len(action.params) - 1:
+        for k, v in values:
+            env[pname] = v
+            if where is not None and not where(ctx):
+                continue
+            for check in checks:
+                if not check(ctx):
+                    break
+            else:
+                chosen[i] = v
+                _level(model, action, ctx, i + 1, base + k, exact and (own or _same(v, universe[k])), chosen, out)
+    else:
+        table, name, first = model.move_table, action.name, action.first_index + base
+        for k, v in values:
+            env[pname] = v
+            if where is not None and not where(ctx):
+                continue
+            for check in checks:
+                if not check(ctx):
+                    break
+            else:
+                if exact and (own or _same(v, universe[k])):
+                    move = table.get(first + k)
+                    if move is None:
+                        chosen[i] = v
+                        move = interned(table, first + k, name, chosen)
+                    out.append(move)
                 else:
                     chosen[i] = v
-                    same = exact and (own or _same(v, universe[k]))
-                    if i < last:
-                        rec(i + 1, base + k, same)
-                    elif same:
-                        out.append(interned(table, first + base + k, name, chosen))
-                    else:
-                        out.append(numbered(first + base + k, name, chosen))
-            env.pop(pname, None)
-
-        rec(0, 0, True)
-    return out
+                    out.append(numbered(first + k, name, chosen))
+    env.pop(pname, None)
 
 
 def bind(action: Action, move: Move) -> dict:

@@ -238,6 +238,8 @@ class GameModel:
     # The state variables some effect of play (an action, hook, trigger or procedure) can change; a move
     # copies only these and shares the others with the state it was made from. None: unknown, copy all.
     written_vars: frozenset[str] | None = None
+    # The same per action: what a move of it, and the flow after it, can change (each within written_vars).
+    written_by_action: dict[str, frozenset[str]] = field(default_factory=dict)
     # Every move listed so far, by its number: the action universe is fixed, so listings share these values.
     move_table: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 

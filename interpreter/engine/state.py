@@ -183,7 +183,9 @@ class State:
         every move an agent tries before it decides, so that a whole
         decision has one bound; by default a move has its own budget.
         """
-        data, legal, history, fired, log = self._advance(move, player, budget, successor_data(self.game.model, self.data))
+        move = self._coerce(move)
+        data, legal, history, fired, log = self._advance(move, player, budget,
+                                                         successor_data(self.game.model, self.data, move.action))
         state = State(self.game, data, legal, history)
         state.last_fired = fired
         state.last_log = log
@@ -224,7 +226,8 @@ class State:
     def _in_place(self, move: Move | str, player: int | None, budget: R.Budget | None, undo: bool,
                   drawn: int | None) -> None:
         saved = (self.data, self._legal, self._history, self.last_fired, self.last_log)
-        new = successor_data(self.game.model, self.data) if undo else self.data
+        move = self._coerce(move)
+        new = successor_data(self.game.model, self.data, move.action) if undo else self.data
         if drawn is not None:
             new["rng"] = drawn
         try:
@@ -425,15 +428,15 @@ class _RecursionGuard:
 _GUARD = _RecursionGuard()
 
 
-def successor_data(model: GameModel, data: dict) -> dict:
+def successor_data(model: GameModel, data: dict, action: str | None = None) -> dict:
     """A copy of `data` for a move to change: the flow and every variable some effect can write are copied,
     the variables no effect writes are shared, since nothing ever changes them in place.
 
     States are values, so this is what keeps the state a move is made from as
-    it was; copying only what can change (`GameModel.written_vars`) is what
-    makes that cheap.  Scalars are immutable and shared as they are.
+    it was; copying only what can change (`GameModel.written_vars`, or what a
+    move of `action` and the flow after it can change) is what makes that cheap.  Scalars are immutable and shared as they are.
     """
-    written = model.written_vars
+    written = model.written_by_action.get(action, model.written_vars) if action is not None else model.written_vars
     old = data["vars"]
     if written is None:
         vars_ = R.clone(old)

@@ -130,6 +130,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
         hidden_info=any(v.visibility != "public" or v.visible_if is not None for v in vars_.values()),
         scope=scope, function_bodies=b.compiler.function_bodies, procedure_bodies=b.compiler.procedure_bodies,
         state_graphs=state_graphs, written_vars=frozenset(b.written & set(vars_)),
+        written_by_action=b.written_by_action(list(actions), set(vars_)),
     )
     model.num_actions = _number_actions(actions)
     return model

@@ -43,6 +43,8 @@ class BuildContext:
         self.cited: dict[str, list[tuple]] = {}
         self.mutable: set[str] = set()
         self.written: set[str] = set()  # names that effects run in play assign or change as lists
+        # Per effects text run in play: the names it assigns or changes as lists, and the procedures it calls.
+        self.writes: dict[tuple, tuple[frozenset[str], frozenset[str]]] = {}
         self.lines = SourceLines()
         for doc in smap.documents():
             self.lines.add(doc.file, doc.text)
@@ -126,10 +128,33 @@ class BuildContext:
         if node is None:
             return noop
         if path != ("setup",):  # setup runs once, on a state of its own: nothing it writes is shared
-            self.written |= {n.name for n in A.walk(node) if isinstance(n, A.Target)}
+            targets = frozenset(n.name for n in A.walk(node) if isinstance(n, A.Target))
+            self.written |= targets
+            self.writes[path] = (targets, frozenset(n.name for n in A.walk(node) if isinstance(n, A.CallProc)))
         fn = self.compiler.block(node, scope)
         self._flush_problems()
         return fn
+
+    def written_by_action(self, actions: list[str], state_vars: set[str]) -> dict[str, frozenset[str]]:
+        """The state variables a move of each action can change: what its effects write, what the
+        procedures they call write (and those they call), and whatever the flow's hooks and triggers,
+        which may run after any move, write."""
+        procedures = {path[1]: w for path, w in self.writes.items() if path[0] == "procedures"}
+
+        def closure(targets: frozenset[str], calls: frozenset[str]) -> set[str]:
+            out, todo, seen = set(targets), list(calls), set()
+            while todo:
+                name = todo.pop()
+                if name in seen or name not in procedures:
+                    continue
+                seen.add(name)
+                out |= procedures[name][0]
+                todo.extend(procedures[name][1])
+            return out
+
+        by_path = {path: closure(*w) for path, w in self.writes.items()}
+        flow = set().union(*(w for path, w in by_path.items() if path[0] not in ("procedures", "actions")))
+        return {a: frozenset((by_path.get(("actions", a, "effects"), set()) | flow) & state_vars) for a in actions}
 
     def names_read(self, path: tuple) -> set[str] | None:
         """The names an expression reads, or None if it does not parse."""

@@ -176,6 +176,20 @@ def test_a_procedure_or_trigger_that_writes_a_variable_puts_it_in_the_write_set(
     assert game.model.written_vars == frozenset({"log", "spare"})
 
 
+def test_a_move_copies_only_what_its_action_its_procedures_and_the_flow_can_write(make_game):
+    game = make_game(PICK.replace("    effects: append 9 to log", "    effects: call outer()")
+                     + "procedures:\n  outer: {effects: call inner()}\n  inner: {effects: append 9 to spare}\n"
+                     + "triggers:\n  - {when: 'len(log) == 9', effects: 'append 0 to log'}\n")
+    assert game.model.written_vars == frozenset({"log", "spare"})
+    # `pick` writes log; `pass_one` writes spare through two procedures, and log through the trigger
+    assert game.model.written_by_action == {"pick": frozenset({"log"}), "pass_one": frozenset({"log", "spare"})}
+    state = game.new_state(0)
+    picked = state.apply("pick(0)")
+    assert picked.data["vars"]["spare"] is state.data["vars"]["spare"]
+    passed = state.apply("pass_one")
+    assert passed.data["vars"]["spare"] == [1, 2, 9] and state.data["vars"]["spare"] == [1, 2]
+
+
 def test_setup_alone_writing_a_variable_leaves_it_shared(make_game):
     game = make_game(PICK.replace("flow:", "setup: spare = [5]\nflow:"))
     assert game.model.written_vars == frozenset({"log"})

@@ -9,7 +9,7 @@ never by set or hash order, so it is the same in every process.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 from ruleplay.dsl import runtime as R
 
@@ -132,36 +132,15 @@ def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, ex
     `out` in the parameters' order.  `exact`: those arguments are their `of:` values themselves, so the
     moves are the interned ones."""
     p = action.params[i]
-    universe = p.universe
+    pname, where, checks, universe = p.name, p.where, action.checks_by_level[i + 1], p.universe
     radix = len(universe)
     values = _candidates(model, action, i, ctx)
     _try(model, action, p, radix if p.source is None else len(values), ctx.budget)  # type: ignore[arg-type]
     own = p.source is None  # values of `of:` itself, never another spelling of one
+    env, table, name = ctx.env, model.move_table, action.name
+    last = i == len(action.params) - 1
     base = prefix * radix
-    passing = _passing(values, p, action.checks_by_level[i + 1], ctx)
-    if i < len(action.params) - 1:
-        for k, v in passing:
-            chosen[i] = v
-            _level(model, action, ctx, i + 1, base + k, exact and (own or _same(v, universe[k])), chosen, out)
-    else:
-        table, name, first = model.move_table, action.name, action.first_index + base
-        for k, v in passing:
-            if exact and (own or _same(v, universe[k])):
-                move = table.get(first + k)
-                if move is None:
-                    chosen[i] = v
-                    move = interned(table, first + k, name, chosen)
-                out.append(move)
-            else:
-                chosen[i] = v
-                out.append(numbered(first + k, name, chosen))
-    ctx.env.pop(p.name, None)
-
-
-def _passing(values: Any, p: Param, checks: tuple, ctx: R.Ctx) -> Iterator[tuple[int, Any]]:
-    """The candidates of parameter `p` its `where:` and the `require:` checks at its level accept, each
-    bound in the context (where the next level's checks read it) when it is handed out."""
-    env, pname, where = ctx.env, p.name, p.where
+    first = action.first_index + base
     for k, v in values:
         env[pname] = v
         if where is not None and not where(ctx):
@@ -170,7 +149,20 @@ def _passing(values: Any, p: Param, checks: tuple, ctx: R.Ctx) -> Iterator[tuple
             if not check(ctx):
                 break
         else:
-            yield k, v
+            same = exact and (own or _same(v, universe[k]))
+            if not last:
+                chosen[i] = v
+                _level(model, action, ctx, i + 1, base + k, same, chosen, out)
+            elif same:
+                move = table.get(first + k)
+                if move is None:
+                    chosen[i] = v
+                    move = interned(table, first + k, name, chosen)
+                out.append(move)
+            else:
+                chosen[i] = v
+                out.append(numbered(first + k, name, chosen))
+    env.pop(pname, None)
 
 
 def bind(action: Action, move: Move) -> dict:

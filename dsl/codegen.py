@@ -32,7 +32,7 @@ from .builtins import Builtin, invoke
 from .compiler import Checks, Compiler, Exec, Fn, cited_let
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
-from .tables import STATIC_BUILTINS, BuiltinTable, FilterTable, filter_names
+from .tables import STATIC_BUILTINS, BuiltinTable, FilterTable, property_tables
 
 COMPILERS = ("generated", "closures")
 ENV_VAR = "RULEPLAY_COMPILER"
@@ -263,7 +263,7 @@ class Codegen(Checks):
         """The loop of a comprehension or quantifier; over constant data with a tableable filter, the
         loop over the items the filter selects (`dsl.tables`), with the loop as written as its fallback."""
         written = [ast.For(target, items, unpack + (cond[0] + [E.if_(cond[1], body)] if cond else body), [])]
-        table = self._filter_table(comp, scope) if cond is not None else None
+        table = FilterTable.for_loop(comp, scope) if cond is not None else None
         if table is None:
             return written
         b = self._use("_b")
@@ -285,20 +285,6 @@ class Codegen(Checks):
         return [assign(values, ast.Tuple(free, ast.Load())),
                 assign(found, call(attr(tbl, "entries"), name(E.PARAM), name(values))),
                 E.if_(ast.Compare(name(found), [ast.Is()], [const(None)]), written, [fast] + ([] if breaks else tail))]
-
-    def _filter_table(self, comp: A.Comprehension, scope: Scope) -> FilterTable | None:
-        """A `FilterTable` for a loop over a constant list whose filter reads only locals and constants."""
-        source = comp.source
-        found = scope.resolve(source.name) if isinstance(source, A.Name) else None
-        items = source.value if isinstance(source, A.Literal) else found[1] if found and found[0] == "const" else None
-        if type(items) is not list:
-            return None
-        inner = scope.with_locals(*comp.names)
-        free = filter_names(comp.cond, inner, comp.names)
-        if free is None:
-            return None
-        test = Compiler().expr(comp.cond, inner)  # the closures: the oracle measures what the filter costs
-        return FilterTable(items, comp.names, free, test, comp.pos)
 
     def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         obj = self._atom(self._e(node.obj, scope, lv, out), out)
@@ -336,26 +322,10 @@ class Codegen(Checks):
         self.component_props, self.copies_limit, self._tables = props, copies_limit, {}
 
     def _property_tables(self, prop: str) -> tuple[dict, dict] | None:
-        """(component -> scalar value, component -> (list or map, its size)) for one property name."""
         if self.component_props is None:
             return None
         if prop not in self._tables:
-            scalars: dict[str, Any] = {}
-            containers: dict[str, tuple[Any, int]] = {}
-            for cid, props in self.component_props.items():
-                if prop not in props:
-                    continue
-                value = props[prop]
-                if type(value) in E.SCALARS:
-                    scalars[cid] = value
-                elif type(value) in (list, dict):
-                    try:
-                        n = R.size(value, self.copies_limit)
-                    except R.LimitError:
-                        continue  # nested too deep: `field` raises that, with its position
-                    if n <= self.copies_limit:  # larger: no move could copy it, and `field` says so
-                        containers[cid] = (value, n)
-            self._tables[prop] = (scalars, containers) if scalars or containers else None
+            self._tables[prop] = property_tables(self.component_props, prop, self.copies_limit)
         return self._tables[prop]
 
     def _e_Index(self, node: A.Index, scope: Scope, lv: Locals, out: Out) -> ast.expr:

@@ -23,7 +23,8 @@ ordinary loop.
 
 Builtins over the model's static geometry (`line_of`, `neighbors`, a
 declared graph's `adjacent` or `reachable`, …) are tabled the same way, by
-their arguments: `BuiltinTable`.
+their arguments: `BuiltinTable`; and the components' properties, read
+from dicts made at compile time: `property_tables`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any, Callable
 from . import ast as A
 from . import runtime as R
 from .builtins import Builtin, invoke
+from .compiler import Compiler
 from .scope import Scope
 
 MAX_KEYS = 1024  # combinations of locals kept per table; past it the loop runs as written
@@ -79,6 +81,21 @@ class FilterTable:
                  pos: A.Pos):
         self.items, self.names, self.free, self.test, self.pos = items, names, free, test, pos
         self._entries: dict[tuple, tuple | None] = {}
+
+    @classmethod
+    def for_loop(cls, comp: A.Comprehension, scope: Scope) -> "FilterTable | None":
+        """The table of a filtered loop over a constant list whose filter reads only locals and constants."""
+        source = comp.source
+        found = scope.resolve(source.name) if isinstance(source, A.Name) else None
+        items = source.value if isinstance(source, A.Literal) else found[1] if found and found[0] == "const" else None
+        if type(items) is not list or comp.cond is None:
+            return None
+        inner = scope.with_locals(*comp.names)
+        free = filter_names(comp.cond, inner, comp.names)
+        if free is None:
+            return None
+        test = Compiler().expr(comp.cond, inner)  # the closures: the oracle measures what the filter costs
+        return cls(items, comp.names, free, test, comp.pos)
 
     def entries(self, ctx: R.Ctx, values: tuple) -> tuple[list[tuple[Any, int, tuple]], int, tuple] | None:
         """([(item, lump, lump's item indices)], trailing lump, its indices), or None: run the loop as written."""
@@ -127,6 +144,28 @@ class FilterTable:
         for i in indices:
             real.env = self._env(values, self.items[i])
             self.test(real)
+
+
+def property_tables(components: dict[str, dict], prop: str, copies_limit: int) -> tuple[dict, dict] | None:
+    """(component -> scalar value, component -> (list or map, the size a copy of it is charged)) for one
+    property name, or None if no component has it.  A value nested too deep, or too large for any move to
+    copy, is left out: `field` refuses it, with its position."""
+    scalars: dict[str, Any] = {}
+    containers: dict[str, tuple[Any, int]] = {}
+    for cid, props in components.items():
+        if prop not in props:
+            continue
+        value = props[prop]
+        if type(value) in (type(None), bool, int, float, str):
+            scalars[cid] = value
+        elif type(value) in (list, dict):
+            try:
+                n = R.size(value, copies_limit)
+            except R.LimitError:
+                continue
+            if n <= copies_limit:
+                containers[cid] = (value, n)
+    return (scalars, containers) if scalars or containers else None
 
 
 # Builtins whose result and cost depend only on their arguments and the model's boards and declared graphs.

@@ -278,7 +278,9 @@ class Codegen(Checks):
             return [E.if_(amount, [ast.AugAssign(attr(b, "iterations", ast.Store()), ast.Sub(), amount),
                                    E.if_(ast.Compare(attr(b, "iterations"), [ast.Lt()], [const(0)]), over)])]
 
-        part = lambda k: ast.Subscript(name(found), const(k), ast.Load())  # noqa: E731
+        def part(k: int) -> ast.expr:  # (selected items, trailing lump, its indices)[k]
+            return ast.Subscript(name(found), const(k), ast.Load())
+
         tail = charge(part(1), part(2))
         fast = ast.For(ast.Tuple([target, E.store(lump), E.store(indices)], ast.Store()), part(0),
                        charge(name(lump), name(indices)) + unpack + body, tail if breaks else [])

@@ -1,4 +1,5 @@
-"""What `simulate`, `compare` and `tournament` share: the backend option, --plot, spec ids, statistics text."""
+"""What `simulate`, `compare` and `tournament` share: the worker and backend options, --plot, spec ids,
+statistics text."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Callable
 import click
 
 from ..engine.game import Game
+from .options import WholeNumber
 from .output import echo
 
 
@@ -31,6 +33,23 @@ def _plot_folder(ctx: click.Context, param: click.Parameter, value: Path | None)
     if value.exists() and not value.is_dir():
         raise click.BadParameter(f"{value} is not a folder")
     return value
+
+
+def _bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    from ..runs.workers import check_workers
+
+    try:
+        check_workers(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
+def workers_option(fn: Callable) -> Callable:
+    return click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
+                        callback=_bounded_workers,
+                        help="Worker processes (results do not depend on it); at most a few per core, as "
+                             "memory allows.")(fn)
 
 
 def executor_option(fn: Callable) -> Callable:

@@ -10,10 +10,10 @@ from ..engine.errors import WorkerLostError
 from ..engine.game import Game
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
-from .batches import charts, executor_option, spec_ids
+from .batches import charts, executor_option, spec_ids, workers_option
 from .options import WholeNumber, agents_option, json_option, load, seated
 from .output import echo, emit_json, reports_errors
-from .simulate import MAX_GAMES, bounded_workers
+from .simulate import MAX_GAMES
 
 
 def _side(game_name: str, variant: str | None, players: int | None) -> tuple[str, str | None, str]:
@@ -43,8 +43,7 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
               help="Number of players (default: the ruleset's).")
 @click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
               help="Seed of both sides: game i of A and of B start from the same seed.")
-@click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
-              callback=bounded_workers, help="Worker processes (results do not depend on it).")
+@workers_option
 @executor_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               callback=out_folder, help="Stream each side's games to DIR/A.jsonl and DIR/B.jsonl.")

@@ -12,7 +12,7 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
-from .batches import charts, echo_statistics, executor_option, spec_ids
+from .batches import charts, echo_statistics, executor_option, spec_ids, workers_option
 from .options import WholeNumber, agents_option, game_options, json_option, load, output_file
 from .output import echo, echo_failures, emit_json, percent, reports_errors
 
@@ -21,24 +21,12 @@ from .output import echo, echo_failures, emit_json, percent, reports_errors
 MAX_GAMES = 10**9
 
 
-def bounded_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
-    from ..runs.workers import check_workers
-
-    try:
-        check_workers(value)
-    except ValueError as err:
-        raise click.BadParameter(str(err)) from None
-    return value
-
-
 @click.command("simulate")
 @click.argument("game_name", metavar="GAME")
 @click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=100, show_default=True,
               metavar="N")
 @agents_option
-@click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
-              callback=bounded_workers,
-              help="Worker processes (results do not depend on it); at most a few per core, as memory allows.")
+@workers_option
 @click.option("--rotate", is_flag=True,
               help="Shift the seating by one seat each game; statistics are then per agent, in --agents order.")
 @executor_option

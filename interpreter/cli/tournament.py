@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from ..engine.errors import WorkerLostError
-from .batches import executor_option
+from .batches import executor_option, workers_option
 from .compare import out_folder
 from .options import WholeNumber, agents_option, json_option, load, ruleset_options
 from .output import echo, emit_json, reports_errors
-from .simulate import MAX_GAMES, bounded_workers
+from .simulate import MAX_GAMES
 
 
 @click.command("tournament")
@@ -21,8 +21,7 @@ from .simulate import MAX_GAMES, bounded_workers
               metavar="N", help="Games per pairing, shared evenly between its seatings.")
 @click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
               help="Seed of every seating's batch (and of the bootstrap).")
-@click.option("--workers", type=WholeNumber(min=1), default=1, show_default=True, metavar="K",
-              callback=bounded_workers, help="Worker processes (results do not depend on it).")
+@workers_option
 @executor_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               callback=out_folder, help="Stream each seating's games to a results file in DIR.")

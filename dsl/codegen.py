@@ -338,6 +338,11 @@ class Codegen(Checks):
         slow = call(name("_index"), obj, key, self._obj(pos))
         if isinstance(obj, ast.Constant):  # a literal is never a list: no fast path to try
             return slow
+        if isinstance(key, ast.Constant) and type(key.value) is int:  # `xs[0]`: the key's checks are known now
+            if key.value < 0:
+                return slow
+            return ast.IfExp(E.and_(E.type_is(obj, "list"), ast.Compare(call(name("len"), obj), [ast.Gt()], [key])),
+                             ast.Subscript(obj, key, ast.Load()), slow)
         in_range = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [key, call(name("len"), obj)])
         return ast.IfExp(E.and_(E.type_is(obj, "list"), E.type_is(key, "int"), in_range),
                          ast.Subscript(obj, key, ast.Load()), slow)

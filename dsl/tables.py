@@ -39,6 +39,7 @@ from .scope import Scope
 
 MAX_KEYS = 1024  # combinations of locals kept per table; past it the loop runs as written
 _KEY_TYPES = (int, str, bool, type(None))  # floats are left out: 0.0 and -0.0 are one key but two texts
+_KEY_SET = frozenset(_KEY_TYPES)
 _CHARGING_OPS = frozenset({"in", "not in", "==", "!=", "<", "<=", ">", ">="})
 _PLAIN_OPS = frozenset({"+", "-", "*", "//", "%", "and", "or"})
 _UNLIMITED = 1 << 62
@@ -189,10 +190,10 @@ class BuiltinTable:
         self._known: dict[tuple, tuple[Any, int, int]] = {}
 
     def call(self, ctx: R.Ctx, args: list, pos: A.Pos) -> Any:
-        for a in args:
-            if type(a) not in _KEY_TYPES:
-                return invoke(self.spec, ctx, args, pos)
-        key = tuple((type(a), a) for a in args)
+        types = tuple(map(type, args))
+        if not _KEY_SET.issuperset(types):
+            return invoke(self.spec, ctx, args, pos)
+        key = (types, *args)  # the types keep `true` apart from 1
         budget = ctx.budget
         known = self._known.get(key)
         if known is None:

@@ -49,7 +49,8 @@ SCOPE = Scope(frozenset(VARS), CONSTANTS,
               disabled_rules=frozenset({"OFF"})).with_locals("i")
 
 INT = st.recursive(
-    st.one_of(st.integers(-2, 6).map(str), st.sampled_from(["n", "k", "i", "out", "len(xs)", "xs[0]", "m.a",
+    st.one_of(st.integers(-2, 6).map(str), st.sampled_from(["n", "k", "i", "out", "len(xs)", "xs[0]", "xs[-1]",
+                                                            "xs[7]", "m.a",
                                                             "cs[i % 3].rank", "len(cs[i % 3].marks)",
                                                             "cs[1].marks[1][0]"])),
     lambda inner: st.one_of(

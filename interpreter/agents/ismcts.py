@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..engine.determinize import Determinizer
 from ..engine.moves import Move
 from ..engine.state import State
-from .search import SearchAgent, resolve_heuristic, rollout, sample_chance, ucb
+from .search import CutOff, SearchAgent, rollout, sample_chance, ucb
 
 
 class _Edge:
@@ -46,18 +46,18 @@ class ISMCTSAgent(SearchAgent):
         views = {}  # the real moves by how this seat sees them: the root's edges
         for move in moves:
             views.setdefault(state.move_view(move, me), move)
-        heuristic = resolve_heuristic(state, self.settings.heuristic)
+        cut = CutOff.of(state, self.settings)
         sampler = Determinizer(state, me)
         root = _Node()
         watch = self.settings.stopwatch()
         while watch.more():
-            self._iterate(root, sampler.sample(self.rng), me, set(views), heuristic)
+            self._iterate(root, sampler.sample(self.rng), me, set(views), cut)
             watch.tick()
         edges = root.edges
         best = max(views, key=lambda v: (edges[v].visits, edges[v].totals[me]) if v in edges else (-1, 0.0))
         return views[best]
 
-    def _iterate(self, root: _Node, state: State, me: int, root_views: set[str], heuristic: str | None) -> None:
+    def _iterate(self, root: _Node, state: State, me: int, root_views: set[str], cut: CutOff) -> None:
         node, path = root, []
         players = state.data["flow"]["players"]
         expanded = False
@@ -95,7 +95,7 @@ class ISMCTSAgent(SearchAgent):
             choices = by_view[view]
             path.append(edge)
             state, node = state.apply(choices[self.rng.below(len(choices))]), edge.child
-        returns = rollout(state, self.rng, self.settings.depth, heuristic)
+        returns = rollout(state, self.rng, self.settings.depth, cut)
         for edge in path:
             edge.visits += 1
             for seat, value in enumerate(returns):

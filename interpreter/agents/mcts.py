@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..engine.moves import Move
 from ..engine.rng import Rng
 from ..engine.state import State
-from .search import SearchAgent, resolve_heuristic, rollout, sample_chance, ucb
+from .search import CutOff, SearchAgent, rollout, sample_chance, ucb
 
 
 class _Node:
@@ -37,18 +37,18 @@ class MCTSAgent(SearchAgent):
     """UCT with an iteration budget (default) or a time budget; see the module docstring."""
 
     def search(self, state: State, moves: list[Move]) -> Move:
-        heuristic = resolve_heuristic(state, self.settings.heuristic)
+        cut = CutOff.of(state, self.settings)
         root = _Node(state, self.rng)
         watch = self.settings.stopwatch()
         while watch.more():
-            self._iterate(root, heuristic)
+            self._iterate(root, cut)
             watch.tick()
         # Most visited, then the higher mean, then the rules' order: a fixed choice for a fixed tree.
         me = state.current_player
         return max(moves, key=lambda m: (root.children[m].visits, root.children[m].totals[me])
                    if m in root.children else (-1, 0.0))
 
-    def _iterate(self, root: _Node, heuristic: str | None) -> None:
+    def _iterate(self, root: _Node, cut: CutOff) -> None:
         node, path = root, [root]
         while not node.state.is_terminal():
             if node.state.is_chance_node():
@@ -67,7 +67,7 @@ class MCTSAgent(SearchAgent):
                 break
             node = self._select(node)
             path.append(node)
-        returns = rollout(node.state, self.rng, self.settings.depth, heuristic)
+        returns = rollout(node.state, self.rng, self.settings.depth, cut)
         for visited in path:
             visited.visits += 1
             for seat, value in enumerate(returns):

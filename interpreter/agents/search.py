@@ -31,6 +31,8 @@ SEARCH_OPTIONS = (
            minimum=0),
     Option("c", float, 1.4, "UCB exploration constant", minimum=0),
     Option("heuristic", str, None, "the ruleset's heuristic used at the cut-off (default: its first)"),
+    Option("scale", float, None, "the heuristic lead counted as most of a win (default: the heuristic's own "
+           "`scale`; 0 or none: only the order counts)", minimum=0),
 )
 
 
@@ -41,6 +43,7 @@ class SearchSettings:
     depth: int | None = None
     c: float = 1.4
     heuristic: str | None = None
+    scale: float | None = None
 
     def stopwatch(self) -> "Stopwatch":
         return Stopwatch(self)
@@ -93,22 +96,45 @@ def resolve_heuristic(state: State, name: str | None) -> str | None:
     return next(iter(heuristics), None)
 
 
-def evaluate(state: State, heuristic: str | None) -> list[float]:
-    """Returns at the end; before it, each seat's standing by the heuristic as a pseudo-return in [-1, 1]:
-    the share of other seats it is ahead of, less the share ahead of it (0 for all without a heuristic).
+@dataclass(frozen=True)
+class CutOff:
+    """How a search judges a position it stops in before the end: which heuristic, and on what scale."""
 
-    Only the order of the estimates counts, so a heuristic may be in any unit.
+    heuristic: str | None
+    scale: float | None
+
+    @classmethod
+    def of(cls, state: State, settings: SearchSettings) -> "CutOff":
+        """The settings' heuristic (or the ruleset's first), on the settings' scale or else the heuristic's own."""
+        heuristic = resolve_heuristic(state, settings.heuristic)
+        scale = settings.scale
+        if scale is None and heuristic is not None:
+            scale = state.game.model.heuristic_scales.get(heuristic)
+        return cls(heuristic, scale)
+
+
+def evaluate(state: State, cut: CutOff) -> list[float]:
+    """Returns at the end; before it, each seat's standing by the heuristic as a pseudo-return in [-1, 1]
+    (0 for all without a heuristic), the mean over the other seats of how it stands against each.
+
+    With a scale, a seat `d` ahead scores tanh(d / scale): a search then tells a wide lead from a narrow one,
+    and a seat that cannot change the order still sees which moves help it.  Without one (or with 0, the
+    limit of tanh(d / scale) as the scale shrinks) only the order counts: 1 ahead, -1 behind, 0 level, so a
+    heuristic may be in any unit.
     """
     if state.is_terminal():
         return state.returns()
     n = state.data["flow"]["players"]
-    if heuristic is None or n < 2:
+    if cut.heuristic is None or n < 2:
         return [0.0] * n
-    h = heuristic_values(state.game.model, state.data, heuristic)
-    return [sum((h[p] > h[q]) - (h[p] < h[q]) for q in range(n) if q != p) / (n - 1) for p in range(n)]
+    h = heuristic_values(state.game.model, state.data, cut.heuristic)
+    scale = cut.scale
+    if not scale:
+        return [sum((h[p] > h[q]) - (h[p] < h[q]) for q in range(n) if q != p) / (n - 1) for p in range(n)]
+    return [sum(math.tanh((h[p] - h[q]) / scale) for q in range(n) if q != p) / (n - 1) for p in range(n)]
 
 
-def rollout(state: State, rng: Rng, depth: int | None, heuristic: str | None) -> list[float]:
+def rollout(state: State, rng: Rng, depth: int | None, cut: CutOff) -> list[float]:
     """Uniformly random moves from `state` to the end, or for `depth` moves and then the heuristic.
 
     A game that passes `limits.max_steps` in a rollout is judged where it stopped.
@@ -124,7 +150,7 @@ def rollout(state: State, rng: Rng, depth: int | None, heuristic: str | None) ->
             steps += 1
     except StepLimitError:
         pass
-    return evaluate(state, heuristic)
+    return evaluate(state, cut)
 
 
 def ucb(total: float, visits: int, parent_visits: int, c: float) -> float:

@@ -235,6 +235,7 @@ class GameModel:
     procedure_bodies: dict[str, Exec] = field(default_factory=dict)
     state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
     heuristics: dict[str, Fn] = field(default_factory=dict)  # named estimates of how well `seat` stands
+    heuristic_scales: dict[str, float] = field(default_factory=dict)  # the lead counted as most of a win
     # The state variables some effect of play (an action, hook, trigger or procedure) can change; a move
     # copies only these and shares the others with the state it was made from. None: unknown, copy all.
     written_vars: frozenset[str] | None = None

@@ -40,13 +40,15 @@ def build_heuristics(b: BuildContext, scope: Scope) -> dict[str, Any]:
     and nothing a heuristic computes changes how the game plays.
     """
     sscope = scope.with_locals("seat")
-    out = {}
+    out, scales = {}, {}
     for name, entry in (b.data.get("heuristics") or {}).items():
         b.cite(entry.get("rule"), ("heuristics", name))
         fn = b.expr(("heuristics", name, "value"), sscope)
         if fn is not None:
             out[name] = fn
-    return {"heuristics": out}
+        if "scale" in entry:
+            scales[name] = float(entry["scale"])
+    return {"heuristics": out, "heuristic_scales": scales}
 
 
 def build_invariants(b: BuildContext, scope: Scope) -> list[Invariant]:

@@ -28,7 +28,7 @@ def test_bare_search_agents_count_iterations_not_seconds():
 
 @pytest.mark.parametrize("spec, message", [
     ("minimax", "unknown agent 'minimax' (agents: random, first, greedy, mcts, ismcts, human)"),
-    ("mcts:iters=4", "agent 'mcts' has no option 'iters' (its options: iterations, seconds, depth, c, heuristic)"),
+    ("mcts:iters=4", "agent 'mcts' has no option 'iters' (its options: iterations, seconds, depth, c, heuristic, scale)"),
     ("random:depth=3", "agent 'random' has no option 'depth' (its options: none)"),
     ("mcts:iterations=many", "agent 'mcts': option iterations='many' is not a whole number (iterations per decision)"),
     ("mcts:iterations=0", "agent 'mcts': option iterations=0 must be at least 1 (iterations per decision)"),

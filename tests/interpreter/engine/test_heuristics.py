@@ -47,6 +47,11 @@ def test_heuristics_are_built_in_the_order_written():
     ("heuristics:\n  lead: {value: 'pts[seat] +'}\n", "game.yaml:20:"),
     ("heuristics:\n  lead: {value: 'pts[p]'}\n", "game.yaml:20:22: error RP210: unknown name `p`"),
     ("heuristics:\n  lead: {value: 'pts[seat]', weight: 2}\n", "error RP103: unknown key 'weight'"),
+    ("heuristics:\n  lead: {value: 'pts[seat]', scale: 0}\n", "game.yaml:20:37: error RP100: 0 is less than or equal to the minimum of 0"),
+    ("heuristics:\n  lead: {value: 'pts[seat]', scale: -3}\n", "game.yaml:20:37: error RP100: -3 is less than"),
+    ("heuristics:\n  lead: {value: 'pts[seat]', scale: .inf}\n", "game.yaml:20:37: error RP004: `.inf` is not a finite number"),
+    ("heuristics:\n  lead: {value: 'pts[seat]', scale: ten}\n", "game.yaml:20:37: error RP101: expected number, got text: \"ten\""),
+    ("heuristics:\n  lead: {value: 'pts[seat]', scale: true}\n", "game.yaml:20:37: error RP101: expected number, got boolean: true"),
 ])
 def test_a_bad_heuristic_is_a_located_diagnostic(make_game, section, message):
     with pytest.raises(RulesetError) as info:

@@ -1,0 +1,93 @@
+"""The search agents' cut-off judgement: by rank without a scale, by tanh(lead / scale) with one."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from ruleplay import load_game
+from ruleplay.agents import make_agent
+from ruleplay.agents.search import CutOff, SearchSettings, evaluate
+
+TAKE_RACE = Path(__file__).resolve().parents[2] / "rulesets" / "take-race.yaml"
+
+THREE_SEATS = """
+ruleplay: 1
+game: three
+players: 3
+state:
+  pts: {per_player: true, init: "0"}
+flow:
+  phases:
+    - name: play
+      order: alternate
+      actions: [take]
+actions:
+  take:
+    params:
+      n: range(0, 4)
+    effects: pts[current] += n
+end:
+  - when: pts[0] >= 9
+scoring:
+  score: pts[p]
+heuristics:
+  points:
+    value: pts[seat]
+    scale: 2
+"""
+
+
+@pytest.fixture(scope="module")
+def race():
+    return load_game(TAKE_RACE)
+
+
+def test_without_a_scale_only_the_order_counts(race):
+    state = race.new_state(0).apply("take(3)").apply("take(1)")  # lead: 2 and -2
+    assert evaluate(state, CutOff("lead", None)) == [1.0, -1.0]
+    level = race.new_state(0).apply("take(2)").apply("take(2)")
+    assert evaluate(level, CutOff("lead", None)) == [0.0, 0.0]
+    assert evaluate(state, CutOff("lead", 0.0)) == [1.0, -1.0]  # a scale of 0: the limit, the order alone
+
+
+def test_with_a_scale_a_wider_lead_is_worth_more(race):
+    narrow = race.new_state(0).apply("take(2)").apply("take(1)")  # lead 1 - (-1) = 2
+    wide = race.new_state(0).apply("take(3)").apply("take(1)")  # lead 2 - (-2) = 4
+    assert evaluate(narrow, CutOff("lead", 4.0)) == pytest.approx([math.tanh(0.5), -math.tanh(0.5)])
+    assert evaluate(wide, CutOff("lead", 4.0)) == pytest.approx([math.tanh(1.0), -math.tanh(1.0)])
+
+
+def test_the_end_is_judged_by_the_returns_whatever_the_scale(race):
+    state = race.new_state(0)
+    for move in ["take(1)", "take(3)"] * 3:
+        state = state.apply(move)
+    assert state.is_terminal()
+    assert evaluate(state, CutOff("lead", 0.5)) == state.returns() == evaluate(state, CutOff("lead", None))
+
+
+def test_each_seat_is_the_mean_over_the_others(make_game):
+    game = make_game(THREE_SEATS)
+    state = game.new_state(0).apply("take(3)").apply("take(1)")  # points 3, 1, 0
+    values = evaluate(state, CutOff.of(state, SearchSettings()))
+    t = math.tanh
+    assert values == pytest.approx([(t(1.0) + t(1.5)) / 2, (t(-1.0) + t(0.5)) / 2, (t(-1.5) + t(-0.5)) / 2])
+
+
+def test_the_scale_comes_from_the_option_else_the_heuristic(make_game, race):
+    state = make_game(THREE_SEATS).new_state(0)
+    assert CutOff.of(state, SearchSettings()) == CutOff("points", 2.0)
+    assert CutOff.of(state, SearchSettings(scale=7.5)) == CutOff("points", 7.5)
+    assert CutOff.of(state, SearchSettings(scale=0.0)) == CutOff("points", 0.0)
+    assert CutOff.of(race.new_state(0), SearchSettings()) == CutOff("lead", None)
+    assert CutOff.of(race.new_state(0), SearchSettings(heuristic="modest", scale=1.0)) == CutOff("modest", 1.0)
+
+
+@pytest.mark.parametrize("agent", ["mcts", "ismcts"])
+def test_a_scaled_cut_off_search_is_reproducible_and_plays_a_legal_move(race, agent):
+    state = race.new_state(0)
+    spec = f"{agent}:iterations=40:depth=1:scale=2"
+    picks = {str(make_agent(spec, 3).choose(state)) for _ in range(3)}
+    assert len(picks) == 1 and picks <= {str(m) for m in state.legal_moves()}

@@ -27,7 +27,7 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..engine.game import Game
 from .simulate import simulate

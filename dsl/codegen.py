@@ -32,7 +32,7 @@ from .builtins import Builtin, invoke
 from .compiler import Checks, Compiler, Exec, Fn, cited_let
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
-from .tables import STATIC_BUILTINS, BuiltinTable, FilterTable, property_tables
+from .tables import STATIC_BUILTINS, BuiltinTable, FilterTable, FunctionTable, property_tables
 
 COMPILERS = ("generated", "closures")
 ENV_VAR = "RULEPLAY_COMPILER"
@@ -322,6 +322,11 @@ class Codegen(Checks):
     def know_components(self, props: dict[str, dict], copies_limit: int) -> None:
         """Compile property reads against these components (the model's, fixed for its whole life)."""
         self.component_props, self.copies_limit, self._tables = props, copies_limit, {}
+
+    def table_functions(self, heights: dict[str, int], params: dict[str, tuple[str, ...]]) -> None:
+        """Calls of these functions look their values up: each body is wrapped in its `FunctionTable`."""
+        for fname, height in heights.items():
+            self.function_bodies[fname] = FunctionTable(self.function_bodies[fname], params[fname], height).call
 
     def _property_tables(self, prop: str) -> tuple[dict, dict] | None:
         if self.component_props is None:

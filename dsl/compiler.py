@@ -121,6 +121,10 @@ class Checks:
         """The model's components, for a compiler that reads their properties from tables; the closures
         read `ctx.model.component_props` as they run, so this base keeps nothing."""
 
+    def table_functions(self, heights: dict[str, int], params: dict[str, tuple[str, ...]]) -> None:
+        """The static user functions and their heights (`dsl.tables.static_functions`), for a compiler that
+        keeps their values; the closures run every call, so this base keeps nothing."""
+
     def problem(self, code: str, message: str, pos: A.Pos, hint: str = "") -> Fn:
         self.problems.append(CompileProblem(code, message, pos, hint))
 

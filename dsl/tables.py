@@ -23,8 +23,10 @@ ordinary loop.
 
 Builtins over the model's static geometry (`line_of`, `neighbors`, a
 declared graph's `adjacent` or `reachable`, …) are tabled the same way, by
-their arguments: `BuiltinTable`; and the components' properties, read
-from dicts made at compile time: `property_tables`.
+their arguments: `BuiltinTable`; so are the user functions that read
+nothing but their arguments and constants: `static_functions`,
+`FunctionTable`; and the components' properties, read from dicts made at
+compile time: `property_tables`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, Callable
 
 from . import ast as A
 from . import runtime as R
-from .builtins import Builtin, invoke
+from .builtins import BUILTINS, Builtin, invoke
 from .compiler import Compiler
 from .scope import Scope
 
@@ -174,7 +176,42 @@ STATIC_BUILTINS = frozenset({"cell", "xy", "step", "ray", "neighbors", "dirs", "
                              "offset", "cells", "area", "adjacent", "nodes", "reachable", "distance"})
 
 
-class BuiltinTable:
+class _CostTable:
+    """Values kept by their scalar arguments, each with the iterations and copies its first computation
+    charged: what the tables below share.  `_run` computes a value on the move's own budget; `height` is
+    the levels of user calls that computing it goes down (it must fit under `max_depth` to be looked up)."""
+
+    height = 0
+
+    def __init__(self) -> None:
+        self._known: dict[tuple, tuple[Any, int, int]] = {}
+
+    def _run(self, ctx: R.Ctx, args: list, pos: A.Pos | None) -> Any:
+        raise NotImplementedError
+
+    def _lookup(self, ctx: R.Ctx, args: list, pos: A.Pos | None) -> Any:
+        types = tuple(map(type, args))
+        if not _KEY_SET.issuperset(types):
+            return self._run(ctx, args, pos)
+        key = (types, *args)  # the types keep `true` apart from 1
+        budget = ctx.budget
+        known = self._known.get(key)
+        if known is None:
+            iterations, copies = budget.iterations, budget.copies
+            result = self._run(ctx, args, pos)
+            if len(self._known) < MAX_KEYS:
+                self._known[key] = (R.clone(result), iterations - budget.iterations, copies - budget.copies)
+            return result
+        result, iterations, copies = known
+        if budget.iterations < iterations or budget.copies < copies or \
+                budget.depth + self.height > budget.max_depth:
+            return self._run(ctx, args, pos)  # does not fit: computed for real, it raises where it would
+        budget.iterations -= iterations
+        budget.copies -= copies
+        return R.clone(result) if type(result) is list or type(result) is dict else result
+
+
+class BuiltinTable(_CostTable):
     """The results of one static builtin (`STATIC_BUILTINS`), by its scalar arguments, with what they cost.
 
     A call first made runs the builtin (`invoke`) on the move's own budget
@@ -186,25 +223,92 @@ class BuiltinTable:
     """
 
     def __init__(self, spec: Builtin):
+        super().__init__()
         self.spec = spec
-        self._known: dict[tuple, tuple[Any, int, int]] = {}
 
-    def call(self, ctx: R.Ctx, args: list, pos: A.Pos) -> Any:
-        types = tuple(map(type, args))
-        if not _KEY_SET.issuperset(types):
-            return invoke(self.spec, ctx, args, pos)
-        key = (types, *args)  # the types keep `true` apart from 1
-        budget = ctx.budget
-        known = self._known.get(key)
-        if known is None:
-            iterations, copies = budget.iterations, budget.copies
-            result = invoke(self.spec, ctx, args, pos)
-            if len(self._known) < MAX_KEYS:
-                self._known[key] = (R.clone(result), iterations - budget.iterations, copies - budget.copies)
-            return result
-        result, iterations, copies = known
-        if budget.iterations < iterations or budget.copies < copies:
-            return invoke(self.spec, ctx, args, pos)  # does not fit: the builtin raises where it would
-        budget.iterations -= iterations
-        budget.copies -= copies
-        return R.clone(result) if type(result) is list or type(result) is dict else result
+    def _run(self, ctx: R.Ctx, args: list, pos: A.Pos | None) -> Any:
+        return invoke(self.spec, ctx, args, pos)
+
+    call = _CostTable._lookup
+
+
+# Builtins that take `ctx` only for the model's fixed data (boards, components) or to charge what they build.
+_FIXED_DATA_BUILTINS = frozenset({"range", "join", "repeat", "components", "kind", "is_component", "cells", "cell",
+                                  "xy", "step", "ray", "neighbors", "dirs", "dir_vec", "perimeter", "line_of",
+                                  "offset", "area", "flood"})
+
+
+def static_functions(bodies: dict[str, A.Expr], scope: Scope) -> dict[str, int]:
+    """The user functions whose value and cost follow from their arguments alone, each with its *height*: the
+    deepest nesting of user calls its body makes (0 for none).
+
+    Such a body reads no state variable or flow value, and calls only builtins
+    that read nothing but their arguments and the model's fixed data, and
+    other such functions.  A function that calls itself, directly or through
+    others, is never one: its depth is not bounded by its text.
+    """
+    heights: dict[str, int | None] = {}
+    active: set[str] = set()
+
+    def height(fname: str) -> int | None:
+        if fname in heights:
+            return heights[fname]
+        if fname in active or fname not in bodies:
+            return None
+        active.add(fname)
+        found = _height(bodies[fname], scope, frozenset(scope.functions[fname].params), height)
+        active.discard(fname)
+        heights[fname] = found
+        return found
+
+    for fname in bodies:
+        height(fname)
+    return {f: h for f, h in heights.items() if h is not None}
+
+
+def _height(node: Any, scope: Scope, bound: frozenset[str], callee: Callable[[str], int | None]) -> int | None:
+    """The deepest nesting of user calls below `node`, or None if `node` reads the state or calls what might."""
+    if isinstance(node, tuple):
+        parts = [_height(item, scope, bound, callee) for item in node]
+        return None if None in parts else max(parts, default=0)
+    if not isinstance(node, A.Node):
+        return 0
+    if isinstance(node, A.Name):
+        found = scope.resolve(node.name)
+        return 0 if node.name in bound or (found is not None and found[0] == "const") else None
+    if isinstance(node, A.Comprehension):  # its source is read outside its names, the rest inside
+        inner = bound | frozenset(node.names)
+        parts = [_height(node.source, scope, bound, callee), _height((node.elem, node.cond), scope, inner, callee)]
+        return None if None in parts else max(parts)
+    below = _height(tuple(getattr(node, f) for f in node.__dataclass_fields__ if f != "pos"), scope, bound, callee)
+    if below is None or not isinstance(node, A.Call):
+        return below
+    if node.func in scope.functions:
+        own = callee(node.func)
+        return None if own is None else max(below, own + 1)
+    spec = BUILTINS.get(node.func)
+    return below if spec is not None and (not spec.needs_ctx or node.func in _FIXED_DATA_BUILTINS) else None
+
+
+class FunctionTable(_CostTable):
+    """The values of one static user function (`static_functions`), by its arguments, with what they cost.
+
+    It stands in for the function's body, called as the body is (the call
+    protocol has bound the parameters in `ctx.env`, charged the call and
+    counted its depth).  The first call with some arguments runs the body and
+    keeps its value with the iterations and copies it charged; a later one
+    charges the same and hands out a copy.  The body runs again instead when
+    an argument is no plain scalar, or when the charges or the `height` more
+    levels of calls would not fit: it then raises where it would.
+    """
+
+    def __init__(self, body: Callable[[R.Ctx], Any], params: tuple[str, ...], height: int):
+        super().__init__()
+        self.body, self.params, self.height = body, params, height
+
+    def _run(self, ctx: R.Ctx, args: list, pos: A.Pos | None) -> Any:
+        return self.body(ctx)
+
+    def call(self, ctx: R.Ctx) -> Any:
+        env = ctx.env
+        return self._lookup(ctx, [env[p] for p in self.params], None)

@@ -29,6 +29,7 @@ from ruleplay.dsl.codegen import Codegen, make_compiler
 from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.parser import parse_effects, parse_expr
 from ruleplay.dsl.scope import Callable_, Scope
+from ruleplay.dsl.tables import static_functions
 
 MODEL = SimpleNamespace(component_ids=["r1", "r2"], components_by_kind={"red": ["r1", "r2"]},
                         component_props={"r1": {"id": "r1", "kind": "red", "rank": 1},
@@ -37,9 +38,14 @@ MODEL = SimpleNamespace(component_ids=["r1", "r2"], components_by_kind={"red": [
 # `cs` holds components, and a text that is none: property reads go through the generator's tables
 VARS = {"xs": [3, 1, 2], "ys": [], "n": 4, "out": 0, "m": {"a": 1, "b": [1, 2]}, "grid": [[1, 2], [3, 4]],
         "cs": ["r1", "r2", "zz"]}
-FUNCTIONS = {"twice": (("a",), "a * 2"), "fact": (("a",), "if a <= 0 then 1 else a * fact(a - 1)")}
+# `twice`, `span`, `quad` and `deep` read only their arguments: the generated code keeps their values (`dsl.tables`).
+FUNCTIONS = {"twice": (("a",), "a * 2"), "fact": (("a",), "if a <= 0 then 1 else a * fact(a - 1)"),
+             "span": (("a",), "len([v for v in range(a % 40) if v % 3 == 1]) + len(repeat(0, a % 30))"),
+             "quad": (("a",), "twice(twice(a))"), "deep": (("a",), "quad(a) + span(a)"),
+             "mine": (("a",), "a + n")}
 PROCEDURES = {"bump": (("a",), "n += a  @P1 log a"), "rec": (("a",), "if a > 0 { call rec(a - 1) } out += 1"),
-              "shadow": (("i",), "let i = i + 1  out = i")}
+              "shadow": (("i",), "let i = i + 1  out = i"),
+              "rec2": (("a",), "out += deep(a % 3) + mine(a)  if a > 0 { call rec2(a - 1) }")}
 # Constant lists a filter can be tabled over (`dsl.tables`); `mixed` makes `in` raise for one of its items.
 CONSTANTS = {"k": 2, "ks": [5, 6], "lines": [[0, 1, 2], [3, 4, 5], [0, 4, 8], [2, 4, 6], []],
              "pairs": [[1, 2], [3, 4], [1, 4]], "mixed": [[1, 2], 7, [3]], "odd": [[1, 2], [3]]}
@@ -56,6 +62,7 @@ INT = st.recursive(
     lambda inner: st.one_of(
         st.tuples(inner, st.sampled_from(["+", "-", "*", "//", "%"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         inner.map(lambda x: f"twice({x})"), inner.map(lambda x: f"fact({x} % 5)"),
+        inner.map(lambda x: f"span({x})"), inner.map(lambda x: f"deep({x})"),
         st.tuples(inner, inner).map(lambda t: f"(if {t[0]} > {t[1]} then {t[0]} else {t[1]})"),
         inner.map(lambda x: f"sum([v * {x} for v in xs])"), inner.map(lambda x: f"len([v for v in xs if v > {x}])"),
         st.sampled_from(["len([l for l in lines if i in l])", "len([a for a, b in pairs if a == i or b == i])",
@@ -85,7 +92,7 @@ def _statements(block: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         block.map(lambda b: f"@OFF {{ {b} }}"), INT.map(lambda x: f"@R3 let v = {x}"),
         st.sampled_from(["end_turn", "stage s1", "stage none", "goto p2", "end_game", "pass"]),
         INT.map(lambda x: f"call bump({x})"), INT.map(lambda x: f"call rec({x} % 70)"),
-        INT.map(lambda x: f"call shadow({x})"), INT.map(lambda x: f'if {x} == 3 {{ fail "three" }}'),
+        INT.map(lambda x: f"call shadow({x})"), INT.map(lambda x: f"call rec2({x} % 12)"), INT.map(lambda x: f'if {x} == 3 {{ fail "three" }}'),
     )
 
 
@@ -96,8 +103,10 @@ BLOCK = st.recursive(_statements(st.just("")), lambda inner: st.lists(_statement
 def _compile(cls: type, text: str) -> tuple[Any, list]:
     compiler = cls()
     compiler.know_components(MODEL.component_props, 400)
-    for n, (params, body) in FUNCTIONS.items():
-        compiler.function_bodies[n] = compiler.expr(parse_expr(body), SCOPE.only_locals(*params))
+    nodes = {n: parse_expr(body) for n, (_, body) in FUNCTIONS.items()}
+    for n, (params, _) in FUNCTIONS.items():
+        compiler.function_bodies[n] = compiler.expr(nodes[n], SCOPE.only_locals(*params))
+    compiler.table_functions(static_functions(nodes, SCOPE), {n: p for n, (p, _) in FUNCTIONS.items()})
     for n, (params, body) in PROCEDURES.items():
         compiler.procedure_bodies[n] = compiler.block(parse_effects(body), SCOPE.only_locals(*params))
     return compiler.block(parse_effects(text), SCOPE), compiler.problems
@@ -138,6 +147,9 @@ def check(text: str) -> None:
 @example("@OFF let v = 0  out = 1")                 # switched off: not there at all
 @example("call rec(70)")                            # deeper than the depth limit
 @example("out = fact(9)")
+@example("call rec2(11)")                           # tabled functions called ever deeper, then past the limit
+@example("repeat 3 { out += span(37) }")            # a tabled value's charges, and then ones that do not fit
+@example("out = deep(5) + deep(5)")
 @example("xs[5] = 1")
 @example("append xs to xs  append xs to xs  n = len(xs)")
 @example("out = cs[i % 3].rank")                    # a component, then one without the property, then no component

@@ -154,3 +154,88 @@ def test_a_kept_result_is_handed_out_as_a_copy():
     first = table.call(R.Ctx({}, {}, model), ["grid", 17, "S"], None)
     first.append("changed")
     assert "changed" not in table.call(R.Ctx({}, {}, model), ["grid", 17, "S"], None)
+
+
+# ------------------------------------------------------------ static user functions
+def _static(functions: dict[str, tuple[tuple[str, ...], str]]) -> dict[str, int]:
+    from ruleplay.dsl.scope import Callable_
+    scope = Scope(frozenset({"board", "n"}), {"lines": LINES, "k": 1},
+                  functions={f: Callable_(f, params) for f, (params, _) in functions.items()})
+    return tables.static_functions({f: parse_expr(body) for f, (_, body) in functions.items()}, scope)
+
+
+def test_a_function_of_its_arguments_and_constants_is_static_with_the_height_of_its_calls():
+    assert _static({
+        "one": (("a",), "a + k"),
+        "two": (("a", "b"), "one(a) * len([l for l in lines if b in l])"),
+        "three": (("a",), "two(a, one(a)) + len(cells(\"sq\")) + xy(\"sq\", a)[0]"),
+        "loop": (("a",), "[n for n in range(a)]"),  # `n` is the loop's own name here, not the state's
+    }) == {"one": 0, "two": 1, "three": 2, "loop": 0}
+
+
+@pytest.mark.parametrize("body", [
+    "a + n",                      # reads the state
+    "a + current",                # reads the flow
+    "[n for n in n]",             # the loop's source is read outside the loop: the state's `n`
+    "len([1 for v in range(a)]) + len(board)",
+    "a + seats()[0]",             # a builtin that reads the flow
+    "a + reads(a)",               # calls a function that reads the state
+    "a + self(a - 1)",            # calls itself
+    "a + other(a)",               # ... through another
+    "a + nowhere(a)",             # an unknown name is nothing static
+])
+def test_a_function_that_reads_more_or_recurses_is_not(body):
+    found = _static({"f": (("a",), body), "reads": (("a",), "board[a]"), "self": (("a",), "self(a)"),
+                     "other": (("a",), "f(a)")})
+    assert "f" not in found
+
+
+def _table_ctx(iterations: int = 1000, depth: int = 0, max_depth: int = 4) -> R.Ctx:
+    budget = R.Budget(iterations, max_depth, 500)
+    budget.depth = depth
+    return R.Ctx({}, {}, None, env={"a": 3}, budget=budget)
+
+
+def _counting_body(calls: list):
+    def body(ctx):
+        calls.append(ctx.env["a"])
+        ctx.budget.spend(5, None)
+        result = [ctx.env["a"]] * 3
+        ctx.budget.charge(result, None)
+        return result
+    return body
+
+
+def test_a_function_table_charges_what_the_body_charged_and_hands_out_copies():
+    calls: list = []
+    table = tables.FunctionTable(_counting_body(calls), ("a",), 0)
+    first, second = _table_ctx(), _table_ctx()
+    got = table.call(first)
+    again = table.call(second)
+    assert calls == [3] and got == again == [3, 3, 3] and again is not table.call(_table_ctx())
+    assert (second.budget.iterations, second.budget.copies) == (first.budget.iterations, first.budget.copies) \
+        == (995, 497)
+
+
+def test_a_function_table_runs_the_body_when_its_charges_or_its_calls_would_not_fit():
+    calls: list = []
+    table = tables.FunctionTable(_counting_body(calls), ("a",), 2)
+    table.call(_table_ctx())
+    with pytest.raises(R.LimitError, match="iteration limit"):
+        table.call(_table_ctx(iterations=4))      # 5 iterations do not fit: the body runs, and raises itself
+    table.call(_table_ctx(depth=3, max_depth=4))  # two more levels of calls would pass max_depth 4
+    table.call(_table_ctx(depth=2, max_depth=4))  # they fit: looked up
+    table.call(R.Ctx({}, {}, None, env={"a": [1]}, budget=R.Budget(100, 4, 100)))  # no plain scalar
+    assert calls == [3, 3, 3, [1]]
+
+
+@pytest.mark.parametrize("game, expected", [
+    ("nautilus", {"centre", "slot_of", "exit_cell", "manhattan"}),
+    ("lovci-pokladu", {"at", "inner", "orthogonal", "sign"}),
+])
+def test_the_seed_games_geometry_helpers_are_tabled(game, expected):
+    from ruleplay import load_game
+    bodies = load_game(game, players=2).model.function_bodies
+    tabled = {f for f, body in bodies.items() if isinstance(getattr(body, "__self__", None), tables.FunctionTable)}
+    assert expected <= tabled
+    assert not tabled & {"victory_points", "links_for", "under_sub"}  # these read the state

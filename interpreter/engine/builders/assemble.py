@@ -16,6 +16,7 @@ from ruleplay.dsl import ast as A
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.scope import Callable_, Scope
+from ruleplay.dsl.tables import static_functions
 from ruleplay.dsl.variants import SourceMap
 
 from ..model import DEFAULT_LIMITS, Action, GameModel
@@ -64,10 +65,15 @@ def _scope(b: BuildContext, constants: dict) -> Scope:
     functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
     procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
     scope = Scope(state_names, constants, frozenset(), functions, procedures, b.disabled)
+    nodes = {}
     for n, f in (d.get("functions") or {}).items():
         b.cite(f.get("rule"), ("functions", n))
-        body = b.expr(("functions", n, "value"), scope.only_locals(*functions[n].params))
+        node = b.parse(("functions", n, "value"), effects=False)
+        body = None if node is None else b.compile(node, scope.only_locals(*functions[n].params))
         b.compiler.function_bodies[n] = body or (lambda ctx: None)
+        if body is not None:
+            nodes[n] = node
+    b.compiler.table_functions(static_functions(nodes, scope), {n: c.params for n, c in functions.items()})
     for n, f in (d.get("procedures") or {}).items():
         b.cite(f.get("rule"), ("procedures", n), mutable=True)
         body = b.effects(("procedures", n, "effects"), scope.only_locals(*procedures[n].params))

@@ -239,13 +239,15 @@ _FIXED_DATA_BUILTINS = frozenset({"range", "join", "repeat", "components", "kind
 
 
 def static_functions(bodies: dict[str, A.Expr], scope: Scope) -> dict[str, int]:
-    """The user functions whose value and cost follow from their arguments alone, each with its *height*: the
-    deepest nesting of user calls its body makes (0 for none).
+    """The user functions worth tabling whose value and cost follow from their arguments alone, each with its
+    *height*: the deepest nesting of user calls its body makes (0 for none).
 
     Such a body reads no state variable or flow value, and calls only builtins
     that read nothing but their arguments and the model's fixed data, and
     other such functions.  A function that calls itself, directly or through
-    others, is never one: its depth is not bounded by its text.
+    others, is never one: its depth is not bounded by its text.  A body that
+    makes fewer than two calls and runs no loop (`a // width`, `kind(c) ==
+    "diver"`) costs less than looking its value up, so it is left as it is.
     """
     heights: dict[str, int | None] = {}
     active: set[str] = set()
@@ -263,7 +265,12 @@ def static_functions(bodies: dict[str, A.Expr], scope: Scope) -> dict[str, int]:
 
     for fname in bodies:
         height(fname)
-    return {f: h for f, h in heights.items() if h is not None}
+    return {f: h for f, h in heights.items() if h is not None and _work(bodies[f]) >= 2}
+
+
+def _work(body: A.Expr) -> int:
+    """A rough count of the work a body does beyond arithmetic: a call counts 1, a loop 2."""
+    return sum(1 if isinstance(n, A.Call) else 2 if isinstance(n, A.Comprehension) else 0 for n in A.walk(body))
 
 
 def _height(node: Any, scope: Scope, bound: frozenset[str], callee: Callable[[str], int | None]) -> int | None:

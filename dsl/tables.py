@@ -247,24 +247,26 @@ def static_functions(bodies: dict[str, A.Expr], scope: Scope) -> dict[str, int]:
     other such functions.  A function that calls itself, directly or through
     others, is never one: its depth is not bounded by its text.  A body that
     makes fewer than two calls and runs no loop (`a // width`, `kind(c) ==
-    "diver"`) costs less than looking its value up, so it is left as it is.
+    "red"`) costs less than looking its value up, so it is left as it is.
     """
+    # Each function after the functions it calls, without recursion (a ruleset may chain thousands): a
+    # function in a cycle, or calling one whose body did not compile, is never ready, so never static.
+    calls = {f: {n.func for n in A.walk(body) if isinstance(n, A.Call) and n.func in scope.functions}
+             for f, body in bodies.items()}
+    waiting = {f: set(callees) for f, callees in calls.items()}
+    callers: dict[str, set[str]] = {}
+    for f, callees in calls.items():
+        for callee in callees:
+            callers.setdefault(callee, set()).add(f)
+    ready = [f for f, callees in waiting.items() if not callees]
     heights: dict[str, int | None] = {}
-    active: set[str] = set()
-
-    def height(fname: str) -> int | None:
-        if fname in heights:
-            return heights[fname]
-        if fname in active or fname not in bodies:
-            return None
-        active.add(fname)
-        found = _height(bodies[fname], scope, frozenset(scope.functions[fname].params), height)
-        active.discard(fname)
-        heights[fname] = found
-        return found
-
-    for fname in bodies:
-        height(fname)
+    while ready:
+        f = ready.pop()
+        heights[f] = _height(bodies[f], scope, frozenset(scope.functions[f].params), heights.get)
+        for caller in callers.get(f, ()):
+            waiting[caller].discard(f)
+            if not waiting[caller]:
+                ready.append(caller)
     return {f: h for f, h in heights.items() if h is not None and _work(bodies[f]) >= 2}
 
 

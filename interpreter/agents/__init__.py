@@ -51,8 +51,9 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     return AGENTS[name].factory(seed, **options)
 
 
-def agents_help() -> str:
-    return describe(AGENTS)
+def agents_help(people: bool = False) -> str:
+    """The agents and their options, for `--help`: the interactive ones only where a person can play."""
+    return describe({n: t for n, t in AGENTS.items() if people or not is_interactive(n)})
 
 
 __all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent", "ISMCTSAgent",

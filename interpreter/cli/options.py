@@ -38,6 +38,10 @@ class WholeNumber(click.IntRange):
 
     name = "integer"
 
+    def _describe_range(self) -> str:
+        """No range in `--help` for an unbounded number (click would print `x<=None`)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
             self.fail(f"{value!r} is not a whole number written in the digits 0-9", param, ctx)
@@ -140,11 +144,15 @@ def parse_agents(ctx: click.Context, param: click.Parameter, value: str) -> list
         raise click.BadParameter(str(err)) from None
 
 
-def agents_option(fn: Callable) -> Callable:
+def _agents_option(people: bool) -> Callable[[Callable], Callable]:
     return click.option("--agents", default="random", show_default=True, callback=parse_agents,
                         metavar="A[:OPT=V...][,B...]",
                         help=f"One agent for all seats, or one per seat, options after colons "
-                             f"(mcts:iterations=400:depth=20,random). Agents: {agents_help()}.")(fn)
+                             f"(mcts:iterations=400:depth=20,random). Agents: {agents_help(people)}.")
+
+
+agents_option = _agents_option(people=False)  # headless runs: no `human`, which needs a person at the table
+table_agents_option = _agents_option(people=True)  # `ruleplay play`, where a person can take a seat
 
 
 def seated(agents: Sequence[str], game: Game) -> list[str]:

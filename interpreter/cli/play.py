@@ -10,7 +10,7 @@ import click
 from ..agents import is_interactive
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
-from .options import WholeNumber, agents_option, game_options, json_option, load, output_file, seated
+from .options import WholeNumber, game_options, json_option, load, output_file, seated, table_agents_option
 from .output import echo, emit_json, reports_errors
 from .table import play_with_person, result_text, show_as
 
@@ -30,7 +30,7 @@ def _check_seat(seat: int | None, players: int) -> None:
 
 @click.command("play")
 @click.argument("game_name", metavar="GAME")
-@agents_option
+@table_agents_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               callback=output_file, help="Write the game log (JSON Lines) to this file.")
 @click.option("--human", type=WholeNumber(min=0), default=None, metavar="SEAT",

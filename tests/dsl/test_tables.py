@@ -241,3 +241,10 @@ def test_the_seed_games_geometry_helpers_are_tabled(game, expected):
     bodies = load_game(game, players=2).model.function_bodies
     tabled = {f for f, body in bodies.items() if isinstance(getattr(body, "__self__", None), tables.FunctionTable)}
     assert tabled == expected
+
+
+def test_a_long_chain_of_static_functions_is_worked_out_without_python_recursion():
+    chain = {f"f{i}": (("a",), f"f{i + 1}(a) + f{i + 1}(a)") for i in range(2999)}
+    chain["f2999"] = (("a",), "len(range(a)) + len(range(a))")
+    found = _static(chain)
+    assert found["f0"] == 2999 and found["f2999"] == 0 and len(found) == 3000

@@ -17,26 +17,12 @@ THREE_SEATS = """
 ruleplay: 1
 game: three
 players: 3
-state:
-  pts: {per_player: true, init: "0"}
-flow:
-  phases:
-    - name: play
-      order: alternate
-      actions: [take]
-actions:
-  take:
-    params:
-      n: range(0, 4)
-    effects: pts[current] += n
-end:
-  - when: pts[0] >= 9
-scoring:
-  score: pts[p]
-heuristics:
-  points:
-    value: pts[seat]
-    scale: 2
+state: {pts: {per_player: true, init: "0"}}
+flow: {phases: [{name: play, order: alternate, actions: [take]}]}
+actions: {take: {params: {n: "range(0, 4)"}, effects: "pts[current] += n"}}
+end: [{when: "pts[0] >= 9"}]
+scoring: {score: "pts[p]"}
+heuristics: {points: {value: "pts[seat]", scale: 2}}
 """
 
 

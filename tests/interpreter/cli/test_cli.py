@@ -483,3 +483,14 @@ def test_a_scenario_folder_without_scenarios_fails(tmp_path, files):
 def test_an_empty_game_name_is_named():
     result = run("play", "")
     assert result.exit_code == 1 and result.output.startswith("'': error RP009: the game name is empty\n")
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare", "tournament"])
+def test_headless_commands_offer_only_agents_that_play_without_a_person(command):
+    text = " ".join(run(command, "--help").output.split())
+    assert "Agents: random; first; greedy" in text and "scale" in text
+    assert "human" not in text and "None" not in text  # no `x<=None` for an unbounded number
+
+
+def test_play_offers_the_human_agent_too():
+    assert "human" in " ".join(run("play", "--help").output.split())

@@ -131,7 +131,15 @@ def evaluate(state: State, cut: CutOff) -> list[float]:
     scale = cut.scale
     if not scale:
         return [sum((h[p] > h[q]) - (h[p] < h[q]) for q in range(n) if q != p) / (n - 1) for p in range(n)]
-    return [sum(math.tanh((h[p] - h[q]) / scale) for q in range(n) if q != p) / (n - 1) for p in range(n)]
+    return [sum(_lead(h[p] - h[q], scale) for q in range(n) if q != p) / (n - 1) for p in range(n)]
+
+
+def _lead(difference: float, scale: float) -> float:
+    """tanh(difference / scale); a whole-number lead too large for a float is a whole win or loss."""
+    try:
+        return math.tanh(difference / scale)
+    except OverflowError:
+        return 1.0 if difference > 0 else -1.0
 
 
 def rollout(state: State, rng: Rng, depth: int | None, cut: CutOff) -> list[float]:

@@ -77,3 +77,10 @@ def test_a_scaled_cut_off_search_is_reproducible_and_plays_a_legal_move(race, ag
     spec = f"{agent}:iterations=40:depth=1:scale=2"
     picks = {str(make_agent(spec, 3).choose(state)) for _ in range(3)}
     assert len(picks) == 1 and picks <= {str(m) for m in state.legal_moves()}
+
+
+def test_a_lead_too_large_for_a_float_counts_as_a_whole_win(make_game):
+    big = 2 ** 1023  # the difference, 2 ** 1024, has no float
+    game = make_game(THREE_SEATS.replace("players: 3", "players: 2").replace(
+        'value: "pts[seat]"', 'value: "if seat == 0 then big else 0 - big"') + f"constants: {{big: {big}}}\n")
+    assert evaluate(game.new_state(0), CutOff("points", 2.0)) == [1.0, -1.0]

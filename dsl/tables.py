@@ -178,10 +178,7 @@ STATIC_BUILTINS = frozenset({"cell", "xy", "step", "ray", "neighbors", "dirs", "
 
 class _CostTable:
     """Values kept by their scalar arguments, each with the iterations and copies its first computation
-    charged: what the tables below share.  `_run` computes a value on the move's own budget; `height` is
-    the levels of user calls that computing it goes down (it must fit under `max_depth` to be looked up)."""
-
-    height = 0
+    charged: what the tables below share.  `_run` computes a value on the move's own budget."""
 
     def __init__(self) -> None:
         self._known: dict[tuple, tuple[Any, int, int]] = {}
@@ -203,8 +200,7 @@ class _CostTable:
                 self._known[key] = (R.clone(result), iterations - budget.iterations, copies - budget.copies)
             return result
         result, iterations, copies = known
-        if budget.iterations < iterations or budget.copies < copies or \
-                budget.depth + self.height > budget.max_depth:
+        if budget.iterations < iterations or budget.copies < copies:
             return self._run(ctx, args, pos)  # does not fit: computed for real, it raises where it would
         budget.iterations -= iterations
         budget.copies -= copies
@@ -319,5 +315,8 @@ class FunctionTable(_CostTable):
         return self.body(ctx)
 
     def call(self, ctx: R.Ctx) -> Any:
+        budget = ctx.budget
+        if budget.depth + self.height > budget.max_depth:  # its calls might go too deep: run, and raise there
+            return self.body(ctx)
         env = ctx.env
         return self._lookup(ctx, [env[p] for p in self.params], None)

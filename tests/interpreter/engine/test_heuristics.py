@@ -52,6 +52,8 @@ def test_heuristics_are_built_in_the_order_written():
     ("heuristics:\n  lead: {value: 'pts[seat]', scale: .inf}\n", "game.yaml:20:37: error RP004: `.inf` is not a finite number"),
     ("heuristics:\n  lead: {value: 'pts[seat]', scale: ten}\n", "game.yaml:20:37: error RP101: expected number, got text: \"ten\""),
     ("heuristics:\n  lead: {value: 'pts[seat]', scale: true}\n", "game.yaml:20:37: error RP101: expected number, got boolean: true"),
+    (f"heuristics:\n  lead: {{value: 'pts[seat]', scale: {2 ** 1024 - 1}}}\n",  # no float holds it
+     "game.yaml:20:37: error RP106: "),
 ])
 def test_a_bad_heuristic_is_a_located_diagnostic(make_game, section, message):
     with pytest.raises(RulesetError) as info:

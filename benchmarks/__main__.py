@@ -3,6 +3,7 @@
     python -m benchmarks run [--games G ...] [--pairs 5] [--seconds 1] [--perft] [--json]
     python -m benchmarks against [COMMIT] [--games G ...] [--pairs 5] [--seconds 1] [--json]
     python -m benchmarks startup [--against COMMIT] [--runs 5] [--json]
+    python -m benchmarks states [--games 5] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -14,7 +15,7 @@ import json
 import math
 import sys
 
-from . import against, run, startup
+from . import against, run, startup, states
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
 
@@ -47,6 +48,9 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--against", metavar="COMMIT", help="measure this commit too, in a temporary worktree")
     command.add_argument("--runs", type=_pairs, default=5, help="fresh processes per figure (default 5)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
+    command = commands.add_parser("states", help="seed-game states: JSON size, and copy() against a move")
+    command.add_argument("--games", type=_pairs, default=5, help="random games per seed game (default 5)")
+    command.add_argument("--json", action="store_true", help="print the figures as JSON")
     commands.choices["run"].add_argument("--games", nargs="+", choices=sorted(run.BASELINES),
                                          default=sorted(run.BASELINES))
     commands.choices["run"].add_argument("--perft", action="store_true",
@@ -67,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "startup":
         return _startup(args.against, args.runs, args.json)
+    if args.command == "states":
+        rows = [states.measure(game, players, args.games) for game, players in states.GAMES]
+        print(json.dumps(rows, indent=2) if args.json else states.report(rows))
+        return 0
     games = [(g, p) for g, p in against.SEED_GAMES if g in args.games]
     try:
         result = against.compare(args.commit, args.pairs, args.seconds, games)

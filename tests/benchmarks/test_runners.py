@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 
 import pytest
 
-from benchmarks import against, run
+from benchmarks import against, run, states
 from benchmarks.__main__ import main
 from benchmarks.measure import alternate
+from ruleplay import load_game
 
 
 def test_alternate_takes_turns_and_reverses_the_order_every_other_pair():
@@ -61,3 +63,17 @@ def test_against_measures_each_tree_from_its_own_files_and_removes_the_checkout(
 def test_against_names_a_commit_it_cannot_check_out(capsys):
     assert main(["against", "no-such-commit", "--games", "nautilus-cards", "--pairs", "1"]) == 1
     assert "cannot check out no-such-commit" in capsys.readouterr().err
+
+
+def test_states_measures_every_state_of_the_games_it_plays(monkeypatch, capsys):
+    monkeypatch.setattr(states, "GAMES", [("nautilus-cards", 2)])
+    assert main(["states", "--games", "1", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    state, rng, count = load_game("nautilus-cards", players=2).new_state(seed=0), random.Random(0), 0
+    while not state.is_terminal():
+        count += 1
+        state = state.apply_chance() if state.is_chance_node() else state.apply(rng.choice(state.legal_moves()))
+    assert row["states"] == count
+    assert row["json_bytes"]["median"] <= row["json_bytes"]["max"]
+    assert row["under_limit"] == (row["json_bytes"]["max"] < 20 * 1024)
+    assert row["copy_us"] > 0 and row["move_us"] > 0 and row["copy_per_move"]["median"] > 0

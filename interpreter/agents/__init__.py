@@ -13,6 +13,8 @@ to the human agent (the command line's escapes its output).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from .base import Agent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
@@ -45,6 +47,20 @@ def check_spec(spec: str) -> str:
     return spec
 
 
+def check_heuristic(spec: str, game: str, heuristics: Collection[str]) -> None:
+    """Refuse a spec whose `heuristic` option names none of `game`'s heuristics, with an AgentSpecError.
+
+    The name can only be checked against a loaded ruleset, so `check_spec`
+    lets it through; a command that has loaded its game asks here before any
+    game starts, rather than failing in the first decision of a worker.
+    """
+    name, options = parse_spec(spec, AGENTS)
+    wanted = options.get("heuristic")
+    if wanted is not None and wanted not in heuristics:
+        known = ", ".join(heuristics) or "none: its ruleset has no `heuristics:` section"
+        raise AgentSpecError(f"agent {name!r}: {game} has no heuristic {wanted!r} (its heuristics: {known})")
+
+
 def make_agent(spec: str, seed: int = 0) -> Agent:
     """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError)."""
     name, options = parse_spec(spec, AGENTS)
@@ -57,4 +73,4 @@ def agents_help(people: bool = False) -> str:
 
 
 __all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent", "ISMCTSAgent",
-           "MCTSAgent", "RandomAgent", "agents_help", "check_spec", "is_interactive", "make_agent"]
+           "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec", "is_interactive", "make_agent"]

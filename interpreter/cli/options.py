@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from ..agents import AgentSpecError, agents_help, check_spec
+from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
 from ..engine.loader import find_ruleset
@@ -156,7 +156,18 @@ table_agents_option = _agents_option(people=True)  # `ruleplay play`, where a pe
 
 
 def seated(agents: Sequence[str], game: Game) -> list[str]:
+    """The agent of each seat of `game`, once every heuristic the agents name is known to be one of its own."""
+    heuristics_of(agents, game)
     try:
         return [str(a) for a in seat_agents(agents, game.info.players)]
     except SeatingError as err:
+        raise click.BadParameter(str(err), param_hint="--agents") from None
+
+
+def heuristics_of(agents: Sequence[str], game: Game) -> None:
+    """A usage error for an agent naming a heuristic `game` lacks, before any game is played."""
+    try:
+        for spec in agents:
+            check_heuristic(spec, game.info.name, game.model.heuristics)
+    except AgentSpecError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from ruleplay.agents import AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_spec, make_agent
+from ruleplay.agents import AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_heuristic, check_spec, make_agent
 from ruleplay.agents.spec import parse_spec
 from ruleplay.cli import main
 
@@ -51,3 +51,24 @@ def test_command_line_takes_specs_per_seat_and_refuses_bad_ones():
     bad = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "2", "--agents", "mcts:budget=3,random"])
     assert bad.exit_code == 2
     assert "agent 'mcts' has no option 'budget'" in bad.output
+
+
+def test_a_heuristic_is_checked_against_the_game_that_should_have_it():
+    check_heuristic("greedy:heuristic=points", "nautilus", ["prospects", "points"])
+    check_heuristic("mcts:iterations=5", "tic-tac-toe", [])
+    with pytest.raises(AgentSpecError, match=r"agent 'ismcts': nautilus has no heuristic 'gold' "
+                                             r"\(its heuristics: prospects, points\)"):
+        check_heuristic("ismcts:heuristic=gold", "nautilus", ["prospects", "points"])
+    with pytest.raises(AgentSpecError, match="tic-tac-toe has no heuristic 'x' .*no `heuristics:` section"):
+        check_heuristic("mcts:heuristic=x", "tic-tac-toe", [])
+
+
+@pytest.mark.parametrize("command", [["simulate", "-n", "1"], ["tournament", "-n", "1"],
+                                     ["compare", "--variant", "no-sharks", "-n", "1"], ["play"]])
+def test_every_command_refuses_a_heuristic_its_game_lacks_before_playing(command):
+    result = CliRunner().invoke(main, [command[0], "lovci-pokladu", *command[1:], "--agents",
+                                       "random,greedy:heuristic=gold"])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for --agents: agent 'greedy': lovci-pokladu has no heuristic 'gold' " \
+           "(its heuristics: treasure)" in result.output
+    assert "internal error" not in result.output

@@ -5,7 +5,7 @@ an `ast.Constant`, anything else (a position, a constant list, a builtin's
 spec) a global of the generated function under a name made here.  `verify`
 proves that of every tree before it is compiled: only the node types the
 generator emits, only names it made, only the attributes of `Ctx`, `Budget`,
-`Signals` and lists it uses.  The source (`ast.unparse`) is registered with
+`Signals` and lists it uses.  The source (`dsl.pysource`) is registered with
 `linecache`, so a traceback through generated code shows readable lines, and
 compiled code objects are cached by the hash of that source, in this process
 only; nothing is ever written to or loaded from a file.
@@ -19,6 +19,8 @@ import linecache
 import re
 from types import CodeType
 from typing import Any, Callable
+
+from .pysource import source as python_source
 
 # Every node type the generator emits; anything else in a tree is a generator bug.
 NODE_TYPES = frozenset({
@@ -107,19 +109,37 @@ def verify(tree: ast.Module, globals_: dict[str, Any], locals_: frozenset[str] =
 
     A name is the parameter, a global of the function, a safe builtin, one of
     the generator's numbered locals or one of `locals_` (what its prologue loads).
+    The walk reads each node's fields directly: `ast.walk` makes two generator
+    steps and an `isinstance` per field, and it cost a seed game's load more
+    than compiling did.
     """
-    for node in ast.walk(tree):
-        if type(node) not in NODE_TYPES:
-            raise GeneratedCodeError(f"generated code holds a {type(node).__name__} node")
-        if isinstance(node, ast.Name) and not (node.id == PARAM or node.id in globals_ or node.id in locals_
-                                               or node.id in SAFE_BUILTINS or LOCAL.fullmatch(node.id)):
-            raise GeneratedCodeError(f"generated code names {node.id!r}, which the generator did not make")
-        if isinstance(node, ast.Attribute) and node.attr not in ATTRIBUTES:
+    first = tree.body[0] if tree.body else None
+    stack: list[ast.AST] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind not in NODE_TYPES:
+            raise GeneratedCodeError(f"generated code holds a {kind.__name__} node")
+        if kind is ast.Name:
+            id_ = node.id
+            if not (id_ == PARAM or id_ in globals_ or id_ in locals_ or id_ in SAFE_BUILTINS
+                    or LOCAL.fullmatch(id_)):
+                raise GeneratedCodeError(f"generated code names {id_!r}, which the generator did not make")
+        if kind is ast.Attribute and node.attr not in ATTRIBUTES:
             raise GeneratedCodeError(f"generated code reads the attribute {node.attr!r}")
-        if isinstance(node, ast.Constant) and type(node.value) not in SCALARS:
-            raise GeneratedCodeError(f"generated code holds a {type(node.value).__name__} constant")
-        if isinstance(node, ast.FunctionDef) and node is not tree.body[0]:
+        if kind is ast.Constant:
+            if type(node.value) not in SCALARS:
+                raise GeneratedCodeError(f"generated code holds a {type(node.value).__name__} constant")
+            continue
+        if kind is ast.FunctionDef and node is not first:
             raise GeneratedCodeError("generated code defines a nested function")
+        for field in kind._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                push(value)
 
 
 # ---------------------------------------------------------------- compiling
@@ -127,8 +147,7 @@ def build(tree: ast.Module, globals_: dict[str, Any], fn_name: str,
           locals_: frozenset[str] = frozenset()) -> Callable[..., Any]:
     """Verify, compile (cached by source) and load one generated function with its globals."""
     verify(tree, globals_, locals_)
-    ast.fix_missing_locations(tree)
-    source = ast.unparse(tree) + "\n"
+    source = python_source(tree)
     digest = hashlib.sha256(source.encode()).hexdigest()
     filename = f"<ruleplay-generated-{digest[:16]}>"
     code = _CODE.get(digest)

@@ -180,6 +180,15 @@ def test_verify_refuses_what_the_generator_never_emits():
     tree = ast.parse("def _effects(ctx):\n    import os\n")
     with pytest.raises(emit.GeneratedCodeError, match="Import"):
         emit.verify(tree, {})
+    tree = ast.parse("def _effects(ctx):\n    def inner(ctx):\n        pass\n")
+    with pytest.raises(emit.GeneratedCodeError, match="nested function"):
+        emit.verify(tree, {})
+    tree = ast.parse("def _effects(ctx):\n    return [1, {2: len(b'x')}]\n")
+    with pytest.raises(emit.GeneratedCodeError, match="bytes constant"):
+        emit.verify(tree, {})
+    tree = ast.parse("def _effects(ctx):\n    if ctx:\n        pass\n    else:\n        ctx.vars[0] = eval\n")
+    with pytest.raises(emit.GeneratedCodeError, match="'eval'"):
+        emit.verify(tree, {})
 
 
 def test_user_text_is_only_data():

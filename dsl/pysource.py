@@ -8,9 +8,11 @@ operator precedence through a context manager per operand.  Here each node
 type has one function, and every operator expression is parenthesised, so
 no precedence needs tracking (parentheses never change the tree Python
 parses back).  Trees come from `dsl.codegen` and have passed `emit.verify`:
-a node type outside `emit.NODE_TYPES` is a generator bug, and `source`
-refuses it.  Constants are written with `repr`, as `ast.unparse` writes
-them, infinities and NaN excepted (`repr` gives names for them).
+a node type outside `emit.NODE_TYPES` (or a part of a node this module
+does not write, such as a keyword argument) is a generator bug, and
+`source` refuses it rather than drop it.  Constants are written with
+`repr`, as `ast.unparse` writes them, infinities and NaN excepted (`repr`
+gives names for them).
 """
 
 from __future__ import annotations
@@ -76,6 +78,12 @@ def _dict(node: ast.Dict) -> str:
                            for k, v in zip(node.keys, node.values)) + "}"
 
 
+def _call(node: ast.Call) -> str:
+    if node.keywords:
+        raise ValueError("no source for a call with keyword arguments")
+    return f"{expr(node.func)}({_sequence(node.args)})"
+
+
 def _compare(node: ast.Compare) -> str:
     parts = [expr(node.left)]
     for op, right in zip(node.ops, node.comparators):
@@ -88,7 +96,7 @@ _EXPR: dict[type, Callable] = {
     ast.Constant: _constant,
     ast.Attribute: _attribute,
     ast.Subscript: lambda n: f"{expr(n.value)}[{expr(n.slice)}]",
-    ast.Call: lambda n: f"{expr(n.func)}({_sequence(n.args)})",
+    ast.Call: _call,
     ast.List: lambda n: f"[{_sequence(n.elts)}]",
     ast.Tuple: _tuple,
     ast.Dict: _dict,
@@ -117,6 +125,10 @@ def _line(text: str) -> Callable[[ast.stmt, int, list[str]], None]:
 
 
 def _function(node: ast.FunctionDef, depth: int, lines: list[str]) -> None:
+    a = node.args
+    if (node.decorator_list or node.returns or getattr(node, "type_params", None) or a.posonlyargs or a.vararg
+            or a.kwonlyargs or a.kwarg or a.defaults):
+        raise ValueError("no source for a function with more than plain parameters")
     lines.append(f"{INDENT * depth}def {node.name}({', '.join(a.arg for a in node.args.args)}):")
     _body(node.body, depth + 1, lines)
 

@@ -57,6 +57,10 @@ def test_a_node_the_generator_never_emits_is_refused():
         pysource.source(ast.parse("x = lambda: 1\n"))
     with pytest.raises(ValueError, match="While"):
         pysource.source(ast.parse("while x:\n    pass\n"))
+    with pytest.raises(ValueError, match="keyword"):
+        pysource.source(ast.parse("f(x, key=1)\n"))
+    with pytest.raises(ValueError, match="plain parameters"):
+        pysource.source(ast.parse("@cache\ndef f(ctx):\n    pass\n"))
 
 
 def test_every_tree_a_built_in_ruleset_generates(monkeypatch):

@@ -33,6 +33,17 @@ def _parser() -> Lark:
     )
 
 
+@lru_cache(maxsize=1)
+def grammar_words() -> frozenset[str]:
+    """Every name-shaped word the grammar spells out (`if`, `true`, `move`, ...).
+
+    Where the grammar accepts one, the lexer reads that word as the keyword,
+    not as a name; a text holding none of them reads its names as names.
+    """
+    return frozenset(t.pattern.value for t in _parser().terminals
+                     if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value))
+
+
 KEYWORDS = {
     "if", "then", "else", "elif", "for", "in", "not", "and", "or", "let", "repeat",
     "append", "prepend", "remove", "move", "draw", "shuffle", "to", "from", "end_turn",

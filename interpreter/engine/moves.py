@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.parser import DslSyntaxError, parse_expr
+from ruleplay.dsl.parser import DslSyntaxError, grammar_words, parse_expr
 
 from .errors import MoveParseError
 
@@ -145,6 +145,9 @@ def _parse_text(text: str) -> Move:
     """Cached because reloading a saved state parses its whole history, and long games repeat moves."""
     if len(text) > MAX_MOVE_TEXT:
         raise MoveParseError(f"move text is too long (over {MAX_MOVE_TEXT} characters)")
+    move = _plain_move(text.strip())
+    if move is not None:
+        return move
     try:
         node = parse_expr(text.strip())
     except DslSyntaxError as err:
@@ -154,6 +157,47 @@ def _parse_text(text: str) -> Move:
     if isinstance(node, A.Call):
         return Move(node.func, tuple(_literal(a, text) for a in node.args))
     raise MoveParseError(f"cannot read move {text!r}: write `action` or `action(arg, ...)`")
+
+
+# The plainest move texts, read without the parser: an action name, then (optionally) arguments that are
+# whole numbers as the parser takes them (no leading zero, at most 300 digits), double-quoted strings of
+# printable ASCII without quotes, backslashes or brackets (no escapes to undo, nothing the parser's bracket
+# count would see), or flat lists of those, written as `format_value` writes them.
+_INT = r"(?:0|[1-9][0-9]{0,299})"
+_ITEM = rf"""(?:{_INT}|"[ !#-'*-Z^-z|~]*")"""
+_ARG = rf"(?:{_ITEM}|\[(?:{_ITEM}(?:, {_ITEM})*)?\])"
+_PLAIN = re.compile(rf"([A-Za-z_][A-Za-z0-9_]*)(?:\(({_ARG}(?:, {_ARG})*)\))?")
+_PLAIN_TOKEN = re.compile(rf'{_INT}|"[^"]*"|\[|\]')
+
+
+def _plain_move(text: str) -> Move | None:
+    """The move a plain text stands for, exactly as the parser reads it; None for any other text.
+
+    Loading checks that each value of every `of:` set reads back from its move
+    text, and reading a seed game's 100-odd cells through the parser was a
+    tenth of its load.  An action named by one of the grammar's words is left
+    to the parser, which may read it as that keyword.
+    """
+    found = _PLAIN.fullmatch(text)
+    if found is None:
+        return None
+    action, args = found.groups()
+    if action in grammar_words():
+        return None
+    if args is None:
+        return Move(action)
+    values: list[Any] = []
+    stack: list[list[Any]] = []
+    for token in _PLAIN_TOKEN.findall(args):
+        if token == "[":
+            stack.append(values)
+            values = []
+        elif token == "]":
+            items, values = tuple(values), stack.pop()
+            values.append(items)
+        else:
+            values.append(token[1:-1] if token[0] == '"' else int(token))
+    return Move(action, tuple(values))
 
 
 def arg_key(value: Any) -> Any:

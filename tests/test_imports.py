@@ -2,7 +2,8 @@
 
 Facts about `sys.modules` in a fresh interpreter, not timings: Lark comes
 with the first text parsed, jsonschema with the first schema check,
-networkx with the first ruleset that declares a graph (or an export).
+networkx with the first ruleset that declares a static graph (or an export):
+a graph made from the state (`state:`) is built only when exported.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def test_the_public_api_and_the_engine_import_without_them():
 
 
 @pytest.mark.parametrize(("game", "loaded"), [("tic-tac-toe", {"lark", "jsonschema"}),
-                                              ("lovci-pokladu", {"lark", "jsonschema", "networkx"})])
+                                              ("lovci-pokladu", {"lark", "jsonschema", "networkx"}),
+                                              ("nautilus", {"lark", "jsonschema"})])
 def test_loading_a_game_loads_what_it_needs(game, loaded):
     assert _loaded_after(f"import ruleplay\nruleplay.load_game({game!r})") == loaded
+

@@ -128,9 +128,9 @@ def build_graphs(b: BuildContext, boards: dict[str, Grid]) -> tuple[dict[str, di
     out: dict[str, dict] = {}
     nxs: dict[str, Any] = {}
     graphs = b.data.get("graphs") or {}
-    if not graphs or not _board_graphs_fit(b, boards):
-        return out, nxs
-    import networkx as nx  # here, not at the top: a game without graphs (and `import ruleplay`) never loads it
+    if not graphs or not _board_graphs_fit(b, boards) or all("state" in spec for spec in graphs.values()):
+        return out, nxs  # graphs made from a state are built when exported: no networkx at load for them
+    import networkx as nx  # here, not at the top: a game without static graphs (and `import ruleplay`) never loads it
 
     for name, spec in graphs.items():
         path = ("graphs", name)

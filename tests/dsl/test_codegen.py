@@ -170,25 +170,17 @@ def test_same_problems(text):
     assert problems and problems == _compile(Codegen, text)[1]
 
 
-def test_verify_refuses_what_the_generator_never_emits():
-    tree = ast.parse("def _effects(ctx):\n    return ctx.__class__\n")
-    with pytest.raises(emit.GeneratedCodeError, match="__class__"):
-        emit.verify(tree, {})
-    tree = ast.parse("def _effects(ctx):\n    return open('x')\n")
-    with pytest.raises(emit.GeneratedCodeError, match="'open'"):
-        emit.verify(tree, {})
-    tree = ast.parse("def _effects(ctx):\n    import os\n")
-    with pytest.raises(emit.GeneratedCodeError, match="Import"):
-        emit.verify(tree, {})
-    tree = ast.parse("def _effects(ctx):\n    def inner(ctx):\n        pass\n")
-    with pytest.raises(emit.GeneratedCodeError, match="nested function"):
-        emit.verify(tree, {})
-    tree = ast.parse("def _effects(ctx):\n    return [1, {2: len(b'x')}]\n")
-    with pytest.raises(emit.GeneratedCodeError, match="bytes constant"):
-        emit.verify(tree, {})
-    tree = ast.parse("def _effects(ctx):\n    if ctx:\n        pass\n    else:\n        ctx.vars[0] = eval\n")
-    with pytest.raises(emit.GeneratedCodeError, match="'eval'"):
-        emit.verify(tree, {})
+@pytest.mark.parametrize(("body", "message"), [
+    ("    return ctx.__class__\n", "__class__"),
+    ("    return open('x')\n", "'open'"),
+    ("    import os\n", "Import"),
+    ("    def inner(ctx):\n        pass\n", "nested function"),
+    ("    return [1, {2: len(b'x')}]\n", "bytes constant"),
+    ("    if ctx:\n        pass\n    else:\n        ctx.vars[0] = eval\n", "'eval'"),
+])
+def test_verify_refuses_what_the_generator_never_emits(body, message):
+    with pytest.raises(emit.GeneratedCodeError, match=message):
+        emit.verify(ast.parse("def _effects(ctx):\n" + body), {})
 
 
 def test_user_text_is_only_data():

@@ -38,6 +38,27 @@ def _save(plt: Any, figure: Any, folder: Path, stem: str) -> list[Path]:
     return paths
 
 
+def wrapped(spec: str, width: int = 28) -> str:
+    """An agent spec on lines of about `width` characters, broken after its colons.
+
+    Specs have no spaces for matplotlib to break at, and a long one
+    (`ismcts:iterations=20:depth=3:heuristic=prospects`) written on one line
+    runs into the next seat's label.
+    """
+    lines, line = [], ""
+    for part in re.split(r"(?<=:)", spec):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = part
+        else:
+            line += part
+    return "\n".join(lines + [line])
+
+
+def seat_label(seat: int, spec: str) -> str:
+    return f"seat {seat}\n{wrapped(spec)}"
+
+
 def _win_rates(plt: Any, title: str, runs: dict[str, Run]) -> Any:
     figure, ax = plt.subplots(figsize=(7, 4))
     width = 0.8 / len(runs)
@@ -48,7 +69,7 @@ def _win_rates(plt: Any, title: str, runs: dict[str, Run]) -> Any:
         xs = [seat + (k - (len(runs) - 1) / 2) * width for seat in range(len(rates))]
         ax.bar(xs, rates, width, yerr=[low, high], capsize=4, color=COLOURS[k], alpha=0.8, label=label)
     agents = next(iter(runs.values()))[0]
-    ax.set_xticks(range(len(agents)), [f"seat {s}\n{a}" for s, a in enumerate(agents)])
+    ax.set_xticks(range(len(agents)), [seat_label(s, a) for s, a in enumerate(agents)])
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_title(f"{title}: win rate per seat")
@@ -105,7 +126,7 @@ def write_charts(folder: Path, title: str, runs: dict[str, Run]) -> list[Path]:
     plt = _pyplot()
     written = _save(plt, _win_rates(plt, title, runs), folder, "win-rates")
     written += _save(plt, _histograms(plt, title, runs, "score", lambda m: m.scores,
-                                      lambda agents: [f"seat {s} ({a})" for s, a in enumerate(agents)]),
+                                      lambda agents: [seat_label(s, a) for s, a in enumerate(agents)]),
                      folder, "scores")
     written += _save(plt, _histograms(plt, title, runs, "length (moves)", lambda m: [m.lengths],
                                       lambda agents: ["all games"]), folder, "length")

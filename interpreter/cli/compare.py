@@ -11,7 +11,7 @@ from ..engine.game import Game
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from .batches import charts, executor_option, spec_ids, workers_option
-from .options import WholeNumber, agents_option, heuristics_of, json_option, load, seated
+from .options import WholeNumber, agents_option, check_heuristics, json_option, load, seated
 from .output import echo, emit_json, reports_errors
 from .simulate import MAX_GAMES
 
@@ -72,7 +72,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         raise click.UsageError(f"A has {loaded[0].info.players} players and B {loaded[1].info.players}: "
                                f"give --players N for both")
     seated(agents, loaded[0])
-    heuristics_of(agents, loaded[1])
+    check_heuristics(agents, loaded[1])
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     specs = tuple(GameSpec(ruleset, players, variant) for ruleset, variant, _ in sides)

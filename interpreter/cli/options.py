@@ -157,14 +157,14 @@ table_agents_option = _agents_option(people=True)  # `ruleplay play`, where a pe
 
 def seated(agents: Sequence[str], game: Game) -> list[str]:
     """The agent of each seat of `game`, once every heuristic the agents name is known to be one of its own."""
-    heuristics_of(agents, game)
+    check_heuristics(agents, game)
     try:
         return [str(a) for a in seat_agents(agents, game.info.players)]
     except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
 
 
-def heuristics_of(agents: Sequence[str], game: Game) -> None:
+def check_heuristics(agents: Sequence[str], game: Game) -> None:
     """A usage error for an agent naming a heuristic `game` lacks, before any game is played."""
     try:
         for spec in agents:

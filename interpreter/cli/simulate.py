@@ -13,7 +13,7 @@ import click
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
 from .batches import charts, echo_statistics, executor_option, spec_ids, workers_option
-from .options import WholeNumber, agents_option, game_options, heuristics_of, json_option, load, output_file
+from .options import WholeNumber, agents_option, check_heuristics, game_options, json_option, load, output_file
 from .output import echo, echo_failures, emit_json, percent, reports_errors
 
 # Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game: a bound
@@ -57,7 +57,7 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
         raise click.UsageError("--verify-all checks the games --resume reads back")
     spec = GameSpec(game_name, players, variant, checking=check)
     game = load(game_name, players, variant, checking=check)
-    heuristics_of(agents, game)
+    check_heuristics(agents, game)
     batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,
                               game=game, verify_all=verify_all, spec_ids=spec_ids(game), rotate=rotate,
                               executor=executor)

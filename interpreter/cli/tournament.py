@@ -9,7 +9,7 @@ import click
 from ..engine.errors import WorkerLostError
 from .batches import executor_option, workers_option
 from .compare import out_folder
-from .options import WholeNumber, agents_option, heuristics_of, json_option, load, ruleset_options
+from .options import WholeNumber, agents_option, check_heuristics, json_option, load, ruleset_options
 from .output import echo, emit_json, reports_errors
 from .simulate import MAX_GAMES
 
@@ -45,7 +45,7 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     if resume and out_dir is None:
         raise click.UsageError("--resume completes the results files in --out DIR")
     game = load(game_name, players, variant)
-    heuristics_of(agents, game)
+    check_heuristics(agents, game)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     try:

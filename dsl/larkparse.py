@@ -16,6 +16,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
+from .keywords import KEYWORDS
 from .located import DslSyntaxError, Origin
 
 MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
@@ -31,25 +32,6 @@ def _parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
     )
-
-
-@lru_cache(maxsize=1)
-def grammar_words() -> frozenset[str]:
-    """Every name-shaped word the grammar spells out (`if`, `true`, `move`, ...).
-
-    Where the grammar accepts one, the lexer reads that word as the keyword,
-    not as a name; a text holding none of them reads its names as names.
-    """
-    return frozenset(t.pattern.value for t in _parser().terminals
-                     if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value))
-
-
-KEYWORDS = {
-    "if", "then", "else", "elif", "for", "in", "not", "and", "or", "let", "repeat",
-    "append", "prepend", "remove", "move", "draw", "shuffle", "to", "from", "end_turn",
-    "end_phase", "end_game", "stage", "goto", "call", "log", "fail", "pass", "true",
-    "false", "null",
-}
 
 
 ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n", "t": "\t"}  # and \uXXXX; the same in both quotes

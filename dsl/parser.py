@@ -18,8 +18,7 @@ from typing import Any
 from . import ast as A
 from .located import DslSyntaxError, Origin
 
-__all__ = ["CODE_BREAK", "MAX_NESTING", "MAX_TEXT", "DslSyntaxError", "Origin", "grammar_words", "parse_effects",
-           "parse_expr"]
+__all__ = ["CODE_BREAK", "MAX_NESTING", "MAX_TEXT", "DslSyntaxError", "Origin", "parse_effects", "parse_expr"]
 
 MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
 MAX_TEXT = 20_000  # characters in one expression or effect block
@@ -110,13 +109,6 @@ class _ParseCache:
 # A tree and its origin take some 200 bytes per character of dense code, so this holds at most about 50 MB,
 # yet more than the code of every built-in ruleset together (some 130 000 characters of YAML in all).
 _CACHE = _ParseCache(entries=8192, chars=250_000)
-
-
-def grammar_words() -> frozenset[str]:
-    """The grammar's keywords (see `larkparse.grammar_words`); asking loads Lark, as a first parse does."""
-    from .larkparse import grammar_words as words
-
-    return words()
 
 
 def parse_expr(text: str, origin: Origin = Origin()) -> A.Expr:

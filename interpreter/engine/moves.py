@@ -17,7 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.parser import DslSyntaxError, grammar_words, parse_expr
+from ruleplay.dsl.keywords import KEYWORDS
+from ruleplay.dsl.parser import DslSyntaxError, parse_expr
 
 from .errors import MoveParseError
 
@@ -145,11 +146,12 @@ def _parse_text(text: str) -> Move:
     """Cached because reloading a saved state parses its whole history, and long games repeat moves."""
     if len(text) > MAX_MOVE_TEXT:
         raise MoveParseError(f"move text is too long (over {MAX_MOVE_TEXT} characters)")
-    move = _plain_move(text.strip())
+    stripped = text.strip()
+    move = _plain_move(stripped)
     if move is not None:
         return move
     try:
-        node = parse_expr(text.strip())
+        node = parse_expr(stripped)
     except DslSyntaxError as err:
         raise MoveParseError(f"cannot read move {text!r}: {err.message} at column {err.pos.col}") from None
     if isinstance(node, A.Name):
@@ -182,7 +184,7 @@ def _plain_move(text: str) -> Move | None:
     if found is None:
         return None
     action, args = found.groups()
-    if action in grammar_words():
+    if action in KEYWORDS:
         return None
     if args is None:
         return Move(action)

@@ -7,11 +7,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.parser import DslSyntaxError, grammar_words, parse_expr
+from ruleplay.dsl.keywords import KEYWORDS
+from ruleplay.dsl.parser import DslSyntaxError, parse_expr
 from ruleplay.engine.errors import MoveParseError
 from ruleplay.engine.moves import Move, _literal, _plain_move, format_value, parse_move
 
-WORDS = sorted(grammar_words())
+WORDS = sorted(KEYWORDS)
 NAMES = st.one_of(st.sampled_from(WORDS), st.sampled_from(WORDS).map(lambda w: w + "x"),
                   st.sampled_from(WORDS).map(lambda w: "x" + w), st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True))
 SCALARS = st.one_of(st.integers(-5, 10 ** 6), st.integers(10 ** 299, 10 ** 301), st.text(max_size=6),

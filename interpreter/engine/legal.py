@@ -19,6 +19,7 @@ from .moves import Move, _thaw, arg_key, format_value, interned, numbered
 
 CHANCE = -1
 TERMINAL = -4
+_PLAIN_ITEMS = frozenset({int, str})  # items of a list value whose key is the list as a tuple
 
 
 def available_actions(model: GameModel, flow: dict) -> tuple[list[str], bool]:
@@ -32,6 +33,7 @@ def available_actions(model: GameModel, flow: dict) -> tuple[list[str], bool]:
 
 
 def _universe_index(model: GameModel) -> dict:
+    """(action, parameter) -> each `of:` value's position by its key."""
     cache = getattr(model, "_universe_index", None)
     if cache is None:
         cache = {}
@@ -39,6 +41,21 @@ def _universe_index(model: GameModel) -> dict:
             for p in a.params:
                 cache[(a.name, p.name)] = {arg_key(v): i for i, v in enumerate(p.universe)}
         model._universe_index = cache  # type: ignore[attr-defined]
+    return cache
+
+
+def _plain(value: Any) -> bool:
+    """A whole number, a text, or a flat list of them: equal keys mean the same text and behaviour."""
+    t = type(value)
+    return t is int or t is str or (t is list and _PLAIN_ITEMS.issuperset(map(type, value)))
+
+
+def _plain_universe(model: GameModel) -> dict:
+    """(action, parameter) -> for each `of:` value, whether it is `_plain`."""
+    cache = getattr(model, "_plain_universe", None)
+    if cache is None:
+        cache = {(a.name, p.name): [_plain(v) for v in p.universe] for a in model.actions.values() for p in a.params}
+        model._plain_universe = cache  # type: ignore[attr-defined]
     return cache
 
 
@@ -52,14 +69,21 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tu
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
                                  f"gave {R.type_name(values)}, not a list")
     index = _universe_index(model)[(action.name, param.name)]
+    plain = _plain_universe(model)[(action.name, param.name)]
+    universe = param.universe
     seen: dict[int, Any] = {}
     for v in values:
-        k = index.get(arg_key(v))
+        t = type(v)
+        flat = t is int or t is str or (t is list and _PLAIN_ITEMS.issuperset(map(type, v)))  # `_plain`, inline
+        k = index.get((tuple(v) if t is list else v) if flat else arg_key(v))
         if k is None:
             raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} gave "
                                      f"{v!r}, which is not among its `of:` values",
                                      hint="every value a parameter can take must be listed in `of:`")
-        seen.setdefault(k, v)
+        if k not in seen:
+            # Both plain and of one key, `v` and its `of:` value are written and behave alike (`_same`):
+            # the `of:` value stands in for `v`, so its move is the interned one.
+            seen[k] = universe[k] if flat and plain[k] else v
     return sorted(seen.items())
 
 

@@ -234,3 +234,33 @@ def test_every_kept_initial_state_is_the_state_setup_makes(name):
     game = load_game(name)
     for seed in (0, 1, 2):
         assert game.new_state(seed).dumps() == load_game(name)._set_up(seed)[0].dumps()
+
+
+PAIRS = """
+ruleplay: 1
+game: pairs
+players: 1
+constants:
+  spots: [[0, 1], [1.0, 2], ["a", 3]]
+state:
+  log: {init: "[]"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go]}
+actions:
+  go:
+    params: {at: {of: spots, from: '[["a", 3], [1, 2], [0, 1]]'}}
+    effects: append at to log
+end:
+  - when: len(log) == 2
+"""
+
+
+def test_from_pairs_are_the_interned_moves_unless_their_of_value_is_spelled_otherwise(make_game):
+    game = make_game(PAIRS)
+    state = game.new_state(0)
+    moves, again = state.legal_moves(), state.apply("go([0, 1])").legal_moves()
+    assert [str(m) for m in moves] == ["go([0, 1])", "go([1, 2])", "go([a, 3])"]
+    assert moves[0] is again[0] and moves[2] is again[2]  # plain pairs: the `of:` values' own moves
+    assert moves[1] is not again[1] and moves[1].args == ((1, 2),)  # `of:` says [1.0, 2]: kept as given
+    assert state.apply(moves[1]).data["vars"]["log"] == [[1, 2]]

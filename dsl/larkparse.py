@@ -2,20 +2,20 @@
 
 Only `dsl.parser` imports this module, and only when it has text to parse,
 so importing ruleplay (or loading a game whose code is all in the parse
-cache) never loads Lark.  The parser is built once per process, on first
-use, from `grammar.lark`; nothing of it is cached on disk.
+cache) never loads Lark.  The parser is made once per process, on first
+use, from the tables kept beside `grammar.lark` (`dsl.larktables`).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
+from . import larktables
 from .keywords import KEYWORDS
 from .located import DslSyntaxError, Origin
 
@@ -24,14 +24,7 @@ MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later 
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        start=["expr_start", "effects_start"],
-        propagate_positions=True,
-        maybe_placeholders=True,
-    )
+    return larktables.parser()
 
 
 ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n", "t": "\t"}  # and \uXXXX; the same in both quotes

@@ -8,7 +8,8 @@ generator emits, only names it made, only the attributes of `Ctx`, `Budget`,
 `Signals` and lists it uses.  The source (`dsl.pysource`) is registered with
 `linecache`, so a traceback through generated code shows readable lines, and
 compiled code objects are cached by the hash of that source, in this process
-only; nothing is ever written to or loaded from a file.
+only; nothing is ever written to or loaded from a file.  A function's text is
+written and compiled when it is first called, not when it is generated.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import ast
 import hashlib
 import linecache
 import re
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import Any, Callable
 
 from .pysource import source as python_source
@@ -143,10 +144,38 @@ def verify(tree: ast.Module, globals_: dict[str, Any], locals_: frozenset[str] =
 
 
 # ---------------------------------------------------------------- compiling
+_PENDING = "__ruleplay_pending__"  # a function's global until its first call: [tree, its name, the function]
+_FIRST_CALL_SOURCE = "def first_call(ctx):\n    return __ruleplay_compile__(__ruleplay_pending__)(ctx)\n"
+_FIRST_CALL = next(c for c in compile(_FIRST_CALL_SOURCE, "<ruleplay-generated-first-call>", "exec").co_consts
+                   if isinstance(c, CodeType))
+
+
 def build(tree: ast.Module, globals_: dict[str, Any], fn_name: str,
           locals_: frozenset[str] = frozenset()) -> Callable[..., Any]:
-    """Verify, compile (cached by source) and load one generated function with its globals."""
+    """Verify one generated function now; write, compile (cached by source) and load it when first called.
+
+    A ruleset generates a function for every text it holds, and a load that
+    wrote and compiled them all spent a third of its time on functions that
+    a validation, or a game that never reaches them, does not run.  The
+    function returned is the caller's to keep: its first call puts the
+    compiled code in its place (`compile_now`), so later calls run that code
+    directly, with no step between.  The tree is verified here, so a
+    generator bug still surfaces at load.
+    """
     verify(tree, globals_, locals_)
+    namespace = dict(globals_, **SAFE_BUILTINS)
+    namespace["__builtins__"] = {}
+    namespace["__ruleplay_compile__"] = compile_now
+    fn = FunctionType(_FIRST_CALL, namespace, fn_name)
+    namespace[_PENDING] = [tree, fn_name, fn]
+    return fn
+
+
+def compile_now(pending: list) -> Callable[..., Any]:
+    """Give a function from `build` its compiled code (once; a second caller finds it done) and return it."""
+    tree, fn_name, fn = pending
+    if tree is None:
+        return fn
     source = python_source(tree)
     digest = hashlib.sha256(source.encode()).hexdigest()
     filename = f"<ruleplay-generated-{digest[:16]}>"
@@ -156,7 +185,9 @@ def build(tree: ast.Module, globals_: dict[str, Any], fn_name: str,
         code = _CODE[digest] = compile(source, filename, "exec")
     if filename not in linecache.cache:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = dict(globals_, **SAFE_BUILTINS)
-    namespace["__builtins__"] = {}
+    namespace = fn.__globals__
     exec(code, namespace)
-    return namespace[fn_name]
+    fn.__code__ = namespace[fn_name].__code__
+    namespace[fn_name] = fn
+    pending[0] = None  # after the code is in place: a call that reads this finds the function ready
+    return fn

@@ -205,8 +205,8 @@ def test_an_internal_error_shows_the_generated_source():
 def test_the_same_code_compiles_once():
     before = len(emit._CODE)
     for _ in range(3):
-        Codegen().expr(parse_expr("n * 3 + 17"), SCOPE)
-    assert len(emit._CODE) <= before + 1
+        assert Codegen().expr(parse_expr("n * 3 + 4311"), SCOPE)(R.Ctx({"n": 2}, {}, MODEL)) == 4317
+    assert len(emit._CODE) == before + 1
 
 
 def test_choosing_the_compiler(monkeypatch):
@@ -239,3 +239,23 @@ def test_every_builtin_ruleset_compiles_without_a_warning(monkeypatch):
         warnings.simplefilter("error")
         for game in builtin_games():
             load_model(game)
+
+
+def test_a_function_is_compiled_when_first_called_and_runs_its_own_code_after():
+    before = len(emit._CODE)
+    fn = Codegen().expr(parse_expr("n * 5 + 9133"), SCOPE)
+    assert fn.__code__ is emit._FIRST_CALL and len(emit._CODE) == before  # verified, not yet written
+    assert fn(R.Ctx({"n": 1}, {}, MODEL)) == 9138
+    code = fn.__code__
+    assert code is not emit._FIRST_CALL and code.co_filename.startswith("<ruleplay-generated-")
+    assert fn(R.Ctx({"n": 2}, {}, MODEL)) == 9143 and fn.__code__ is code and len(emit._CODE) == before + 1
+
+
+def test_a_second_first_call_finds_the_function_compiled():
+    """Two threads may both enter a function's first call: the second finds the code in place."""
+    fn = Codegen().expr(parse_expr("n - 7109"), SCOPE)
+    pending = fn.__globals__[emit._PENDING]
+    assert emit.compile_now(pending) is fn
+    code = fn.__code__
+    assert emit.compile_now(pending) is fn and fn.__code__ is code
+    assert fn(R.Ctx({"n": 7110}, {}, MODEL)) == 1

@@ -67,6 +67,9 @@ def type_name(value: Any) -> str:
     return "value"
 
 
+_CONTAINERS = frozenset({list, dict})  # the types of values that hold others
+
+
 def size(value: Any, cap: int, pos: Pos | None = None) -> int:
     """List items and map entries in `value`, nested ones included; counting stops once past `cap`.
 
@@ -89,7 +92,10 @@ def _size(value: Any, cap: int, levels: int, pos: Pos | None) -> int:
         raise LimitError(f"a value is nested more than {MAX_NESTING} levels deep", pos,
                          hint="a loop keeps wrapping a value in a list (e.g. `x = [x]`)?")
     n = len(value)
-    for item in (value if t is list else value.values()):
+    items = value if t is list else value.values()
+    if n > 4 and _CONTAINERS.isdisjoint(map(type, items)):  # nothing nested: no Python step per item
+        return n
+    for item in items:
         if n > cap:
             return n
         ti = type(item)
@@ -102,8 +108,12 @@ def clone(value: Any) -> Any:
     """Deep copy of JSON data; scalars are shared (they are immutable)."""
     t = type(value)
     if t is list:
+        if _CONTAINERS.isdisjoint(map(type, value)):  # flat: a shallow copy is a deep one
+            return value.copy()
         return [clone(v) if type(v) in (list, dict) else v for v in value]
     if t is dict:
+        if _CONTAINERS.isdisjoint(map(type, value.values())):
+            return value.copy()
         return {k: (clone(v) if type(v) in (list, dict) else v) for k, v in value.items()}
     return value
 

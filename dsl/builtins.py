@@ -12,6 +12,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 from functools import cmp_to_key
+from itertools import chain
 from typing import Any, Callable
 
 from .ast import Pos
@@ -636,8 +637,32 @@ def distance(ctx, graph, a, b):
     return _search(ctx, _graph(ctx, graph), a, None).get(value_key(b))
 
 
+_PLAIN_NODES = frozenset({int, str})  # nodes that are equal exactly when their keys are
+_last_adjacency: tuple = ((), {}, {})  # (edges, neighbours, spellings) of the last plain edge list seen
+
+
 def _edge_adjacency(edges) -> tuple[dict, dict]:
-    """Neighbours by node key, and one value of each node (the first spelling met)."""
+    """Neighbours by node key, and one value of each node (the first spelling met).
+
+    A state's edge list is searched again and again while it stays the same
+    (from every node a move may start at), so the tables of the last list of
+    pairs of whole numbers and texts are kept, and handed out again for an
+    equal list of such pairs: for those, equal lists have the same nodes and
+    spellings (1 and 1.0, or 1 and true, are equal but spelt otherwise, so
+    lists holding other nodes are never matched).  Searches only read the
+    tables.
+    """
+    global _last_adjacency
+    last, adj, spelt = _last_adjacency
+    if edges == last and _PLAIN_NODES.issuperset(map(type, chain.from_iterable(edges))):
+        return adj, spelt
+    adj, spelt = _build_adjacency(edges)  # checks that every edge is a pair
+    if _PLAIN_NODES.issuperset(map(type, chain.from_iterable(edges))):
+        _last_adjacency = (clone(edges), adj, spelt)
+    return adj, spelt
+
+
+def _build_adjacency(edges) -> tuple[dict, dict]:
     adj: dict[Any, list] = {}
     spelt: dict[Any, Any] = {}
     for e in _list(edges, "edges"):

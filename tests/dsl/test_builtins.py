@@ -301,3 +301,16 @@ def test_graph_nodes_equal_in_the_language_are_one_node(text, value):
     result = ev_nodes(text)
     assert result == value
     assert [type(v) for v in result] == [type(v) for v in value] if type(value) is list else True
+
+
+def test_searches_over_one_edge_list_reuse_its_tables_only_while_it_holds_the_same_nodes():
+    reachable, distance = BUILTINS["reachable_via"].fn, BUILTINS["distance_via"].fn
+    edges = [[1, 2], [2, 3], ["a", 1]]
+    assert reachable(edges, 1) == [2, "a", 3] and distance(edges, "a", 3) == 3
+    edges[1][1] = 4  # changed in place after the search: the kept tables are not this list's any more
+    assert reachable(edges, 1) == [2, "a", 4] and distance(edges, "a", 3) is None
+    spelt = [[1.0, 2], [2, 4], ["a", 1]]  # equal to `edges`, but 1 is spelt 1.0
+    assert spelt == edges and reachable(spelt, 2) == [1.0, 4, "a"]
+    flags = [[True, 2]]  # equal to [[1, 2]]; true is no number
+    assert reachable([[1, 2]], 2) == [1] and reachable(flags, 2) == [True]
+    assert reachable([[1, 2]], True) == []

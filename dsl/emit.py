@@ -146,8 +146,11 @@ def verify(tree: ast.Module, globals_: dict[str, Any], locals_: frozenset[str] =
 # ---------------------------------------------------------------- compiling
 _PENDING = "__ruleplay_pending__"  # a function's global until its first call: [tree, its name, the function]
 _FIRST_CALL_SOURCE = "def first_call(ctx):\n    return __ruleplay_compile__(__ruleplay_pending__)(ctx)\n"
-_FIRST_CALL = next(c for c in compile(_FIRST_CALL_SOURCE, "<ruleplay-generated-first-call>", "exec").co_consts
+_FIRST_CALL_FILE = "<ruleplay-generated-first-call>"
+_FIRST_CALL = next(c for c in compile(_FIRST_CALL_SOURCE, _FIRST_CALL_FILE, "exec").co_consts
                    if isinstance(c, CodeType))
+linecache.cache[_FIRST_CALL_FILE] = (len(_FIRST_CALL_SOURCE), None, _FIRST_CALL_SOURCE.splitlines(True),
+                                     _FIRST_CALL_FILE)  # a first call's frame shows in a traceback through it
 
 
 def build(tree: ast.Module, globals_: dict[str, Any], fn_name: str,

@@ -39,6 +39,8 @@ assert ruleplay.__file__.startswith(wheel), ruleplay.__file__
 for name in modules:
     module = importlib.import_module(name)
     assert module.__file__.startswith(wheel), (name, module.__file__)
+from ruleplay.dsl import larktables
+larktables.build = lambda grammar: sys.exit("the parser was built: the wheel lacks its kept tables")
 from ruleplay.engine.loader import builtin_games
 from ruleplay import load_game
 names = sorted(builtin_games())

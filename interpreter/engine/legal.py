@@ -173,7 +173,7 @@ def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, ex
             if not check(ctx):
                 break
         else:
-            same = exact and (own or _same(v, universe[k]))
+            same = exact and (own or v is universe[k] or _same(v, universe[k]))
             if not last:
                 chosen[i] = v
                 _level(model, action, ctx, i + 1, base + k, same, chosen, out)

@@ -32,15 +32,13 @@ def available_actions(model: GameModel, flow: dict) -> tuple[list[str], bool]:
     return phase.actions, phase.order == "chance"
 
 
-def _universe_index(model: GameModel) -> dict:
-    """(action, parameter) -> each `of:` value's position by its key."""
-    cache = getattr(model, "_universe_index", None)
+def _universe_tables(model: GameModel) -> dict[tuple[str, str], tuple[dict, list[bool]]]:
+    """(action, parameter) -> each `of:` value's position by its key, and whether each value is `_plain`."""
+    cache = getattr(model, "_universe_tables", None)
     if cache is None:
-        cache = {}
-        for a in model.actions.values():
-            for p in a.params:
-                cache[(a.name, p.name)] = {arg_key(v): i for i, v in enumerate(p.universe)}
-        model._universe_index = cache  # type: ignore[attr-defined]
+        cache = {(a.name, p.name): ({arg_key(v): i for i, v in enumerate(p.universe)}, [_plain(v) for v in p.universe])
+                 for a in model.actions.values() for p in a.params}
+        model._universe_tables = cache  # type: ignore[attr-defined]
     return cache
 
 
@@ -48,15 +46,6 @@ def _plain(value: Any) -> bool:
     """A whole number, a text, or a flat list of them: equal keys mean the same text and behaviour."""
     t = type(value)
     return t is int or t is str or (t is list and _PLAIN_ITEMS.issuperset(map(type, value)))
-
-
-def _plain_universe(model: GameModel) -> dict:
-    """(action, parameter) -> for each `of:` value, whether it is `_plain`."""
-    cache = getattr(model, "_plain_universe", None)
-    if cache is None:
-        cache = {(a.name, p.name): [_plain(v) for v in p.universe] for a in model.actions.values() for p in a.params}
-        model._plain_universe = cache  # type: ignore[attr-defined]
-    return cache
 
 
 def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tuple[int, Any]] | enumerate:
@@ -68,8 +57,7 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tu
     if type(values) is not list:
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
                                  f"gave {R.type_name(values)}, not a list")
-    index = _universe_index(model)[(action.name, param.name)]
-    plain = _plain_universe(model)[(action.name, param.name)]
+    index, plain = _universe_tables(model)[(action.name, param.name)]
     universe = param.universe
     seen: dict[int, Any] = {}
     for v in values:
@@ -213,10 +201,10 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
         raise IllegalMoveError(move, f"action {move.action!r} takes {len(action.params)} argument(s) "
                                f"({', '.join(p.name for p in action.params)}), got {len(move.args)}", "RP602")
     ctx = R.Ctx(vars_, flow, model, budget=model.budget())
-    index = _universe_index(model)
+    tables = _universe_tables(model)
     for i, (p, v) in enumerate(zip(action.params, move.args)):
         shown = format_value(v)
-        k = index[(action.name, p.name)].get(arg_key(_thaw(v)))
+        k = tables[(action.name, p.name)][0].get(arg_key(_thaw(v)))
         if k is None:
             raise IllegalMoveError(move, f"{shown} is not a possible value of {p.name!r}", "RP604")
         value = p.universe[k]  # the rules' own value: 4.0 is checked as the cell 4

@@ -18,6 +18,8 @@ import sys
 from . import against, run, startup, states
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
+# Any built-in game can be compared with an older commit; by default the seed games are.
+BUILTIN_NAMES = sorted(path.stem for path in (against.ROOT / "rulesets").glob("*.yaml"))
 
 
 def _positive(text: str) -> float:
@@ -57,7 +59,9 @@ def parser() -> argparse.ArgumentParser:
                                          help="also count perft nodes per CPU-second")
     commands.choices["against"].add_argument("commit", nargs="?", default=against.REFERENCE,
                                              help=f"the commit to compare with (default {against.REFERENCE})")
-    commands.choices["against"].add_argument("--games", nargs="+", choices=SEED_GAME_NAMES, default=SEED_GAME_NAMES)
+    commands.choices["against"].add_argument("--games", nargs="+", choices=BUILTIN_NAMES, default=SEED_GAME_NAMES,
+                                             help="the seed games at the player counts of issue 13 (the "
+                                                  "default), or any built-in game at its default count")
     return top
 
 
@@ -75,14 +79,19 @@ def main(argv: list[str] | None = None) -> int:
         rows = [states.measure(game, players, args.games) for game, players in states.GAMES]
         print(json.dumps(rows, indent=2) if args.json else states.report(rows))
         return 0
-    games = [(g, p) for g, p in against.SEED_GAMES if g in args.games]
     try:
-        result = against.compare(args.commit, args.pairs, args.seconds, games)
+        result = against.compare(args.commit, args.pairs, args.seconds, against_games(args.games))
     except against.WorkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2) if args.json else against.report(result))
     return 0
+
+
+def against_games(names: list[str]) -> list[tuple[str, int | None]]:
+    """(game, players) to compare: a seed game at each player count issue 13 names, another at its default."""
+    return ([(g, p) for g, p in against.SEED_GAMES if g in names]
+            + [(g, None) for g in names if g not in SEED_GAME_NAMES])
 
 
 def _startup(commit: str | None, runs: int, as_json: bool) -> int:

@@ -92,21 +92,25 @@ class Codegen(Checks):
 
     # ------------------------------------------------------------ entry points
     def expr(self, node: A.Expr, scope: Scope) -> Fn:
-        self._start()
+        self.start()
         out: Out = []
-        result = self._e(node, scope, {}, out)
-        out.append(ast.Return(result))
-        return self._finish("_expr", out)
+        out.append(ast.Return(self.inline(node, scope, out)))  # the statements first, then the return
+        return self.finish("_expr", out)
+
+    def inline(self, node: A.Expr, scope: Scope, out: Out, lv: Locals | None = None) -> ast.expr:
+        """`node` in the function being made (`start` ... `finish`): statements onto `out`, the value back;
+        a local named in `lv` is read from that Python local, any other from `ctx.env`."""
+        return self._e(node, scope, lv or {}, out)
 
     def block(self, node: A.Block, scope: Scope) -> Exec:
-        self._start()
-        return self._finish("_effects", self._block(node, scope, {}))
+        self.start()
+        return self.finish("_effects", self._block(node, scope, {}))
 
-    def _start(self) -> None:
+    def start(self) -> None:
         self._globals = dict(HELPERS, _fbodies=self.function_bodies, _pbodies=self.procedure_bodies)
         self._ids, self._uses, self._n = {}, set(), 0
 
-    def _finish(self, fn_name: str, body: Out) -> Any:
+    def finish(self, fn_name: str, body: Out) -> Any:
         prologue: Out = []
         for local in sorted(self._uses):
             value: ast.expr = name(E.PARAM)
@@ -116,15 +120,15 @@ class Codegen(Checks):
         return E.build(E.function(fn_name, prologue + body), self._globals, fn_name, frozenset(PROLOGUE))
 
     # ----------------------------------------------------------------- helpers
-    def _tmp(self, letter: str = "t") -> str:
+    def tmp(self, letter: str = "t") -> str:
         self._n += 1
         return f"_{letter}{self._n}"
 
-    def _use(self, local: str) -> ast.Name:
+    def ctx_local(self, local: str) -> ast.Name:
         self._uses.add(local)
         return name(local)
 
-    def _obj(self, value: Any) -> ast.expr:
+    def ref(self, value: Any) -> ast.expr:
         """A value as generated code sees it: a scalar inline, anything else as a global of the function."""
         if type(value) in E.SCALARS:
             return const(value)
@@ -137,26 +141,26 @@ class Codegen(Checks):
     def _atom(self, e: ast.expr, out: Out) -> ast.expr:
         if _atomic(e):
             return e
-        t = self._tmp()
+        t = self.tmp()
         out.append(assign(t, e))
         return name(t)
 
     def _spend(self, n: ast.expr, pos: A.Pos) -> Out:
         """`budget.spend(n, pos)`, inline."""
-        b = self._use("_b")
+        b = self.ctx_local("_b")
         left = attr(b, "iterations", ast.Store())
         return [ast.AugAssign(left, ast.Sub(), n),
                 E.if_(ast.Compare(attr(b, "iterations"), [ast.Lt()], [const(0)]),
-                      [ast.Raise(call(name("_iter_exceeded"), self._obj(pos)), None)])]
+                      [ast.Raise(call(name("_iter_exceeded"), self.ref(pos)), None)])]
 
     def _copied(self, e: ast.expr, pos: A.Pos, out: Out) -> ast.expr:
         """`budget.copy(e, pos)`: scalars pass as they are, lists and maps are charged and cloned."""
         if isinstance(e, ast.Constant):
             return e  # type: ignore[return-value]
-        t = self._tmp()
+        t = self.tmp()
         out.append(assign(t, e))
         out.append(E.if_(E.is_container(name(t)),
-                         [assign(t, call(attr(self._use("_b"), "copy"), name(t), self._obj(pos)))]))
+                         [assign(t, call(attr(self.ctx_local("_b"), "copy"), name(t), self.ref(pos)))]))
         return name(t)
 
     def _operands(self, nodes: list[A.Expr], scope: Scope, lv: Locals, out: Out) -> list[ast.expr]:
@@ -169,7 +173,7 @@ class Codegen(Checks):
                 pins: Out = []
                 for k, prev in enumerate(exprs):
                     if not _atomic(prev):
-                        exprs[k] = name(self._tmp())
+                        exprs[k] = name(self.tmp())
                         pins.append(assign(exprs[k].id, prev))  # type: ignore[attr-defined]
                 out[mark:mark] = pins
             exprs.append(e)
@@ -177,34 +181,34 @@ class Codegen(Checks):
 
     def _items(self, source: ast.expr, pos: A.Pos, out: Out) -> ast.Name:
         """`runtime.iterate`: a list is walked as it is, charged inline; anything else by the helper."""
-        it = self._tmp()
+        it = self.tmp()
         out.append(assign(it, source))
         out.append(E.if_(E.type_is(name(it), "list"), self._spend(call(name("len"), name(it)), pos),
-                         [assign(it, call(name("_iterate"), name(it), self._use("_b"), self._obj(pos)))]))
+                         [assign(it, call(name("_iterate"), name(it), self.ctx_local("_b"), self.ref(pos)))]))
         return name(it)
 
     def _bind(self, names: tuple[str, ...], lv: Locals, pos: A.Pos) -> tuple[ast.expr, Out, Locals]:
         """The loop target for `names` (unpacked from a pair or more by the checked helper)."""
         inner = dict(lv)
         for n in names:
-            inner[n] = self._tmp("l")
+            inner[n] = self.tmp("l")
         if len(names) == 1:
             return E.store(inner[names[0]]), [], inner
-        item = self._tmp()
+        item = self.tmp()
         unpack = ast.Assign([ast.Tuple([E.store(inner[n]) for n in names], ast.Store())],
-                            call(name("_unpack"), name(item), const(len(names)), self._obj(pos)))
+                            call(name("_unpack"), name(item), const(len(names)), self.ref(pos)))
         return E.store(item), [unpack], inner
 
     def _broken(self, fn: Fn) -> ast.expr:
         """A node the checks refused: the closure they return raises its error when the code runs."""
-        return call(self._obj(fn), name(E.PARAM))
+        return call(self.ref(fn), name(E.PARAM))
 
     # ------------------------------------------------------------ expressions
     def _e(self, node: A.Expr, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         return getattr(self, "_e_" + type(node).__name__)(node, scope, lv, out)
 
     def _e_Literal(self, node: A.Literal, scope: Scope, lv: Locals, out: Out) -> ast.expr:
-        return self._obj(node.value)
+        return self.ref(node.value)
 
     def _e_Name(self, node: A.Name, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         found = self.name_of(node, scope)
@@ -212,12 +216,12 @@ class Codegen(Checks):
             return self._broken(found)
         kind, key = found
         if kind == "local":
-            return name(lv[key]) if key in lv else ast.Subscript(self._use("_env"), const(key), ast.Load())
+            return name(lv[key]) if key in lv else ast.Subscript(self.ctx_local("_env"), const(key), ast.Load())
         if kind == "var":
-            return ast.Subscript(self._use("_vars"), const(key), ast.Load())
+            return ast.Subscript(self.ctx_local("_vars"), const(key), ast.Load())
         if kind == "flow":
-            return ast.Subscript(self._use("_flow"), const(key), ast.Load())
-        return self._obj(key)
+            return ast.Subscript(self.ctx_local("_flow"), const(key), ast.Load())
+        return self.ref(key)
 
     def _e_ListLit(self, node: A.ListLit, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         return ast.List(self._operands(list(node.items), scope, lv, out), ast.Load())
@@ -239,19 +243,19 @@ class Codegen(Checks):
 
     def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         items, target, unpack, cond, (elem_out, elem) = self._loop(node, scope, lv, out)
-        result = self._tmp()
+        result = self.tmp()
         body: Out = elem_out + [ast.Expr(call(attr(name(result), "append"), elem))]
         out.append(assign(result, ast.List([], ast.Load())))
         out.extend(self._filtered_loop(node, scope, lv, items, target, unpack, cond, body, False))
         # Its items may share one list many times over: charged as built.
-        out.append(ast.Expr(call(attr(self._use("_b"), "charge"), name(result), self._obj(node.pos))))
+        out.append(ast.Expr(call(attr(self.ctx_local("_b"), "charge"), name(result), self.ref(node.pos))))
         return name(result)
 
     def _quantifier(self, node: A.Call, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         comp: A.Comprehension = node.args[0]  # type: ignore[assignment]
         want = node.func == "any"
         items, target, unpack, cond, (elem_out, elem) = self._loop(comp, scope, lv, out)
-        result = self._tmp()
+        result = self.tmp()
         decided = elem if want else ast.UnaryOp(ast.Not(), elem)
         body: Out = elem_out + [E.if_(decided, [assign(result, const(want)), ast.Break()])]
         out.append(assign(result, const(not want)))
@@ -266,10 +270,10 @@ class Codegen(Checks):
         table = FilterTable.for_loop(comp, scope) if cond is not None else None
         if table is None:
             return written
-        b = self._use("_b")
-        values, found, lump, indices = self._tmp(), self._tmp(), self._tmp(), self._tmp()
+        b = self.ctx_local("_b")
+        values, found, lump, indices = self.tmp(), self.tmp(), self.tmp(), self.tmp()
         free = [self._e(A.Name(comp.pos, n), scope.with_locals(*comp.names), lv, []) for n in table.free]
-        tbl = self._obj(table)
+        tbl = self.ref(table)
 
         def charge(amount: ast.expr, which: ast.expr) -> Out:
             # Where the filter would have run: its iterations, or, if they do not fit, the filters themselves.
@@ -294,7 +298,7 @@ class Codegen(Checks):
         fast = ast.Subscript(obj, key, ast.Load())
         test = E.and_(E.type_is(obj, "dict"), ast.Compare(key, [ast.In()], [obj]))
         props = attr(attr(name(E.PARAM), "model"), "component_props")  # read only when needed, as the closures do
-        slow = call(name("_field"), obj, key, props, self._use("_b"), self._obj(node.pos))
+        slow = call(name("_field"), obj, key, props, self.ctx_local("_b"), self.ref(node.pos))
         if isinstance(obj, ast.Constant):
             return slow
         return ast.IfExp(test, fast, self._component_property(obj, node.name, slow, node.pos))
@@ -311,12 +315,12 @@ class Codegen(Checks):
         if tables is None:
             return slow
         scalars, containers = tables
-        got, entry = self._tmp(), self._tmp()
-        read = ast.NamedExpr(E.store(got), call(attr(self._obj(scalars), "get"), obj, self._obj(_MISSING)))
-        copy = call(name("_copied_property"), name(entry), self._use("_b"), self._obj(pos))
-        found = ast.NamedExpr(E.store(entry), call(attr(self._obj(containers), "get"), obj))
+        got, entry = self.tmp(), self.tmp()
+        read = ast.NamedExpr(E.store(got), call(attr(self.ref(scalars), "get"), obj, self.ref(_MISSING)))
+        copy = call(name("_copied_property"), name(entry), self.ctx_local("_b"), self.ref(pos))
+        found = ast.NamedExpr(E.store(entry), call(attr(self.ref(containers), "get"), obj))
         in_containers = ast.IfExp(ast.Compare(found, [ast.IsNot()], [const(None)]), copy, slow)
-        return ast.IfExp(E.and_(E.type_is(obj, "str"), ast.Compare(read, [ast.IsNot()], [self._obj(_MISSING)])),
+        return ast.IfExp(E.and_(E.type_is(obj, "str"), ast.Compare(read, [ast.IsNot()], [self.ref(_MISSING)])),
                          name(got), in_containers if containers else slow)
 
     def know_components(self, props: dict[str, dict], copies_limit: int) -> None:
@@ -340,7 +344,7 @@ class Codegen(Checks):
         return self._index(obj, key, node.pos)
 
     def _index(self, obj: ast.expr, key: ast.expr, pos: A.Pos) -> ast.expr:
-        slow = call(name("_index"), obj, key, self._obj(pos))
+        slow = call(name("_index"), obj, key, self.ref(pos))
         if isinstance(obj, ast.Constant):  # a literal is never a list: no fast path to try
             return slow
         if isinstance(key, ast.Constant) and type(key.value) is int:  # `xs[0]`: the key's checks are known now
@@ -358,7 +362,7 @@ class Codegen(Checks):
         obj = next(exprs)
         lo = next(exprs) if node.lo is not None else const(None)
         hi = next(exprs) if node.hi is not None else const(None)
-        return call(name("_slice_of"), obj, lo, hi, self._use("_b"), self._obj(node.pos))
+        return call(name("_slice_of"), obj, lo, hi, self.ctx_local("_b"), self.ref(node.pos))
 
     def _e_Unary(self, node: A.Unary, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         value = self._e(node.operand, scope, lv, out)
@@ -366,10 +370,10 @@ class Codegen(Checks):
             return ast.UnaryOp(ast.Not(), value)
         value = self._atom(value, out)
         return ast.IfExp(E.type_is(value, "int"), ast.UnaryOp(ast.USub(), value),
-                         call(name("_negate"), value, self._obj(node.pos)))
+                         call(name("_negate"), value, self.ref(node.pos)))
 
     def _e_Binary(self, node: A.Binary, scope: Scope, lv: Locals, out: Out) -> ast.expr:
-        op, pos = node.op, self._obj(node.pos)
+        op, pos = node.op, self.ref(node.pos)
         if op in ("==", "!=") and isinstance(node.right, A.Literal) and (
                 node.right.value is None or type(node.right.value) is str):
             # Null and text compare equal only to themselves (the closures' fast path; the right is not run).
@@ -379,7 +383,7 @@ class Codegen(Checks):
                 (ast.Eq() if op == "==" else ast.NotEq())
             return ast.Compare(left, [cmp], [const(lit)])
         a, b = (self._atom(e, out) for e in self._operands([node.left, node.right], scope, lv, out))
-        budget = self._use("_b")
+        budget = self.ctx_local("_b")
         if op in ("in", "not in"):
             found = call(name("_contains"), b, a, budget, pos)
             return found if op == "in" else ast.UnaryOp(ast.Not(), found)
@@ -406,13 +410,13 @@ class Codegen(Checks):
 
     def _arith(self, op: str, a: ast.expr, b: ast.expr, pos: A.Pos) -> ast.expr:
         """An arithmetic operator on two atoms: inline for ints, `runtime.arith` for anything else."""
-        slow = call(name("_arith"), const(op), a, b, self._use("_b"), self._obj(pos))
+        slow = call(name("_arith"), const(op), a, b, self.ctx_local("_b"), self.ref(pos))
         if op in INT_OPS:
             # A result past MAX_INT_BITS is refused, as `runtime.number` does.
-            r = self._tmp()
+            r = self.tmp()
             made = ast.NamedExpr(E.store(r), ast.BinOp(a, INT_OPS[op], b))
             kept = ast.Compare(name("_INT_LOW"), [ast.Lt(), ast.Lt()], [made, name("_INT_HIGH")])
-            fast = ast.IfExp(kept, name(r), call(name("_number"), name(r), const(op), self._obj(pos)))
+            fast = ast.IfExp(kept, name(r), call(name("_number"), name(r), const(op), self.ref(pos)))
             return ast.IfExp(self._ints(a, b), fast, slow)
         if op in DIV_OPS:  # an int quotient or remainder is never larger than its operands
             return ast.IfExp(E.and_(self._ints(a, b), b), ast.BinOp(a, DIV_OPS[op], b), slow)
@@ -428,7 +432,7 @@ class Codegen(Checks):
             test = ast.BoolOp(ast.And() if node.op == "and" else ast.Or(), [e for _, e in parts])
             return ast.IfExp(test, const(True), const(False))
         # A later operand needs statements: each runs only while the result is still open.
-        result = self._tmp()
+        result = self.tmp()
         out.append(assign(result, ast.IfExp(parts[0][1], const(True), const(False))))
         tail = out
         for stmts, e in parts[1:]:
@@ -446,7 +450,7 @@ class Codegen(Checks):
         other = self._e(node.other, scope, lv, other_out)
         if not then_out and not other_out:
             return ast.IfExp(test, then, other)
-        result = self._tmp()
+        result = self.tmp()
         out.append(E.if_(test, then_out + [assign(result, then)], other_out + [assign(result, other)]))
         return name(result)
 
@@ -460,16 +464,16 @@ class Codegen(Checks):
             out.extend(arg_out)
             if spec.name in STATIC_BUILTINS:
                 table = self._builtin_tables.setdefault(spec.name, BuiltinTable(spec))
-                return call(attr(self._obj(table), "call"), name(E.PARAM), ast.List(args, ast.Load()),
-                            self._obj(node.pos))
-            return call(name("_invoke"), self._obj(spec), name(E.PARAM), ast.List(args, ast.Load()),
-                        self._obj(node.pos))
+                return call(attr(self.ref(table), "call"), name(E.PARAM), ast.List(args, ast.Load()),
+                            self.ref(node.pos))
+            return call(name("_invoke"), self.ref(spec), name(E.PARAM), ast.List(args, ast.Load()),
+                        self.ref(node.pos))
         if not isinstance(spec, Callable_):
             return self._broken(spec)  # the arguments are never run, as with the closures
         out.extend(arg_out)
-        result = self._tmp()
+        result = self.tmp()
         charge = E.if_(E.is_container(name(result)),
-                       [ast.Expr(call(attr(self._use("_b"), "charge"), name(result), self._obj(node.pos)))])
+                       [ast.Expr(call(attr(self.ctx_local("_b"), "charge"), name(result), self.ref(node.pos)))])
         out.extend(self._user_call("_fbodies", node.func, spec.params, args, node.pos, False,
                                    [assign(result, self._body_call("_fbodies", node.func)), charge], out))
         return name(result)
@@ -481,7 +485,7 @@ class Codegen(Checks):
                    procedure: bool, run: Out, out: Out) -> Out:
         """The call protocol of a user function or procedure: depth, one iteration, a fresh env, restored."""
         values = [self._atom(a, out) for a in args]
-        b, env, p = self._use("_b"), self._use("_env"), self._obj(pos)
+        b, env, p = self.ctx_local("_b"), self.ctx_local("_env"), self.ref(pos)
         depth = attr(b, "depth", ast.Store())
         too_deep = ast.Compare(attr(b, "depth"), [ast.Gt()], [attr(b, "max_depth")])
         fresh = ast.Dict([const(n) for n in params], values)
@@ -506,9 +510,9 @@ class Codegen(Checks):
                     rule = stmt.rule  # type: ignore[attr-defined]
                     if rule in scope.disabled_rules:
                         continue  # switched off: as if the statement were not there
-                    out.append(ast.Expr(call(attr(self._use("_fired"), "append"), const(rule))))
+                    out.append(ast.Expr(call(attr(self.ctx_local("_fired"), "append"), const(rule))))
                 out.extend(value_out)
-                local = self._tmp("l")
+                local = self.tmp("l")
                 out.append(assign(local, self._copied(value, let.pos, out)))
                 lv[let.name] = local
                 scope = scope.with_let(let.name)
@@ -526,7 +530,7 @@ class Codegen(Checks):
             body = getattr(self, "_s_" + type(node.body).__name__)(node.body, scope, lv)
         if node.rule in scope.disabled_rules:
             return []
-        return [ast.Expr(call(attr(self._use("_fired"), "append"), const(node.rule)))] + body
+        return [ast.Expr(call(attr(self.ctx_local("_fired"), "append"), const(node.rule)))] + body
 
     def _s_Assign(self, node: A.Assign, scope: Scope, lv: Locals) -> Out:
         target, pos = node.target, node.pos
@@ -555,7 +559,7 @@ class Codegen(Checks):
         """Where a variable or `let` lives: (a subscript of its dict, None) or (its local, the local's name)."""
         if kind == "local" and key in lv:
             return name(lv[key]), lv[key]
-        return ast.Subscript(self._use("_env" if kind == "local" else "_vars"), const(key), ast.Load()), None
+        return ast.Subscript(self.ctx_local("_env" if kind == "local" else "_vars"), const(key), ast.Load()), None
 
     def _store(self, base: tuple[str, str], target: A.Target, steps: list[tuple[Out, ast.expr]], value: ast.expr,
                lv: Locals, pos: A.Pos) -> Out:
@@ -565,19 +569,19 @@ class Codegen(Checks):
                 return [assign(local, value)]
             return [ast.Assign([ast.Subscript(place.value, place.slice, ast.Store())], value)]  # type: ignore
         out: Out = []
-        obj = self._tmp()
+        obj = self.tmp()
         out.append(assign(obj, place))
         for (step_out, key), s in zip(steps[:-1], target.steps):
             out.extend(step_out)
             if isinstance(s, str):
-                walk = call(name("_field"), name(obj), key, name("_no_components"), self._use("_b"),
-                            self._obj(pos))
+                walk = call(name("_field"), name(obj), key, name("_no_components"), self.ctx_local("_b"),
+                            self.ref(pos))
             else:
-                walk = call(name("_index"), name(obj), self._atom(key, out), self._obj(pos))
+                walk = call(name("_index"), name(obj), self._atom(key, out), self.ref(pos))
             out.append(assign(obj, walk))
         step_out, key = steps[-1]
         out.extend(step_out)
-        out.append(ast.Expr(call(name("_assign_item"), name(obj), key, value, self._obj(pos))))
+        out.append(ast.Expr(call(name("_assign_item"), name(obj), key, value, self.ref(pos))))
         return out
 
     def _s_If(self, node: A.If, scope: Scope, lv: Locals) -> Out:
@@ -603,10 +607,10 @@ class Codegen(Checks):
         out: Out = []
         count = self._e(node.count, scope, lv, out)
         body = self._block(node.body, scope, lv)
-        n = self._tmp()
-        out.append(assign(n, call(name("_repeat_count"), count, self._obj(node.pos))))
+        n = self.tmp()
+        out.append(assign(n, call(name("_repeat_count"), count, self.ref(node.pos))))
         out.extend(self._spend(name(n), node.pos))
-        out.append(ast.For(E.store(self._tmp()), call(name("range"), name(n)), body or [ast.Pass()], []))
+        out.append(ast.For(E.store(self.tmp()), call(name("range"), name(n)), body or [ast.Pass()], []))
         return out
 
     def _list(self, target: A.Target, scope: Scope, lv: Locals) -> tuple[Out, ast.expr]:
@@ -615,10 +619,10 @@ class Codegen(Checks):
         get = self._e(self.target_expr(target), scope, lv, out)
         if self._base(target, scope, writing=True) is None:
             return out, get
-        return out, call(name("_checked_list"), get, const(target.name), self._obj(target.pos))
+        return out, call(name("_checked_list"), get, const(target.name), self.ref(target.pos))
 
     def _s_ListOp(self, node: A.ListOp, scope: Scope, lv: Locals) -> Out:
-        op, pos, b = node.op, self._obj(node.pos), self._use("_b")
+        op, pos, b = node.op, self.ref(node.pos), self.ctx_local("_b")
         value_out: Out = []
         value = self._e(node.value, scope, lv, value_out) if node.value is not None else const(None)
         src_out, src = self._list(node.source, scope, lv) if node.source is not None else ([], const(None))
@@ -661,7 +665,7 @@ class Codegen(Checks):
         op, arg = node.op, node.arg
         if op == "pass":
             return []
-        sig = self._use("_sig")
+        sig = self.ctx_local("_sig")
 
         def put(field: str, value: Any) -> ast.stmt:
             return ast.Assign([attr(sig, field, ast.Store())], const(value))
@@ -685,11 +689,11 @@ class Codegen(Checks):
     def _s_Log(self, node: A.Log, scope: Scope, lv: Locals) -> Out:
         out: Out = []
         value = self._e(node.value, scope, lv, out)
-        out.append(ast.Expr(call(attr(self._use("_log"), "append"), self._copied(value, node.pos, out))))
+        out.append(ast.Expr(call(attr(self.ctx_local("_log"), "append"), self._copied(value, node.pos, out))))
         return out
 
     def _s_Fail(self, node: A.Fail, scope: Scope, lv: Locals) -> Out:
         out: Out = []
         message = self._e(node.message, scope, lv, out)
-        out.append(ast.Raise(call(name("_RuleFailure"), call(name("_shown"), message), self._obj(node.pos)), None))
+        out.append(ast.Raise(call(name("_RuleFailure"), call(name("_shown"), message), self.ref(node.pos)), None))
         return out

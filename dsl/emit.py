@@ -36,7 +36,7 @@ NODE_TYPES = frozenset({
 ATTRIBUTES = frozenset({
     "vars", "flow", "env", "model", "component_props", "budget", "fired", "signals", "log", "rng",
     "iterations", "depth", "max_depth", "charge", "copy", "append", "extend", "get", "entries", "replay", "call",
-    "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto",
+    "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto", "pop",
 })
 LOCAL = re.compile(r"_[a-z]\d+")  # the temporaries and user locals the generator numbers
 PARAM = "ctx"
@@ -172,6 +172,12 @@ def build(tree: ast.Module, globals_: dict[str, Any], fn_name: str,
     fn = FunctionType(_FIRST_CALL, namespace, fn_name)
     namespace[_PENDING] = [tree, fn_name, fn]
     return fn
+
+
+def compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A function from `build`, compiled now instead of at its first call: a caller that can do without it
+    (a fast path beside a reference one) sees here that Python refuses it (nested past its limits)."""
+    return compile_now(fn.__globals__[_PENDING])
 
 
 def compile_now(pending: list) -> Callable[..., Any]:

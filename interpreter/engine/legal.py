@@ -53,7 +53,12 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tu
     param = action.params[i]
     if param.source is None:
         return enumerate(param.universe)
-    values = param.source(ctx)
+    return from_values(model, action, i, param.source(ctx))
+
+
+def from_values(model: GameModel, action: Action, i: int, values: Any) -> list[tuple[int, Any]]:
+    """What the `from:` of parameter `i` gave, as (position in its `of:` set, value), in `of:` order."""
+    param = action.params[i]
     if type(values) is not list:
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
                                  f"gave {R.type_name(values)}, not a list")
@@ -69,13 +74,13 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tu
                                      f"{v!r}, which is not among its `of:` values",
                                      hint="every value a parameter can take must be listed in `of:`")
         if k not in seen:
-            # Both plain and of one key, `v` and its `of:` value are written and behave alike (`_same`):
+            # Both plain and of one key, `v` and its `of:` value are written and behave alike (`same_value`):
             # the `of:` value stands in for `v`, so its move is the interned one.
             seen[k] = universe[k] if flat and plain[k] else v
     return sorted(seen.items())
 
 
-def _same(value: Any, known: Any) -> bool:
+def same_value(value: Any, known: Any) -> bool:
     """Whether `value` is written and behaves exactly as `known`, an `of:` value it equals as a key.
 
     `from:` may give `1.0` for the `of:` value `1`, or `-0.0` for `0.0`: equal
@@ -87,13 +92,13 @@ def _same(value: Any, known: Any) -> bool:
     if t is not type(known):
         return False
     if t is list:
-        return len(value) == len(known) and all(_same(v, k) for v, k in zip(value, known))
+        return len(value) == len(known) and all(same_value(v, k) for v, k in zip(value, known))
     if t is float:
         return repr(value) == repr(known)
     return t is not dict
 
 
-def _try(model: GameModel, action: Action, param: Param, count: int, budget: R.Budget) -> None:
+def charge_tries(model: GameModel, action: Action, param: Param, count: int, budget: R.Budget) -> None:
     """Charge the values about to be tried for one parameter to the listing's budget.
 
     Parameters multiply: three of a thousand values each are a billion
@@ -110,12 +115,16 @@ def _try(model: GameModel, action: Action, param: Param, count: int, budget: R.B
                                 "`require:` that reads fewer of them, or raise limits.iterations_per_move")
 
 
-def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None = None) -> list[Move]:
+def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None = None, *,
+             reference: bool = False) -> list[Move]:
     """The legal moves now, charged to `budget` (a fresh one if None).
 
     A caller that lists moves several times for one user-visible step (the
     flow passing players who cannot move) hands in one budget for all of
-    them, so the step has one bound, not one per listing.
+    them, so the step has one bound, not one per listing.  Each action is
+    listed by its generated listing (`engine.listing`) when it has one, by
+    the reference below when not, or when `reference` asks for it (tests
+    compare the two).
     """
     if flow["done"]:
         return []
@@ -123,9 +132,14 @@ def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None 
     ctx = R.Ctx(vars_, flow, model, budget=budget or model.budget())
     out: list[Move] = []
     table = model.move_table
+    listings = None if reference else model.listings
     for name in names:
         action = model.actions[name]
         if action.disabled:
+            continue
+        listing = None if listings is None else listings.of(model, action)
+        if listing is not None:
+            out += listing(ctx)
             continue
         for check in action.checks_by_level[0]:
             if not check(ctx):
@@ -147,7 +161,7 @@ def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, ex
     pname, where, checks, universe = p.name, p.where, action.checks_by_level[i + 1], p.universe
     radix = len(universe)
     values = _candidates(model, action, i, ctx)
-    _try(model, action, p, radix if p.source is None else len(values), ctx.budget)  # type: ignore[arg-type]
+    charge_tries(model, action, p, radix if p.source is None else len(values), ctx.budget)  # type: ignore[arg-type]
     own = p.source is None  # values of `of:` itself, never another spelling of one
     env, table, name = ctx.env, model.move_table, action.name
     last = i == len(action.params) - 1
@@ -161,7 +175,7 @@ def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, ex
             if not check(ctx):
                 break
         else:
-            same = exact and (own or v is universe[k] or _same(v, universe[k]))
+            same = exact and (own or v is universe[k] or same_value(v, universe[k]))
             if not last:
                 chosen[i] = v
                 _level(model, action, ctx, i + 1, base + k, same, chosen, out)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
+from ruleplay.dsl import ast as A
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.diagnostics import Diagnostic
@@ -20,6 +21,7 @@ from ruleplay.dsl.variants import SourceMap
 
 Fn = Callable[[R.Ctx], Any]
 Exec = Callable[[R.Ctx], None]
+Code = tuple[A.Expr, Scope]  # an expression's tree and the scope it was compiled in
 
 DEFAULT_LIMITS = {"max_steps": 10_000, "iterations_per_move": 200_000, "iterations_per_decision": 2_000_000,
                   "max_depth": 64, "max_components": 100_000, "copies_per_move": R.DEFAULT_COPIES}
@@ -57,6 +59,9 @@ class Param:
     path: tuple
     seen_by: Fn | None = None  # the seats that see this argument of a move (None: every seat)
     rule: str | None = None  # the rule the `from:`/`where:` filters encode, named when they refuse a move
+    # The trees `source` and `where` were compiled from, for the generated listing (None where they are).
+    source_code: Code | None = None
+    where_code: Code | None = None
 
 
 @dataclass
@@ -66,6 +71,7 @@ class Requirement:
     message: str
     path: tuple
     level: int = -1  # index of the last parameter it reads: checked as soon as that one is bound
+    code: Code | None = None  # the tree `check` was compiled from; None when mutation testing switched it off
 
 
 @dataclass
@@ -243,6 +249,8 @@ class GameModel:
     written_by_action: dict[str, frozenset[str]] = field(default_factory=dict)
     # Every move listed so far, by its number: the action universe is fixed, so listings share these values.
     move_table: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Each action's generated listing, made when first listed (`engine.listing`); None: the reference listing.
+    listings: Any = field(default=None, repr=False, compare=False)
 
     def budget(self) -> R.Budget:
         """A fresh work budget for one move (or one setup, or one legal-move listing)."""

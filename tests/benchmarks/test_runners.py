@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from benchmarks import against, run, states
-from benchmarks.__main__ import main
+from benchmarks.__main__ import SEED_GAME_NAMES, against_games, main
 from benchmarks.measure import alternate
 from ruleplay import load_game
 
@@ -41,6 +41,14 @@ def test_a_bad_option_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["run", "--seconds", "inf"])
     assert stop.value.code == 2 and "inf is not a number of seconds > 0" in capsys.readouterr().err
+
+
+def test_against_takes_the_seed_games_at_their_counts_and_any_other_built_in_game_at_its_default():
+    assert against_games(["tic-tac-toe", "lovci-pokladu"]) == [("lovci-pokladu", 2), ("lovci-pokladu", 4),
+                                                             ("tic-tac-toe", None)]
+    assert against_games(SEED_GAME_NAMES) == against.SEED_GAMES
+    with pytest.raises(SystemExit):
+        main(["against", "--games", "no-such-game"])
 
 
 NOT_A_CHECKOUT = pytest.mark.skipif(not (against.ROOT / ".git").exists(), reason="needs a git checkout")

@@ -37,16 +37,17 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
                                           R.Ctx({}, {"players": players}, static, budget=budget()))
             longest_texts.append(longest)
             pscope = scope.with_locals(*local)
-            source = where = rule = None
+            source = where = rule = source_code = where_code = None
             if isinstance(pspec, dict):
                 rule = first_rule(pspec.get("rule"))
                 b.cite(pspec.get("rule"), ppath, mutable=True)
-                source = b.expr(ppath + ("from",), pscope)
-                where = b.expr(ppath + ("where",), pscope.with_locals(pname))
+                source, source_code = b.expr_code(ppath + ("from",), pscope)
+                where, where_code = b.expr_code(ppath + ("where",), pscope.with_locals(pname))
                 if b.off(pspec.get("rule")):
-                    source = where = None  # mutation testing: the filters' rule is switched off
+                    source = where = source_code = where_code = None  # mutation testing: the rule is off
             local.append(pname)
-            params.append(Param(pname, universe, source, where, ppath, rule=rule))
+            params.append(Param(pname, universe, source, where, ppath, rule=rule, source_code=source_code,
+                                where_code=where_code))
         _check_move_length(b, name, longest_texts, path)
         ascope = scope.with_locals(*local)
         for param in params:  # who sees an argument may depend on all of them
@@ -150,7 +151,7 @@ def _requirements(b: BuildContext, spec: dict, path: tuple, scope: Scope, params
     for i, r in enumerate(spec.get("require") or []):
         rpath = path + ("require", i)
         check_path = rpath if isinstance(r, str) else rpath + ("check",)
-        fn = b.expr(check_path, scope)
+        fn, code = b.expr_code(check_path, scope)
         if isinstance(r, str):
             rule, message = None, r
         else:
@@ -159,8 +160,9 @@ def _requirements(b: BuildContext, spec: dict, path: tuple, scope: Scope, params
         if fn is None:
             continue
         if b.off(rule):
-            fn = lambda ctx: True  # noqa: E731 - mutation testing: the rule is switched off
-        requires.append(Requirement(fn, first_rule(rule), message, rpath, _param_level(b, check_path, params)))
+            fn, code = (lambda ctx: True), None  # mutation testing: the rule is switched off
+        requires.append(Requirement(fn, first_rule(rule), message, rpath, _param_level(b, check_path, params),
+                                    code))
     return requires
 
 

@@ -14,11 +14,13 @@ import json
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl import runtime as R
+from ruleplay.dsl.codegen import Codegen
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.scope import Callable_, Scope
 from ruleplay.dsl.tables import static_functions
 from ruleplay.dsl.variants import SourceMap
 
+from ..listing import Listings
 from ..model import DEFAULT_LIMITS, Action, GameModel
 from .actions import build_actions
 from .components import StaticModel, build_boards, build_components, build_graphs
@@ -136,6 +138,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
         hidden_info=any(v.visibility != "public" or v.visible_if is not None for v in vars_.values()),
         scope=scope, function_bodies=b.compiler.function_bodies, procedure_bodies=b.compiler.procedure_bodies,
         state_graphs=state_graphs, written_vars=frozenset(b.written & set(vars_)),
+        listings=Listings(b.compiler) if isinstance(b.compiler, Codegen) else None,
         written_by_action=b.written_by_action(list(actions), set(vars_)),
     )
     model.num_actions = _number_actions(actions)

@@ -20,7 +20,7 @@ from ruleplay.dsl.scope import Scope
 from ruleplay.dsl.variants import SourceMap
 from ruleplay.dsl.yamlload import format_path, lookup
 
-from ..model import Exec, Fn, rule_list
+from ..model import Code, Exec, Fn, rule_list
 
 UNKNOWN_NAME_HINT = ("a name is a state variable, a constant, a parameter, a `let` or loop name, "
                      "or a flow value such as `current`")
@@ -112,10 +112,15 @@ class BuildContext:
         return node
 
     def expr(self, path: tuple, scope: Scope, default: Fn | None = None) -> Fn | None:
+        return self.expr_code(path, scope, default)[0]
+
+    def expr_code(self, path: tuple, scope: Scope, default: Fn | None = None) -> tuple[Fn | None, Code | None]:
+        """`expr`, with the tree it compiled and its scope, for code generated later from the same tree."""
         node = self.parse(path, effects=False)
         if node is None:
-            return default
-        return self.compile(node, scope)
+            return default, None
+        fn = self.compile(node, scope)
+        return fn, (None if fn is None else (node, scope))
 
     def compile(self, node: A.Node, scope: Scope) -> Fn | None:
         """An expression already parsed (and checked) by its builder, compiled; its problems reported."""

@@ -99,7 +99,15 @@ def _size(value: Any, cap: int, levels: int, pos: Pos | None) -> int:
         if n > cap:
             return n
         ti = type(item)
-        if ti is list or ti is dict:
+        if ti is list and levels > 1 and len(item) <= 4:  # a short item (a pair, a cell): counted here if flat
+            for sub in item:
+                ts = type(sub)
+                if ts is list or ts is dict:
+                    n += _size(item, cap - n, levels - 1, pos)
+                    break
+            else:
+                n += len(item)
+        elif ti is list or ti is dict:
             n += _size(item, cap - n, levels - 1, pos)
     return n
 
@@ -415,15 +423,15 @@ class Budget:
         """Count a built or copied value against the move's copies: all its items, nested ones included."""
         t = type(value)
         if t is list or t is dict:
-            self.built(_size(value, self.copies, MAX_NESTING, pos), pos)
+            self.copies -= _size(value, self.copies, MAX_NESTING, pos)  # `built`, inline: every copy passes here
+            if self.copies < 0:
+                raise _too_large(pos)
 
     def built(self, n: int, pos: Pos | None) -> None:
         """Count n new list items, map entries or characters against the move's copies."""
         self.copies -= n
         if self.copies < 0:
-            raise LimitError("the values built or copied in one move are too large", pos,
-                             hint="a value keeps growing (e.g. `x = x + x` in a loop)? raise "
-                                  "limits.copies_per_move if the game really needs it")
+            raise _too_large(pos)
 
     def copy(self, value: Any, pos: Pos | None) -> Any:
         """clone(), charged: how statements copy values."""
@@ -438,12 +446,20 @@ class Budget:
         """
         t = type(value)
         if t is list or t is dict:
-            self.spend(_size(value, self.iterations, MAX_NESTING, pos), pos)
+            self.iterations -= _size(value, self.iterations, MAX_NESTING, pos)  # `spend`, inline
+            if self.iterations < 0:
+                raise iterations_exceeded(pos)
 
     def spend(self, n: int, pos: Pos | None) -> None:
         self.iterations -= n
         if self.iterations < 0:
             raise iterations_exceeded(pos)
+
+
+def _too_large(pos: Pos | None) -> LimitError:
+    return LimitError("the values built or copied in one move are too large", pos,
+                      hint="a value keeps growing (e.g. `x = x + x` in a loop)? raise "
+                           "limits.copies_per_move if the game really needs it")
 
 
 def copied_property(entry: tuple[Any, int], budget: Budget, pos: Pos | None) -> Any:

@@ -11,6 +11,8 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.builtins import BUILTINS
@@ -196,3 +198,36 @@ def test_log_keeps_a_charged_copy_of_the_value_as_it_was():
     fn = compiler.block(parse_effects("repeat 1000 { log xs }"), SCOPE)
     with pytest.raises(R.LimitError, match="values built or copied"):
         fn(_ctx(vars_={"xs": list(range(5000)), "long": ""}))
+
+
+def _counted(value: object, levels: int) -> int:
+    """The reference count of `size`: every list item and map entry, nested ones included."""
+    if type(value) not in (list, dict):
+        return 0
+    if levels == 0:
+        raise R.LimitError("too deep", None)
+    items = value if type(value) is list else list(value.values())  # type: ignore[union-attr]
+    return len(items) + sum(_counted(item, levels - 1) for item in items)
+
+
+_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=2),
+                       lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=2), inner,
+                                                                                   max_size=4), max_leaves=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES, st.integers(0, 60))
+def test_size_counts_every_item_up_to_its_cap_and_refuses_what_is_nested_too_deep(value, cap) -> None:
+    wrapped = value
+    for _ in range(R.MAX_NESTING - 3):
+        wrapped = [wrapped]  # close to the nesting limit: the short-item path must not pass it
+    for candidate in (value, wrapped):
+        try:
+            expected = _counted(candidate, R.MAX_NESTING)
+        except R.LimitError:
+            with pytest.raises(R.LimitError, match="nested more than"):
+                R.size(candidate, 10**9)
+            continue
+        got = R.size(candidate, cap)
+        assert got == expected if expected <= cap else got > cap
+        assert R.size(candidate, 10**9) == expected

@@ -45,7 +45,8 @@ HELPERS: dict[str, Any] = {
     "_iterate": R.iterate, "_iter_exceeded": R.iterations_exceeded, "_depth_exceeded": R.depth_exceeded,
     "_invoke": invoke, "_unpack": R.unpack, "_assign_item": R.assign_item, "_checked_list": R.checked_list,
     "_take": R.take, "_prepend": R.prepend, "_shuffle": R.shuffle, "_draw": R.draw,
-    "_repeat_count": R.repeat_count, "_copied_property": R.copied_property, "_RuleFailure": R.RuleFailure, "_shown": R.shown,
+    "_repeat_count": R.repeat_count, "_copied_property": R.copied_property, "_clone": R.clone,
+    "_RuleFailure": R.RuleFailure, "_shown": R.shown,
     "_no_components": {}, "_INT_LOW": -R._INT_LIMIT, "_INT_HIGH": R._INT_LIMIT,
 }
 # What a function's first lines load from its context, once, when its body uses them.
@@ -462,9 +463,8 @@ class Codegen(EffectsCodegen, Checks):
         if isinstance(spec, Builtin):
             out.extend(arg_out)
             if spec.name in STATIC_BUILTINS:
-                table = self._builtin_tables.setdefault(spec.name, BuiltinTable(spec))
-                return call(attr(self.ref(table), "call"), name(E.PARAM), ast.List(args, ast.Load()),
-                            self.ref(node.pos))
+                return self._static_call(self._builtin_tables.setdefault(spec.name, BuiltinTable(spec)), args,
+                                         node.pos, out)
             return call(name("_invoke"), self.ref(spec), name(E.PARAM), ast.List(args, ast.Load()),
                         self.ref(node.pos))
         if not isinstance(spec, Callable_):
@@ -475,6 +475,29 @@ class Codegen(EffectsCodegen, Checks):
                        [ast.Expr(call(attr(self.ctx_local("_b"), "charge"), name(result), self.ref(node.pos)))])
         out.extend(self._user_call("_fbodies", node.func, spec.params, args, node.pos, False,
                                    [assign(result, self._body_call("_fbodies", node.func)), charge], out))
+        return name(result)
+
+    def _static_call(self, table: BuiltinTable, args: list[ast.expr], pos: A.Pos, out: Out) -> ast.expr:
+        """A static builtin's call: when every argument is a whole number or a text, its kept value and cost
+        are read here (`BuiltinTable.plain`) and charged as the table would; otherwise the table's lookup."""
+        args = [self._atom(a, out) for a in args]
+        slow = call(attr(self.ref(table), "call"), name(E.PARAM), ast.List(args, ast.Load()), self.ref(pos))
+        if any(isinstance(a, ast.Constant) and type(a.value) not in (int, str) for a in args):
+            return slow
+        plain = [ast.BoolOp(ast.Or(), [E.type_is(a, "int"), E.type_is(a, "str")]) for a in args
+                 if not isinstance(a, ast.Constant)]
+        hit, result = self.tmp(), self.tmp()
+        got = call(attr(self.ref(table.plain), "get"), ast.Tuple(args, ast.Load()))
+        out.append(assign(hit, ast.IfExp(E.and_(*plain), got, const(None)) if plain else got))
+        b = self.ctx_local("_b")
+        cost = [(field, ast.Subscript(name(hit), const(k), ast.Load())) for k, field in ((1, "iterations"),
+                                                                                         (2, "copies"))]
+        fits = E.and_(ast.Compare(name(hit), [ast.IsNot()], [const(None)]),
+                      *[ast.Compare(attr(b, field), [ast.GtE()], [n]) for field, n in cost])
+        kept = [ast.AugAssign(attr(b, field, ast.Store()), ast.Sub(), n) for field, n in cost]
+        kept += [assign(result, ast.Subscript(name(hit), const(0), ast.Load())),
+                 E.if_(E.is_container(name(result)), [assign(result, call(name("_clone"), name(result)))])]
+        out.append(E.if_(fits, kept, [assign(result, slow)]))
         return name(result)
 
     def _body_call(self, table: str, callee: str) -> ast.Call:

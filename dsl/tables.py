@@ -42,6 +42,7 @@ from .scope import Scope
 MAX_KEYS = 1024  # combinations of locals kept per table; past it the loop runs as written
 _KEY_TYPES = (int, str, bool, type(None))  # floats are left out: 0.0 and -0.0 are one key but two texts
 _KEY_SET = frozenset(_KEY_TYPES)
+_PLAIN_KEY = frozenset({int, str})  # arguments that are their own key: `BuiltinTable.plain`
 _CHARGING_OPS = frozenset({"in", "not in", "==", "!=", "<", "<=", ">", ">="})
 _PLAIN_OPS = frozenset({"+", "-", "*", "//", "%", "and", "or"})
 _UNLIMITED = 1 << 62
@@ -182,6 +183,9 @@ class _CostTable:
 
     def __init__(self) -> None:
         self._known: dict[tuple, tuple[Any, int, int]] = {}
+        # The same entries, for arguments that are all whole numbers or texts, by the arguments alone: what
+        # generated code reads inline (no bool or float among them, so no two values share a key).
+        self.plain: dict[tuple, tuple[Any, int, int]] = {}
 
     def _run(self, ctx: R.Ctx, args: list, pos: A.Pos | None) -> Any:
         raise NotImplementedError
@@ -197,7 +201,9 @@ class _CostTable:
             iterations, copies = budget.iterations, budget.copies
             result = self._run(ctx, args, pos)
             if len(self._known) < MAX_KEYS:
-                self._known[key] = (R.clone(result), iterations - budget.iterations, copies - budget.copies)
+                entry = self._known[key] = (R.clone(result), iterations - budget.iterations, copies - budget.copies)
+                if _PLAIN_KEY.issuperset(types):
+                    self.plain[key[1:]] = entry
             return result
         result, iterations, copies = known
         if budget.iterations < iterations or budget.copies < copies:

@@ -144,6 +144,38 @@ def test_a_static_builtin_charges_and_gives_what_the_builtin_does(game, fn, args
                 assert got == want, (iterations, copies)
 
 
+@pytest.mark.parametrize("text", ['line_of("grid", c, d)', 'xy("grid", c)', 'cell("grid", c, 0)',
+                                  'line_of(g, c, d)'])
+def test_generated_code_reads_a_kept_result_inline_as_the_table_would(text):
+    """The inline read of `BuiltinTable.plain`: the same values, errors and budgets as the closures' calls,
+    for arguments that are kept (whole numbers, texts) and that are not (true, 17.0, a list)."""
+    from ruleplay import load_game
+    from ruleplay.dsl.codegen import Codegen
+
+    model = load_game("connect-four").model
+    scope = Scope(frozenset(), {}).with_locals("c", "d", "g")
+    node = parse_expr(text)
+    generated, closures = Codegen().expr(node, scope), Compiler().expr(node, scope)
+
+    def run(fn, env: dict, iterations: int, copies: int) -> tuple:
+        outcome = _charges(lambda ctx, _: fn(ctx), R.Ctx({}, {}, model, env=env, budget=R.Budget(iterations, 8,
+                                                                                                   copies)), None)
+        if outcome[0][0] == "ok" and type(outcome[0][1]) is list:
+            outcome[0][1].append("changed")  # a caller may change what it got: the kept value must not change
+        return outcome
+
+    for c in (17, 3, True, 17.0, [1], -1, 99):
+        for d in ("SE", "S", 1):
+            env = {"c": c, "d": d, "g": "grid"}
+            full = run(closures, env, 100_000, 100_000)
+            used = (100_000 - full[1], 100_000 - full[2])
+            for iterations in {0, used[0], max(0, used[0] - 1), 100_000}:  # too little, exactly enough, plenty
+                for copies in {0, used[1], max(0, used[1] - 1), 100_000}:
+                    for _ in range(2):  # made, then read back
+                        assert run(generated, env, iterations, copies) == run(closures, env, iterations, copies), \
+                            (c, d, iterations, copies)
+
+
 def test_a_kept_result_is_handed_out_as_a_copy():
     from ruleplay import load_game
     from ruleplay.dsl.builtins import BUILTINS

@@ -56,6 +56,7 @@ INT_OPS: dict[str, ast.operator] = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mul
 DIV_OPS: dict[str, ast.operator] = {"//": ast.FloorDiv(), "%": ast.Mod()}
 ORDER_OPS: dict[str, ast.cmpop] = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE()}
 
+INLINE_BUILTINS = {"len": 1, "get": 3}  # builtins written out in generated code, with their number of arguments
 _MISSING = object()  # what a property table gives for a component without the property
 
 
@@ -465,6 +466,8 @@ class Codegen(EffectsCodegen, Checks):
             if spec.name in STATIC_BUILTINS:
                 return self._static_call(self._builtin_tables.setdefault(spec.name, BuiltinTable(spec)), args,
                                          node.pos, out)
+            if spec.name in INLINE_BUILTINS and len(args) == INLINE_BUILTINS[spec.name]:
+                return self._lookup_builtin(spec, [self._atom(a, out) for a in args], node.pos)
             return call(name("_invoke"), self.ref(spec), name(E.PARAM), ast.List(args, ast.Load()),
                         self.ref(node.pos))
         if not isinstance(spec, Callable_):
@@ -476,6 +479,22 @@ class Codegen(EffectsCodegen, Checks):
         out.extend(self._user_call("_fbodies", node.func, spec.params, args, node.pos, False,
                                    [assign(result, self._body_call("_fbodies", node.func)), charge], out))
         return name(result)
+
+    def _lookup_builtin(self, spec: Builtin, args: list[ast.expr], pos: A.Pos) -> ast.expr:
+        """`len` and `get`, the lookups rules make most, inline for the values they take, `_invoke` (and its
+        error) for others.  Neither charges anything (`linear=False`): the inline path is the builtin's body."""
+        slow = call(name("_invoke"), self.ref(spec), name(E.PARAM), ast.List(args, ast.Load()), self.ref(pos))
+        if spec.name == "len":
+            (x,) = args
+            sized = ast.BoolOp(ast.Or(), [E.type_is(x, "list"), E.type_is(x, "dict"), E.type_is(x, "str")])
+            return ast.IfExp(sized, call(name("len"), x), slow)
+        m, key, default = args
+        size = call(name("len"), m)
+        item = E.and_(E.type_is(m, "list"), E.type_is(key, "int"),
+                      ast.Compare(ast.UnaryOp(ast.USub(), size), [ast.LtE(), ast.Lt()], [key, size]))
+        entry = ast.IfExp(E.and_(E.type_is(m, "dict"), E.type_is(key, "str")), call(attr(m, "get"), key, default),
+                          slow)
+        return ast.IfExp(item, ast.Subscript(m, key, ast.Load()), entry)
 
     def _static_call(self, table: BuiltinTable, args: list[ast.expr], pos: A.Pos, out: Out) -> ast.expr:
         """A static builtin's call: when every argument is a whole number or a text, its kept value and cost

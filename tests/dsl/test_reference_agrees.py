@@ -217,5 +217,8 @@ def test_agree_on_well_typed_expressions(text):
 @example("[1, true] < [1, 2]")
 @example("xs in [xs, grid]")
 @example('ray("b", 0, [0, 0])')
+@example('[get(xs, i, 0) for i in [-4, -3, -1, 0, 2, 3, true, 1.0, "a"]]')  # `get` written out: bounds, types
+@example('[get(m, key, -1) for key in ["a", "b", "z", 1, null]] + [get("ab", 0, 9)]')
+@example('[len(v) for v in [xs, m, "abc", ""]] + [len(3)]')                 # `len` written out, then its error
 def test_agree_on_any_expression_including_failing_ones(text):
     check(text)

@@ -394,8 +394,13 @@ def recursion_guard() -> Iterator[None]:
     try:
         yield
     except RecursionError:
-        raise LimitError("the rules nest calls too deeply for the interpreter",
-                         hint="lower limits.max_depth, or make recursive functions stop sooner") from None
+        raise interpreter_too_deep() from None
+
+
+def interpreter_too_deep() -> LimitError:
+    """The error for Python's own recursion limit: what `recursion_guard` raises, and a move's hot path too."""
+    return LimitError("the rules nest calls too deeply for the interpreter",
+                      hint="lower limits.max_depth, or make recursive functions stop sooner")
 
 
 class Budget:

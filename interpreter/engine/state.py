@@ -267,12 +267,14 @@ class State:
         ctx = R.Ctx(new["vars"], new["flow"], model, rng=rng, env=bind(action, move),
                     budget=budget or model.budget())
         ctx.fired.extend(action.rules)
-        with _GUARD:
+        try:  # `R.recursion_guard()` without a context manager's two calls per move
             action.effects(ctx)
             ctx.env = {}
             runner = FlowRunner(model, ctx)
             runner.after_move()
             legal = runner.settle(budget)
+        except RecursionError:
+            raise R.interpreter_too_deep() from None
         new["rng"] = rng.state
         # each rule once, in firing order
         return new, legal, self._history.then(move, seen), list(dict.fromkeys(ctx.fired)), ctx.log
@@ -409,23 +411,6 @@ class State:
     def render(self) -> str:
         with R.recursion_guard():
             return render_text(self.game.model, self.data)
-
-
-class _RecursionGuard:
-    """`R.recursion_guard()` as one reusable object: a move enters it once, and a generator-made context
-    manager costs a few per cent of a small game's move.  The error is translated by the guard itself."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type | None, error: BaseException | None, trace: Any) -> bool:
-        if kind is not None and issubclass(kind, RecursionError):
-            with R.recursion_guard():
-                raise error  # type: ignore[misc]  # re-raised inside the guard, which names it a LimitError
-        return False
-
-
-_GUARD = _RecursionGuard()
 
 
 def successor_data(model: GameModel, data: dict, action: str | None = None) -> dict:

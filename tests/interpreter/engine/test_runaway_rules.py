@@ -205,3 +205,22 @@ def test_listing_moves_charges_each_parameter_value_tried(tmp_path):
     assert err.code == "RP501" and "listing the moves of action 'go' tries too many parameter values" in err.message
     assert err.pos.line == 18  # the parameter being listed when the budget ran out
     assert len(load_game(walks(tmp_path, 40)).new_state(0).legal_moves()) == 40 ** 3  # 64000: within the budget
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_move_that_runs_out_of_python_stack_is_a_rule_error_and_leaves_the_state(tmp_path, in_place):
+    """Python's own frame limit can come before `limits.max_depth` (here it is set low on purpose): the move
+    fails with a rule error, not a RecursionError, and the state it was made on is unchanged."""
+    import inspect
+    import sys
+
+    state = load_game(ruleset(tmp_path, effects="n = double(40)")).new_state(0)
+    before = state.to_json()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 40)
+    try:
+        with pytest.raises(RuleRuntimeError, match="too deeply for the interpreter"):
+            state.apply_in_place("go") if in_place else state.apply("go")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert state.to_json() == before

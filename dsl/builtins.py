@@ -199,7 +199,10 @@ def reversed_(xs):
 @builtin(2, returns="int")
 def count(xs, value):
     """How many items of the list equal value."""
-    return sum(1 for x in _list(xs, "count") if equal(x, value))
+    items = _list(xs, "count")
+    if type(value) in _SELF_EQUAL and not (type(value) is int and bool in set(map(type, items))):
+        return items.count(value)  # Python's == is the language's here: a bool is never equal to 1 in the rules
+    return sum(1 for x in items if equal(x, value))
 
 
 @builtin(2, returns="int")
@@ -637,6 +640,7 @@ def distance(ctx, graph, a, b):
     return _search(ctx, _graph(ctx, graph), a, None).get(value_key(b))
 
 
+_SELF_EQUAL = frozenset({int, str, type(None)})  # values Python compares as the rules do, bools apart
 _PLAIN_NODES = frozenset({int, str})  # nodes that are equal exactly when their keys are
 _last_adjacency: tuple = ((), {}, {})  # (edges, neighbours, spellings) of the last plain edge list seen
 

@@ -56,7 +56,8 @@ INT_OPS: dict[str, ast.operator] = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mul
 DIV_OPS: dict[str, ast.operator] = {"//": ast.FloorDiv(), "%": ast.Mod()}
 ORDER_OPS: dict[str, ast.cmpop] = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE()}
 
-INLINE_BUILTINS = {"len": 1, "get": 3}  # builtins written out in generated code, with their number of arguments
+# Builtins written out in generated code, with the numbers of arguments they are written out for.
+INLINE_BUILTINS = {"len": (1,), "get": (3,), "range": (1, 2)}
 _MISSING = object()  # what a property table gives for a component without the property
 
 
@@ -466,8 +467,8 @@ class Codegen(EffectsCodegen, Checks):
             if spec.name in STATIC_BUILTINS:
                 return self._static_call(self._builtin_tables.setdefault(spec.name, BuiltinTable(spec)), args,
                                          node.pos, out)
-            if spec.name in INLINE_BUILTINS and len(args) == INLINE_BUILTINS[spec.name]:
-                return self._lookup_builtin(spec, [self._atom(a, out) for a in args], node.pos)
+            if len(args) in INLINE_BUILTINS.get(spec.name, ()):
+                return self._inline_builtin(spec, [self._atom(a, out) for a in args], node.pos, out)
             return call(name("_invoke"), self.ref(spec), name(E.PARAM), ast.List(args, ast.Load()),
                         self.ref(node.pos))
         if not isinstance(spec, Callable_):
@@ -480,10 +481,13 @@ class Codegen(EffectsCodegen, Checks):
                                    [assign(result, self._body_call("_fbodies", node.func)), charge], out))
         return name(result)
 
-    def _lookup_builtin(self, spec: Builtin, args: list[ast.expr], pos: A.Pos) -> ast.expr:
-        """`len` and `get`, the lookups rules make most, inline for the values they take, `_invoke` (and its
-        error) for others.  Neither charges anything (`linear=False`): the inline path is the builtin's body."""
+    def _inline_builtin(self, spec: Builtin, args: list[ast.expr], pos: A.Pos, out: Out) -> ast.expr:
+        """`len`, `get` and `range`, the builtins rules call most, inline for the values they take, `_invoke`
+        (and its error) for others.  `len` and `get` charge nothing (`linear=False`); `range` charges its
+        items to the copies first (`prepaid`), so it is written out only when they fit."""
         slow = call(name("_invoke"), self.ref(spec), name(E.PARAM), ast.List(args, ast.Load()), self.ref(pos))
+        if spec.name == "range":
+            return self._inline_range(args, slow, out)
         if spec.name == "len":
             (x,) = args
             sized = ast.BoolOp(ast.Or(), [E.type_is(x, "list"), E.type_is(x, "dict"), E.type_is(x, "str")])
@@ -495,6 +499,19 @@ class Codegen(EffectsCodegen, Checks):
         entry = ast.IfExp(E.and_(E.type_is(m, "dict"), E.type_is(key, "str")), call(attr(m, "get"), key, default),
                           slow)
         return ast.IfExp(item, ast.Subscript(m, key, ast.Load()), entry)
+
+    def _inline_range(self, args: list[ast.expr], slow: ast.expr, out: Out) -> ast.expr:
+        lo, hi = (const(0), args[0]) if len(args) == 1 else args
+        b, n, result = self.ctx_local("_b"), self.tmp(), self.tmp()
+        ints = [E.type_is(a, "int") for a in args]
+        out.append(assign(n, ast.IfExp(E.and_(*ints), ast.BinOp(hi, ast.Sub(), lo), const(-1))))
+        fits = E.and_(ast.Compare(const(0), [ast.LtE(), ast.LtE()], [name(n), const(R.MAX_ITEMS)]),
+                      ast.Compare(name(n), [ast.LtE()], [attr(b, "copies")]))
+        out.append(E.if_(fits,
+                         [ast.AugAssign(attr(b, "copies", ast.Store()), ast.Sub(), name(n)),
+                          assign(result, call(name("list"), call(name("range"), lo, hi)))],
+                         [assign(result, slow)]))
+        return name(result)
 
     def _static_call(self, table: BuiltinTable, args: list[ast.expr], pos: A.Pos, out: Out) -> ast.expr:
         """A static builtin's call: when every argument is a whole number or a text, its kept value and cost

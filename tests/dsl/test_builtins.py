@@ -6,6 +6,8 @@ from types import SimpleNamespace
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.builtins import BUILTINS
@@ -314,3 +316,14 @@ def test_searches_over_one_edge_list_reuse_its_tables_only_while_it_holds_the_sa
     flags = [[True, 2]]  # equal to [[1, 2]]; true is no number
     assert reachable([[1, 2]], 2) == [1] and reachable(flags, 2) == [True]
     assert reachable([[1, 2]], True) == []
+
+
+_ITEMS = st.sampled_from([0, 1, 2, True, False, 1.0, 0.0, -0.0, None, "a", "", [1], [True], {"a": 1}, float("nan")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ITEMS, max_size=8), _ITEMS)
+def test_count_counts_the_items_the_rules_call_equal(items, value):
+    """`count` hands whole numbers, texts and null to Python's own `list.count` unless a bool could pass for a
+    number: the same count as the rules' equality, item by item."""
+    assert BUILTINS["count"].fn(items, value) == sum(1 for x in items if R.equal(x, value))

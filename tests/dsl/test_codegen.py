@@ -259,3 +259,30 @@ def test_a_second_first_call_finds_the_function_compiled():
     code = fn.__code__
     assert emit.compile_now(pending) is fn and fn.__code__ is code
     assert fn(R.Ctx({"n": 7110}, {}, MODEL)) == 1
+
+
+_ARGUMENTS = [0, 2, 3, -3, True, 1.0, 10**30, R.MAX_ITEMS + 1, "ab", [1, 2, 3], {"a": 1}, None]
+
+
+@pytest.mark.parametrize("text", ["range(a)", "range(a, b)", "len(a)", "get(a, b, 7)", "[i for i in range(a, b)]"])
+def test_written_out_builtins_match_the_closures_at_every_budget(text):
+    """`len`, `get` and `range` (`Codegen._inline_builtin`): the same values, errors and budgets as the closures,
+    for arguments the inline path takes and those it leaves to the builtin, with copies to spare, exactly
+    enough and one short."""
+    scope = Scope(frozenset(), {}).with_locals("a", "b")
+    node = parse_expr(text)
+    generated, closures = Codegen().expr(node, scope), Compiler().expr(node, scope)
+
+    def run(fn: Any, a: Any, b: Any, copies: int) -> tuple:
+        ctx = R.Ctx({}, {}, None, env={"a": a, "b": b}, budget=R.Budget(10**6, 8, copies))
+        try:
+            outcome: tuple = ("ok", fn(ctx))
+        except R.RuleRuntimeError as err:
+            outcome = (type(err).__name__, err.message, err.pos)
+        return outcome, ctx.budget.copies, ctx.budget.iterations
+
+    for a in _ARGUMENTS:
+        for b in _ARGUMENTS:
+            spent = R.DEFAULT_COPIES - run(closures, a, b, R.DEFAULT_COPIES)[1]
+            for copies in {0, max(spent - 1, 0), spent, R.DEFAULT_COPIES}:
+                assert run(generated, a, b, copies) == run(closures, a, b, copies), (a, b, copies)

@@ -190,15 +190,19 @@ class Codegen(EffectsCodegen, Checks):
         return name(it)
 
     def _bind(self, names: tuple[str, ...], lv: Locals, pos: A.Pos) -> tuple[ast.expr, Out, Locals]:
-        """The loop target for `names` (unpacked from a pair or more by the checked helper)."""
+        """The loop target for `names`: a list of as many items unpacked as it is, anything else by the
+        checked helper (which raises)."""
         inner = dict(lv)
         for n in names:
             inner[n] = self.tmp("l")
         if len(names) == 1:
             return E.store(inner[names[0]]), [], inner
         item = self.tmp()
+        fits = E.and_(E.type_is(name(item), "list"),
+                      ast.Compare(call(name("len"), name(item)), [ast.Eq()], [const(len(names))]))
+        checked = call(name("_unpack"), name(item), const(len(names)), self.ref(pos))
         unpack = ast.Assign([ast.Tuple([E.store(inner[n]) for n in names], ast.Store())],
-                            call(name("_unpack"), name(item), const(len(names)), self.ref(pos)))
+                            ast.IfExp(fits, name(item), checked))
         return E.store(item), [unpack], inner
 
     def _broken(self, fn: Fn) -> ast.expr:

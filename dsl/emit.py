@@ -35,8 +35,8 @@ NODE_TYPES = frozenset({
 # The attributes generated code reads or writes: of Ctx, Budget, Signals, the model and lists.
 ATTRIBUTES = frozenset({
     "vars", "flow", "env", "model", "component_props", "budget", "fired", "signals", "log", "rng",
-    "iterations", "copies", "depth", "max_depth", "charge", "copy", "append", "extend", "get", "entries", "replay", "call",
-    "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto", "pop",
+    "iterations", "copies", "depth", "max_depth", "charge", "copy", "append", "extend", "get", "pop", "entries",
+    "replay", "call", "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto",
 })
 LOCAL = re.compile(r"_[a-z]\d+")  # the temporaries and user locals the generator numbers
 PARAM = "ctx"

@@ -40,10 +40,6 @@ def _zero(e: ast.expr) -> bool:
     return isinstance(e, ast.Constant) and e.value == 0
 
 
-def _atomic(e: ast.expr) -> bool:
-    return isinstance(e, (ast.Constant, ast.Name))
-
-
 class Listings:
     """The generated listing of each action of one model, made when first asked for.
 
@@ -135,7 +131,9 @@ class _Writer:
             values = gen.inline(*p.source_code, stmts, dict(self.bound))
             stmts.append(assign(candidates, call(gen.ref(from_values), gen.ref(model), gen.ref(action), const(i),
                                                  values)))
-            count: ast.expr = call(name("len"), name(candidates))
+            tries = gen.tmp()
+            stmts.append(assign(tries, call(name("len"), name(candidates))))
+            count: ast.expr = name(tries)
         else:
             stmts.append(assign(candidates, gen.ref(list(enumerate(p.universe)))))
             count = const(radix)
@@ -150,7 +148,7 @@ class _Writer:
         self.bound[p.name] = v
         env = gen.ctx_local("_env")
         body: list[ast.stmt] = [ast.Assign([ast.Subscript(env, const(p.name), ast.Store())], name(v))]
-        same, after = self._exactness(p.source_code is None, exact, name(k), name(v), gen.ref(p.universe))
+        same, after = self._exactness(p, exact, name(k), name(v))
         keep = ast.Assign([ast.Subscript(name(self.chosen), const(i), ast.Store())], name(v))
         if i + 1 < len(action.params):
             inner = same + [keep] + self._level(i + 1, at, after)
@@ -164,24 +162,22 @@ class _Writer:
         return stmts
 
     def _charge_tries(self, p: Param, count: ast.expr) -> list[ast.stmt]:
-        """`charge_tries` inline; the helper is called only to raise, after the charge is taken back."""
+        """`charge_tries` inline (`count` a constant or a local); the helper is called only to raise, after the
+        charge is taken back."""
         gen = self.gen
-        if not _atomic(count):
-            n = gen.tmp()
-            return [assign(n, count)] + self._charge_tries(p, name(n))
         b = gen.ctx_local("_b")
         raise_ = ast.Expr(call(gen.ref(charge_tries), gen.ref(self.model), gen.ref(self.action), gen.ref(p), count, b))
         return [ast.AugAssign(attr(b, "iterations", ast.Store()), ast.Sub(), count),
                 E.if_(ast.Compare(attr(b, "iterations"), [ast.Lt()], [const(0)]),
                       [ast.AugAssign(attr(b, "iterations", ast.Store()), ast.Add(), count), raise_])]
 
-    def _exactness(self, own: bool, exact: ast.expr | None, k: ast.expr, v: ast.expr,
-                   universe: ast.expr) -> tuple[list[ast.stmt], ast.expr | None]:
+    def _exactness(self, p: Param, exact: ast.expr | None, k: ast.expr,
+                   v: ast.expr) -> tuple[list[ast.stmt], ast.expr | None]:
         """The statements that work out whether the arguments so far are their `of:` values, and the name
         that then holds it (None: statically true).  A value of `of:` itself always is one."""
-        if own:
+        if p.source_code is None:
             return [], exact
-        known = ast.Subscript(universe, k, ast.Load())
+        known = ast.Subscript(self.gen.ref(p.universe), k, ast.Load())
         same: ast.expr = ast.BoolOp(ast.Or(), [E.is_(v, known), call(self.gen.ref(same_value), v, known)])
         if exact is not None:
             same = ast.BoolOp(ast.And(), [exact, same])

@@ -145,20 +145,31 @@ def _lead(difference: float, scale: float) -> float:
 def rollout(state: State, rng: Rng, depth: int | None, cut: CutOff) -> list[float]:
     """Uniformly random moves from `state` to the end, or for `depth` moves and then the heuristic.
 
-    A game that passes `limits.max_steps` in a rollout is judged where it stopped.
+    A game that passes `limits.max_steps` in a rollout is judged where it stopped.  The moves are made
+    in place on one copy of `state` (the tree's own states stay as they are), without keeping them for
+    `undo()`: a rollout only goes forward.  A move made in place that raises leaves no state to judge, so
+    a move that may pass `max_steps` is made as a value, and the state before it is the one judged.
     """
+    if state.is_terminal() or depth == 0:
+        return evaluate(state, cut)
+    walk = state.copy()
+    last_safe_step = walk.game.model.limits["max_steps"] - 2  # the last step count no move can take to the limit
     steps = 0
-    try:
-        while not state.is_terminal() and (depth is None or steps < depth):
-            if state.is_chance_node():
-                state = state.apply(sample_chance(state, rng))
-            else:
-                moves = state.legal_moves()
-                state = state.apply(moves[rng.below(len(moves))])
-            steps += 1
-    except StepLimitError:
-        pass
-    return evaluate(state, cut)
+    while not walk.is_terminal() and (depth is None or steps < depth):
+        if walk.is_chance_node():
+            move = sample_chance(walk, rng)
+        else:
+            moves = walk.legal_moves()
+            move = moves[rng.below(len(moves))]
+        if walk.data["flow"]["steps"] <= last_safe_step:
+            walk.apply_in_place(move, undo=False)
+        else:
+            try:
+                walk = walk.apply(move)
+            except StepLimitError:
+                break
+        steps += 1
+    return evaluate(walk, cut)
 
 
 def ucb(total: float, visits: int, parent_visits: int, c: float) -> float:

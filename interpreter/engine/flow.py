@@ -19,7 +19,7 @@ from __future__ import annotations
 from ruleplay.dsl import runtime as R
 
 from .errors import DeadlockError, StepLimitError
-from .legal import CHANCE, TERMINAL, generate
+from .legal import CHANCE, TERMINAL, moves_now
 from .model import GameModel, Phase
 
 MAX_TRANSITIONS = 1000
@@ -61,6 +61,8 @@ class FlowRunner:
 
     def next_active(self, seat: int, include_self: bool = False) -> int | None:
         n = self.flow["players"]
+        if self.model.skip_if is None:  # every seat is active: the next one, or this one
+            return seat % n if include_self else (seat + 1) % n
         for k in range(0 if include_self else 1, n + (1 if not include_self else 0)):
             cand = (seat + k) % n
             if self.active(cand):
@@ -108,7 +110,8 @@ class FlowRunner:
 
     def check_end(self, at_round_end: bool = False) -> bool:
         """Run triggers, then evaluate end conditions; returns True if the game is over now."""
-        self.run_triggers()
+        if self.model.triggers:
+            self.run_triggers()
         if self.ctx.signals.end_game:
             self.finish("end_game")
             return True
@@ -286,12 +289,16 @@ class FlowRunner:
         Every listing of this step, however many seats pass, is charged to
         one budget (`listing`, or a fresh one): one step, one bound.
         """
-        model, f = self.model, self.flow
+        model, f, ctx = self.model, self.flow, self.ctx
         listing = listing or model.budget()
         for _ in range(MAX_TRANSITIONS):
             if f["done"]:
                 return []
-            moves = generate(model, self.ctx.vars, f, listing)
+            budget, ctx.budget, ctx.env = ctx.budget, listing, {}  # the move's own context lists, as `generate`
+            try:
+                moves = moves_now(model, ctx)
+            finally:
+                ctx.budget = budget
             if moves:
                 return moves
             phase = model.phases[f["phase"]]

@@ -32,11 +32,13 @@ def available_actions(model: GameModel, flow: dict) -> tuple[list[str], bool]:
     return phase.actions, phase.order == "chance"
 
 
-def _universe_tables(model: GameModel) -> dict[tuple[str, str], tuple[dict, list[bool]]]:
-    """(action, parameter) -> each `of:` value's position by its key, and whether each value is `_plain`."""
+def _universe_tables(model: GameModel) -> dict[tuple[str, str], tuple[dict, list[bool], bool]]:
+    """(action, parameter) -> each `of:` value's position by its key, whether each value is `_plain`, and
+    whether all are whole numbers and texts."""
     cache = getattr(model, "_universe_tables", None)
     if cache is None:
-        cache = {(a.name, p.name): ({arg_key(v): i for i, v in enumerate(p.universe)}, [_plain(v) for v in p.universe])
+        cache = {(a.name, p.name): ({arg_key(v): i for i, v in enumerate(p.universe)}, [_plain(v) for v in p.universe],
+                                    _PLAIN_ITEMS.issuperset(map(type, p.universe)))
                  for a in model.actions.values() for p in a.params}
         model._universe_tables = cache  # type: ignore[attr-defined]
     return cache
@@ -62,8 +64,14 @@ def from_values(model: GameModel, action: Action, i: int, values: Any) -> list[t
     if type(values) is not list:
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
                                  f"gave {R.type_name(values)}, not a list")
-    index, plain = _universe_tables(model)[(action.name, param.name)]
+    index, plain, scalars = _universe_tables(model)[(action.name, param.name)]
     universe = param.universe
+    if scalars and _PLAIN_ITEMS.issuperset(map(type, values)):
+        # Whole numbers and texts on both sides: a value's key is itself, and the `of:` value of that key is
+        # written and behaves as it does, so it stands in for it (as below), without a Python step per value.
+        found = set(map(index.get, values))
+        if None not in found:
+            return [(k, universe[k]) for k in sorted(found)]
     seen: dict[int, Any] = {}
     for v in values:
         t = type(v)
@@ -128,8 +136,16 @@ def generate(model: GameModel, vars_: dict, flow: dict, budget: R.Budget | None 
     """
     if flow["done"]:
         return []
-    names, _ = available_actions(model, flow)
-    ctx = R.Ctx(vars_, flow, model, budget=budget or model.budget())
+    return moves_now(model, R.Ctx(vars_, flow, model, budget=budget or model.budget()), reference)
+
+
+def moves_now(model: GameModel, ctx: R.Ctx, reference: bool = False) -> list[Move]:
+    """`generate` in a context the caller made: the flow's own, with the listing's budget and no locals.
+
+    Listing reads the state and charges the budget, nothing else of a context:
+    no check or `from:` can fire a rule, log, signal the flow or draw a number.
+    """
+    names, _ = available_actions(model, ctx.flow)
     out: list[Move] = []
     table = model.move_table
     listings = None if reference else model.listings
@@ -192,6 +208,10 @@ def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, ex
 
 
 def bind(action: Action, move: Move) -> dict:
+    """The arguments of `move`, a move of `action`, by parameter name: the locals its effects start with."""
+    names = action.param_names
+    if names is not None:  # no argument can be a list, kept as a tuple
+        return dict(zip(names, move.args))
     return {p.name: _thaw(v) for p, v in zip(action.params, move.args)}
 
 

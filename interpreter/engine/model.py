@@ -96,6 +96,14 @@ class Action:
         return tuple(tuple(level) for level in levels)
 
     @cached_property
+    def param_names(self) -> tuple[str, ...] | None:
+        """The parameters' names when no `of:` value is a list, so a move's arguments bind as they are
+        (a list argument is kept in a move as a tuple, and bound as a list again); None otherwise."""
+        if any(type(v) is list for p in self.params for v in p.universe):
+            return None
+        return tuple(p.name for p in self.params)
+
+    @cached_property
     def private(self) -> bool:
         """Whether some argument of the action is seen only by some seats (`seen_by:`)."""
         return any(p.seen_by is not None for p in self.params)

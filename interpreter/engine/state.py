@@ -276,8 +276,10 @@ class State:
         except RecursionError:
             raise R.interpreter_too_deep() from None
         new["rng"] = rng.state
-        # each rule once, in firing order
-        return new, legal, self._history.then(move, seen), list(dict.fromkeys(ctx.fired)), ctx.log
+        fired = ctx.fired
+        if len(fired) > 1:
+            fired = list(dict.fromkeys(fired))  # each rule once, in firing order
+        return new, legal, self._history.then(move, seen), fired, ctx.log
 
     def apply_chance(self) -> "State":
         """Sample an outcome at a chance node with the state's own seeded generator."""

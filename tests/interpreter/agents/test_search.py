@@ -9,7 +9,9 @@ import pytest
 
 from ruleplay import load_game
 from ruleplay.agents import make_agent
-from ruleplay.agents.search import CutOff, SearchSettings, evaluate
+from ruleplay.agents.search import CutOff, SearchSettings, evaluate, rollout, sample_chance
+from ruleplay.engine.errors import StepLimitError
+from ruleplay.engine.rng import Rng, seed_state
 
 TAKE_RACE = Path(__file__).resolve().parents[2] / "rulesets" / "take-race.yaml"
 
@@ -84,3 +86,50 @@ def test_a_lead_too_large_for_a_float_counts_as_a_whole_win(make_game):
     game = make_game(THREE_SEATS.replace("players: 3", "players: 2").replace(
         'value: "pts[seat]"', 'value: "if seat == 0 then big else 0 - big"') + f"constants: {{big: {big}}}\n")
     assert evaluate(game.new_state(0), CutOff("points", 2.0)) == [1.0, -1.0]
+
+
+LOOPING = """
+ruleplay: 1
+game: looping
+players: 2
+limits: {max_steps: 7}
+state: {pts: {per_player: true, init: "0"}}
+flow: {phases: [{name: play, order: alternate, actions: [take]}]}
+actions: {take: {params: {n: "range(0, 3)"}, effects: "pts[current] += n"}}
+end: [{when: "pts[0] >= 1000"}]
+scoring: {score: "pts[p]"}
+heuristics: {points: {value: "pts[seat]", scale: 2}}
+"""
+
+
+def _chained_rollout(state, rng, depth, cut):
+    """The rollout as a chain of values, as it was before moves were made in place (the oracle); and
+    whether the step limit stopped it."""
+    steps = 0
+    try:
+        while not state.is_terminal() and (depth is None or steps < depth):
+            if state.is_chance_node():
+                state = state.apply(sample_chance(state, rng))
+            else:
+                moves = state.legal_moves()
+                state = state.apply(moves[rng.below(len(moves))])
+            steps += 1
+    except StepLimitError:
+        return evaluate(state, cut), True
+    return evaluate(state, cut), False
+
+
+@pytest.mark.parametrize("name", ["tic-tac-toe", "kuhn-poker", "nautilus-cards", "lovci-pokladu", "looping"])
+def test_a_rollout_in_place_plays_and_judges_as_a_chain_of_values(make_game, name):
+    game = make_game(LOOPING) if name == "looping" else load_game(name)
+    state = game.new_state(4)
+    if not state.is_chance_node():
+        state = state.apply(state.legal_moves()[-1])
+    before = state.dumps()
+    cut = CutOff.of(state, SearchSettings())
+    for seed, depth in [(0, None), (1, None), (2, 3), (3, 0)]:
+        expected, stopped = _chained_rollout(state, Rng(seed_state(seed)), depth, cut)
+        assert rollout(state, Rng(seed_state(seed)), depth, cut) == expected
+        # the looping game passes its step limit in every full rollout: judged on the state before that move
+        assert stopped == (name == "looping" and depth is None)
+    assert state.dumps() == before  # the tree's state is left as it was

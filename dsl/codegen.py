@@ -326,8 +326,11 @@ class Codegen(EffectsCodegen, Checks):
         copy = call(name("_copied_property"), name(entry), self.ctx_local("_b"), self.ref(pos))
         found = ast.NamedExpr(E.store(entry), call(attr(self.ref(containers), "get"), obj))
         in_containers = ast.IfExp(ast.Compare(found, [ast.IsNot()], [const(None)]), copy, slow)
-        return ast.IfExp(E.and_(E.type_is(obj, "str"), ast.Compare(read, [ast.IsNot()], [self.ref(_MISSING)])),
-                         name(got), in_containers if containers else slow)
+        # Only a text can be a component id; anything else (a list or map cannot even be looked up) goes to
+        # `field`, which says what is wrong with it.
+        in_tables = ast.IfExp(ast.Compare(read, [ast.IsNot()], [self.ref(_MISSING)]), name(got),
+                              in_containers if containers else slow)
+        return ast.IfExp(E.type_is(obj, "str"), in_tables, slow)
 
     def know_components(self, props: dict[str, dict], copies_limit: int) -> None:
         """Compile property reads against these components (the model's, fixed for its whole life)."""

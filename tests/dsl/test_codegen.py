@@ -57,7 +57,8 @@ SCOPE = Scope(frozenset(VARS), CONSTANTS,
 INT = st.recursive(
     st.one_of(st.integers(-2, 6).map(str), st.sampled_from(["n", "k", "i", "out", "len(xs)", "xs[0]", "xs[-1]",
                                                             "xs[7]", "m.a",
-                                                            "cs[i % 3].rank", "len(cs[i % 3].marks)",
+                                                            "cs[i % 3].rank", "len(cs[i % 3].marks)", "m.rank",
+                                                            "len(grid.marks)", "n.rank",
                                                             "cs[1].marks[1][0]"])),
     lambda inner: st.one_of(
         st.tuples(inner, st.sampled_from(["+", "-", "*", "//", "%"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
@@ -154,6 +155,8 @@ def check(text: str) -> None:
 @example("append xs to xs  append xs to xs  n = len(xs)")
 @example("out = cs[i % 3].rank")                    # a component, then one without the property, then no component
 @example("let i = 2  out = cs[i].rank")
+@example("out = len(xs.marks)")                      # a list or a map is no component: `field` says so
+@example("out = m.marks")
 @example("repeat 90 { out = len(cs[1].marks) }")    # each copy of a list property is charged its size
 @example("repeat 9 { out += len([l for l in lines if i in l]) }")  # a tabled filter: lumps, and one that does not fit
 @example("let i = 0  out = len([l for l in mixed if i in l])")     # `in` raises for one item: the loop as written

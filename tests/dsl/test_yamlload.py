@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ruleplay.dsl.parser import parse_effects, parse_expr
-from ruleplay.dsl.yamlload import MAX_DEPTH, MAX_NODES, YamlProblem, format_path, load_document
+from ruleplay.dsl.yamlload import (MAX_DEPTH, MAX_NODES, YamlProblem, _compose, _compose_fast, _Composer,
+                                   format_path, load_document)
 
 
 def problem(raw, **kwargs):
@@ -335,3 +342,64 @@ def test_an_explicit_tag_admits_only_its_own_forms(text, message):
 def test_an_explicit_tag_on_its_own_forms_is_kept(text, value):
     got = load_document(f"n: {text}\n").data["n"]
     assert got == value and type(got) is type(value)
+
+
+# --- the libyaml composer agrees with the pure-Python reference ---------------------------------
+
+_RULESETS = sorted((Path(__file__).resolve().parents[2] / "rulesets").glob("*.yaml"))
+_EDITS = list(":-[]{},#&*!|>'\"?%@` \n\r\\~") + ["\x85", "\u2028", "- ", "\n  ", "ž", "---\n", "&a ", "*a",
+                                                  "!!str ", "<<: ", "\\u00e9", "\t", "\ufeff"]
+
+
+def _shape(node):
+    """What the builder reads of a node: its start, tag and kind, a scalar's text, style and end."""
+    mark = node.start_mark
+    head = (mark.line, mark.column, mark.index, node.tag, type(node).__name__)
+    if isinstance(node, yaml.ScalarNode):
+        return head + (node.value, node.style, node.end_mark.index)
+    children = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+    return head + tuple(_shape(c) for c in children)
+
+
+def _reference(text):
+    return _compose(_Composer(text))
+
+
+@pytest.mark.parametrize("path", _RULESETS, ids=lambda p: p.stem)
+def test_the_built_in_rulesets_take_the_fast_composer_and_get_the_reference_nodes(path):
+    text = path.read_text(encoding="utf-8")
+    fast = _compose_fast(text)
+    assert fast is not None, "a built-in ruleset fell back to the slow composer"
+    assert [_shape(n) for n in fast] == [_shape(n) for n in _reference(text)]
+
+
+@pytest.mark.parametrize("text", ["a: [x?y, z]\n", "a: {b: }\n", "a:\n", "a: |#x\n  b\n", "a:\tb\n", "a: b\t\n",
+                                  "\ufeffa: b\n", "a: [1, 2\n", "a: \x07\n"])
+def test_forms_libyaml_reads_differently_go_to_the_reference(text):
+    assert _compose_fast(text) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(_RULESETS), st.randoms(use_true_random=False))
+def test_whatever_libyaml_composes_the_reference_composes_alike(path, rng):
+    """Mutated rulesets: where the fast composer gives nodes, PyYAML's own gives the same ones.
+
+    The edits are placed uniformly (hypothesis' own integers crowd the ends of
+    a range), in a window that starts at a top-level key, so most mutants
+    still parse and the comparison is made.
+    """
+    text = path.read_text(encoding="utf-8")
+    start = rng.choice([m.start() for m in re.finditer(r"^[a-z]", text, re.M)])
+    chars = list(text[start:start + rng.randint(200, 1500)].rsplit("\n", 1)[0] + "\n")
+    for _ in range(rng.randint(1, 6)):
+        at, edit = rng.randrange(len(chars)), rng.choice(["insert", "delete", "replace"])
+        if edit == "insert":
+            chars.insert(at, rng.choice(_EDITS))
+        elif edit == "delete":
+            del chars[at]
+        else:
+            chars[at] = rng.choice(_EDITS)
+    mutated = "".join(chars)
+    fast = _compose_fast(mutated)
+    if fast is not None:
+        assert [_shape(n) for n in fast] == [_shape(n) for n in _reference(mutated)]

@@ -105,28 +105,41 @@ def function(fn_name: str, body: list[ast.stmt]) -> ast.Module:
 
 
 # ------------------------------------------------------------- verification
+_CONTEXTS = frozenset({ast.Load, ast.Store})
+_WITH_CONTEXT = frozenset({ast.Name, ast.Attribute, ast.Subscript, ast.List, ast.Tuple})
+_TEXT_FIELDS = frozenset({"id", "attr", "name", "arg", "type_comment", "kind"})  # texts, checked where they matter
+# Per node type, the fields that can hold nodes: a `ctx` is checked in place, not walked as a node of its own.
+_CHILD_FIELDS = {kind: tuple(f for f in kind._fields if f not in _TEXT_FIELDS and f != "ctx") for kind in NODE_TYPES}
+
+
 def verify(tree: ast.Module, globals_: dict[str, Any], locals_: frozenset[str] = frozenset()) -> None:
     """Refuse a tree with a node, name, attribute or constant the generator never emits.
 
     A name is the parameter, a global of the function, a safe builtin, one of
     the generator's numbered locals or one of `locals_` (what its prologue loads).
-    The walk reads each node's fields directly: `ast.walk` makes two generator
-    steps and an `isinstance` per field, and it cost a seed game's load more
-    than compiling did.
+    The walk reads each node's fields directly, only those that can hold
+    nodes: `ast.walk` makes two generator steps and an `isinstance` per field,
+    and it cost a seed game's load more than compiling did; a third of the
+    nodes are the `Load` and `Store` marks of names, checked where they stand.
     """
     first = tree.body[0] if tree.body else None
-    stack: list[ast.AST] = [tree]
+    stack: list[Any] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
+    child_fields, with_context, contexts = _CHILD_FIELDS, _WITH_CONTEXT, _CONTEXTS
     while stack:
         node = pop()
         kind = type(node)
-        if kind not in NODE_TYPES:
+        fields = child_fields.get(kind)
+        if fields is None:
             raise GeneratedCodeError(f"generated code holds a {kind.__name__} node")
+        if kind in with_context and type(node.ctx) not in contexts:
+            raise GeneratedCodeError(f"generated code holds a {type(node.ctx).__name__} context")
         if kind is ast.Name:
             id_ = node.id
             if not (id_ == PARAM or id_ in globals_ or id_ in locals_ or id_ in SAFE_BUILTINS
                     or LOCAL.fullmatch(id_)):
                 raise GeneratedCodeError(f"generated code names {id_!r}, which the generator did not make")
+            continue
         if kind is ast.Attribute and node.attr not in ATTRIBUTES:
             raise GeneratedCodeError(f"generated code reads the attribute {node.attr!r}")
         if kind is ast.Constant:
@@ -135,11 +148,11 @@ def verify(tree: ast.Module, globals_: dict[str, Any], locals_: frozenset[str] =
             continue
         if kind is ast.FunctionDef and node is not first:
             raise GeneratedCodeError("generated code defines a nested function")
-        for field in kind._fields:
+        for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                extend([item for item in value if isinstance(item, ast.AST)])
-            elif isinstance(value, ast.AST):
+                extend(value)
+            elif value is not None:
                 push(value)
 
 

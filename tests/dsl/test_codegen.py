@@ -180,10 +180,20 @@ def test_same_problems(text):
     ("    def inner(ctx):\n        pass\n", "nested function"),
     ("    return [1, {2: len(b'x')}]\n", "bytes constant"),
     ("    if ctx:\n        pass\n    else:\n        ctx.vars[0] = eval\n", "'eval'"),
+    ("    return (lambda: 1)\n", "Lambda"),
+    ("    del ctx.vars[0]\n", "Delete"),
+    ("    return {**ctx.vars}\n", "NoneType"),
 ])
 def test_verify_refuses_what_the_generator_never_emits(body, message):
     with pytest.raises(emit.GeneratedCodeError, match=message):
         emit.verify(ast.parse("def _effects(ctx):\n" + body), {})
+
+
+def test_verify_checks_the_context_of_a_name_where_it_stands():
+    tree = ast.parse("def _effects(ctx):\n    ctx.vars\n")
+    tree.body[0].body[0].value.value.ctx = ast.Del()  # the `Load` of `ctx`, as no parse would make it
+    with pytest.raises(emit.GeneratedCodeError, match="Del context"):
+        emit.verify(tree, {})
 
 
 def test_user_text_is_only_data():

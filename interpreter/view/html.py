@@ -9,8 +9,9 @@ long game on a big board stays a few megabytes.
 
 What a seat's view shows is only what that seat may know: its pictures
 come from its observation, its move list from `last_move_view` (a hidden
-card drawn is "?"), and scores only once the game is over, since scores
-are computed from the full state.  A page with the all-seeing view holds
+card drawn is "?") without the rules each move fired (which rules fire can
+tell a hidden card: a rule that fires only for the queen), and scores only
+once the game is over, since scores are computed from the full state.  A page with the all-seeing view holds
 everything; `ruleplay view --as SEAT` makes a page of that seat's view
 alone, fit to hand to that player.  All data sits in a
 `<script type="application/json">` block with `<`, `>` and `&` written as
@@ -60,7 +61,7 @@ def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None
         frames[key] = [pieces.frame(scene_parts(state_scene(step.state, seat), cache)) for step in steps]
         moves[key] = [{"n": s.n, "player": s.player,
                        "move": s.move if seat is None else s.state.last_move_view(seat),
-                       "rules": list(s.rules)} for s in steps[1:]]
+                       "rules": list(s.rules) if seat is None else []} for s in steps[1:]]
     all_seeing = None in views  # scores come from the full state: a page of seats' views alone shows them at the end
     scores = [{"scores": s.state.scores() if all_seeing or s.state.is_terminal() else None,
                "over": s.state.is_terminal()} for s in steps]

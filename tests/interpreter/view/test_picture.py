@@ -197,3 +197,17 @@ def test_the_replay_page_is_self_contained(tmp_path: Path) -> None:
     assert [v["key"] for v in json.loads(data)["views"]] == ["1"]  # --as: that seat's view alone
     result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "2"])
     assert result.exit_code == 2 and "not a seat" in result.output
+
+
+def test_a_seats_replay_page_holds_no_fired_rules(tmp_path: Path) -> None:
+    """Which rules a move fired can tell a hidden card (a rule that fires only for the king): a page fit
+    to hand to a seat lists its moves as the seat saw them, and no rules; the all-seeing page keeps them."""
+    from ruleplay.view.html import viewer_data
+    from ruleplay.view.sources import log_steps
+
+    log = tmp_path / "g.jsonl"
+    assert CliRunner().invoke(main, ["play", "kuhn-poker", "--seed", "1", "--log", str(log)]).exit_code == 0
+    moves = viewer_data(log_steps(log))["moves"]
+    assert any(m["rules"] for m in moves["all"])
+    assert moves["0"] and moves["1"]
+    assert all(m["rules"] == [] for seat in ("0", "1") for m in moves[seat])

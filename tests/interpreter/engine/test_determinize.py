@@ -120,3 +120,41 @@ def test_every_consistent_arrangement_of_a_face_down_table_is_sampled():
     # Seat 1 holds b1: the red back is r1 or r2, and the other two fill the deck and seat 0's hand.
     assert len(every) == 4 and all(arr[2][1] == "b3" for arr in every)
     assert _sampled(flipped, 1, places, 200) == every
+
+
+SEALED_BIDS = Path(__file__).resolve().parents[2] / "rulesets" / "sealed-bids.yaml"
+
+
+def _after_bid(game, card):
+    state = game.new_state(1)
+    while state.is_chance_node():
+        state = state.apply_chance()
+    return state.apply(next(m for m in state.legal_moves() if m.args == (card,)))
+
+
+def test_a_sealed_bid_kept_as_a_component_is_redrawn_from_the_cards_its_seat_may_hold():
+    """Seat 0 bids a4 face down: seat 1 knows only that the bid is one of seat 0's five cards, and every one
+    of them is drawn as the bid, the other four as the hand (docs/agents.md, what a determinization redraws)."""
+    state = _after_bid(load_game(str(SEALED_BIDS)), "a4")
+    determinizer, rng = Determinizer(state, 1), Rng(5)
+    draws = [determinizer.sample(rng).data["vars"] for _ in range(200)]
+    assert {tuple(v["bid"][0]) for v in draws} == {("a1",), ("a2",), ("a3",), ("a4",), ("a5",)}
+    assert all(sorted(v["hand"][0] + v["bid"][0]) == ["a1", "a2", "a3", "a4", "a5"] for v in draws)
+    assert all(v["bid"][1] == [] and v["hand"][1] == state.data["vars"]["hand"][1] for v in draws)
+    assert determinizer.fallbacks == 0
+
+
+def test_a_secret_kept_as_a_single_value_keeps_its_real_value(tmp_path):
+    """The documented limit: a bid kept as a number is not a list's item, so every draw keeps it."""
+    text = SEALED_BIDS.read_text(encoding="utf-8")
+    for old, new in [('init: "[]"\n    visibility: owner', 'init: "null"\n    visibility: owner'),
+                     ("append card to bid[current]", "bid[current] = card.rank"),
+                     ("bid[0][0].rank", "bid[0]"), ("bid[1][0].rank", "bid[1]"), ("bid = [[], []]", "bid = [null, null]")]:
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "sealed-numbers.yaml"
+    path.write_text(text, encoding="utf-8")
+    (tmp_path / "sealed-bids.md").write_text((SEALED_BIDS.parent / "sealed-bids.md").read_text(encoding="utf-8"))
+    state = _after_bid(load_game(str(path)), "a4")
+    determinizer, rng = Determinizer(state, 1), Rng(5)
+    assert {determinizer.sample(rng).data["vars"]["bid"][0] for _ in range(50)} == {4}

@@ -126,7 +126,9 @@ class Checks:
         keeps their values; the closures run every call, so this base keeps nothing."""
 
     def problem(self, code: str, message: str, pos: A.Pos, hint: str = "") -> Fn:
-        self.problems.append(CompileProblem(code, message, pos, hint))
+        problem = CompileProblem(code, message, pos, hint)
+        if problem not in self.problems:  # `x += 1` reads and writes `x`: an unknown `x` is one mistake
+            self.problems.append(problem)
 
         def broken(ctx: R.Ctx) -> Any:
             raise R.RuleRuntimeError(message, pos, hint)
@@ -186,7 +188,9 @@ class Checks:
         found = scope.resolve(target.name)
         if found is None:
             self.problem("RP210", f"unknown name `{target.name}`", target.pos,
-                         self.suggest(target.name, scope.known_names))
+                         self.suggest(target.name, scope.known_names)
+                         or f"declare `{target.name}` under `state:` to make it a variable, or write "
+                            f"`let {target.name} = ...` for a name of this block alone")
             return None
         kind, key = found
         if kind == "var" or (kind == "local" and key in scope.lets):

@@ -232,3 +232,55 @@ def test_cli_validate_reports_broken_rulesets_without_a_traceback():
     for case in cases:
         assert re.search(rf"{re.escape(case.file.name)}:{case.line}:{case.col}: error {case.code}: ", out), \
             f"{case.name} not reported:\n{out}"
+
+
+_STAGED = """\
+ruleplay: 1
+game: mini
+players: 2
+state:
+  count: {init: "0"}
+flow:
+  phases:
+    - name: play
+      actions: [roll]
+      stages:
+        rolling: {actions: [tick]}
+actions:
+  roll:
+    effects: stage roling
+  tick:
+    effects: count += 1
+end:
+  - when: count >= 3
+"""
+
+
+def test_a_stage_statement_naming_no_stage_is_reported_where_it_stands(tmp_path: Path):
+    """Not only as the stage it missed, which can never run, far from the typo."""
+    path = tmp_path / "staged.yaml"
+    path.write_text(_STAGED, encoding="utf-8")
+    err, _ = load_and_fail(path)
+    [d] = [d for d in err.diagnostics if d.code == "RP210"]
+    assert (d.line, d.col) == (14, 14) and "`stage roling` names no stage" in d.message
+    assert d.hint == "did you mean 'rolling'?"
+    assert_well_formatted(d, err)
+
+
+def test_an_unknown_name_updated_in_place_is_one_error(tmp_path: Path):
+    """`x += 1` reads `x` and writes it: a misspelt `x` is one mistake, reported once."""
+    path = tmp_path / "update.yaml"
+    path.write_text(_STAGED.replace("stage roling", "stage rolling").replace("count += 1", "cuont += 1"),
+                    encoding="utf-8")
+    err, _ = load_and_fail(path)
+    errors = [d for d in err.diagnostics if d.severity == "error"]
+    assert [(d.code, d.line, d.col) for d in errors] == [("RP210", 16, 14)], err.format()
+
+
+def test_writing_a_name_never_declared_says_how_to_declare_it(tmp_path: Path):
+    path = tmp_path / "undeclared.yaml"
+    path.write_text(_STAGED.replace("stage roling", "stage rolling").replace("count += 1", "bonus_points = 1"),
+                    encoding="utf-8")
+    err, _ = load_and_fail(path)
+    d = first_error(err)
+    assert d.code == "RP210" and "declare `bonus_points` under `state:`" in d.hint, err.format()

@@ -65,7 +65,7 @@ def check_reachability(model, ruleset_path: Path) -> Iterator[Diagnostic]:
                              hint=suggest(c.arg, lambda: order) or f"phases: {listing(order)}", source_line=src)
     stage_names = sorted({s for phase in model.phases.values() for s in phase.stages})
     for c in controls:
-        if c.op == "stage" and c.arg not in stage_names and ("stage", c.arg) not in reported:
+        if c.op == "stage" and c.arg != "none" and c.arg not in stage_names and ("stage", c.arg) not in reported:
             reported.add(("stage", c.arg))
             src = docs[c.pos.file].source_line(c.pos.line) if c.pos.file in docs else ""
             yield Diagnostic("RP210", f"`stage {c.arg}` names no stage", c.pos.file, c.pos.line, c.pos.col,

@@ -250,14 +250,16 @@ actions:
   roll:
     effects: stage roling
   tick:
-    effects: count += 1
+    effects: |
+      count += 1
+      stage none
 end:
   - when: count >= 3
 """
 
 
 def test_a_stage_statement_naming_no_stage_is_reported_where_it_stands(tmp_path: Path):
-    """Not only as the stage it missed, which can never run, far from the typo."""
+    """Not only as the stage it missed, which can never run, far from the typo; `stage none` names none."""
     path = tmp_path / "staged.yaml"
     path.write_text(_STAGED, encoding="utf-8")
     err, _ = load_and_fail(path)
@@ -274,7 +276,7 @@ def test_an_unknown_name_updated_in_place_is_one_error(tmp_path: Path):
                     encoding="utf-8")
     err, _ = load_and_fail(path)
     errors = [d for d in err.diagnostics if d.severity == "error"]
-    assert [(d.code, d.line, d.col) for d in errors] == [("RP210", 16, 14)], err.format()
+    assert [(d.code, d.line, d.col) for d in errors] == [("RP210", 17, 7)], err.format()
 
 
 def test_writing_a_name_never_declared_says_how_to_declare_it(tmp_path: Path):

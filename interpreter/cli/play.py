@@ -11,7 +11,7 @@ from ..agents import is_interactive
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
 from .options import WholeNumber, game_options, json_option, load, output_file, seated, table_agents_option
-from .output import echo, emit_json, reports_errors
+from .output import echo, emit_json, reports_errors, silence_stdout
 from .table import play_with_person, result_text, show_as
 
 
@@ -53,13 +53,17 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
     if not as_json:
         echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats))
              + (f"; as seen by player {seat}" if seat is not None else ""))
-    show = None if as_json else (_show_state if seat is None else show_as(seat))
+    shows = [] if as_json else [_show_state if seat is None else show_as(seat)]
     final: list[State] = []  # the last state, for the seat's observation at the end
 
     def watch(state: State, record: MoveRecord | None) -> None:
         final[:] = [state]
-        if show is not None:
-            show(state, record)
+        for show in shows:
+            try:
+                show(state, record)
+            except BrokenPipeError:  # the reader went away (`| head`): the game, and its log, go on unseen
+                silence_stdout()
+                shows.clear()
 
     result = play_game(game, seats, seed, watch=watch)
     if log_file is not None:

@@ -494,3 +494,18 @@ def test_headless_commands_offer_only_agents_that_play_without_a_person(command)
 
 def test_play_offers_the_human_agent_too():
     assert "human" in " ".join(run("play", "--help").output.split())
+
+
+def test_a_reader_that_goes_away_does_not_cost_the_games_log(tmp_path):
+    """`ruleplay play GAME --log FILE | head -1`: the game is played to its end unseen and its log written."""
+    log = tmp_path / "g.jsonl"
+    proc = subprocess.Popen([executable(), "play", "nautilus-cards", "--seed", "3", "--log", str(log)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does after its line
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, stderr
+    assert stderr == ""
+    replayed = run("replay", str(log))
+    assert replayed.exit_code == 0 and "replays (nautilus-cards, seed 3" in replayed.output, replayed.output

@@ -165,6 +165,12 @@ def _message(error: ValidationError) -> str:
     return error.message
 
 
+_NAME_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# `{of: range(1, 6)}`: in a `{...}` mapping a comma ends the value, so `6)` is read as a key of its own.
+_SPLIT_VALUE_HINT = ("a comma inside `{...}` ends a value: quote a text with commas in it, "
+                     "e.g. `{of: \"range(1, 6)\"}`")
+
+
 def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
     """Yield one diagnostic per schema violation, located through the source map."""
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
@@ -178,7 +184,8 @@ def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
             extra = [k for k in leaf.instance if k not in leaf.schema.get("properties", {})]
             if extra:
                 path = path + (extra[0],)
-                hint = suggest(str(extra[0]), sorted(leaf.schema.get("properties", {}))) or hint
+                hint = (suggest(str(extra[0]), sorted(leaf.schema.get("properties", {})))
+                        or (_SPLIT_VALUE_HINT if not _NAME_LIKE.fullmatch(str(extra[0])) else hint))
         if "propertyNames" in leaf.absolute_schema_path:  # the error is about a key, not a value
             code, key, path = "RP108", True, path + (leaf.instance,)
             message, hint = f"{leaf.instance!r} is not a valid name", HINTS["RP108"]

@@ -286,3 +286,14 @@ def test_writing_a_name_never_declared_says_how_to_declare_it(tmp_path: Path):
     err, _ = load_and_fail(path)
     d = first_error(err)
     assert d.code == "RP210" and "declare `bonus_points` under `state:`" in d.hint, err.format()
+
+
+def test_a_value_cut_by_a_comma_in_a_flow_mapping_gets_the_quoting_hint(tmp_path: Path):
+    """`{of: range(1, 6)}`: YAML ends the value at the comma and reads `6)` as a key."""
+    path = tmp_path / "comma.yaml"
+    path.write_text(_STAGED.replace("stage roling", "stage rolling").replace(
+        "  tick:\n", "  tick:\n    params:\n      n: {of: range(1, 6), from: \"[1, 2]\"}\n"), encoding="utf-8")
+    err, _ = load_and_fail(path)
+    d = first_error(err)
+    assert d.code == "RP103" and "'6)'" in d.message and 'quote a text with commas' in d.hint, err.format()
+    assert_well_formatted(d, err)

@@ -14,6 +14,7 @@ from pathlib import Path
 from .. import files
 from ..engine.errors import StateFormatError
 from ..engine.game import load_game
+from ..engine.loader import builtin_games
 from ..engine.state import State
 from ..runs.gamelog import FORMAT, replay
 
@@ -60,6 +61,11 @@ def saved_state(path: str | os.PathLike, ruleset: str | os.PathLike | None = Non
         raise StateFormatError(f"{path}: not a saved state (not JSON: {err})") from None
     if not isinstance(data, dict) or not isinstance(data.get("game"), str):
         raise StateFormatError(f"{path}: not a saved state or game log (no `game` name in it)")
+    if ruleset is None and data["game"] not in builtin_games():
+        # The field is the game's name (`State.to_json` writes no path), and a file's field is never opened
+        # as a path: `"game": "/etc/passwd"` would have the YAML error show that file's first line.
+        raise StateFormatError(f"{path}: the state is of the game {data['game'][:80]!r}, which is not a "
+                               "built-in game: give its ruleset with --ruleset PATH")
     players = data.get("players")
     variant = data.get("variant")
     game = load_game(ruleset if ruleset is not None else data["game"],

@@ -175,6 +175,17 @@ def test_render_command_draws_a_saved_state(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--move is for game logs" in result.output
 
 
+@pytest.mark.parametrize("game", ["/etc/passwd", "../../etc/passwd", "no-such-game"])
+def test_a_saved_states_game_field_is_a_built_in_name_never_a_path_opened(tmp_path: Path, game: str) -> None:
+    """The field comes from the file: opened as a path, its YAML error would show another file's first line."""
+    saved = tmp_path / "s.json"
+    saved.write_text(json.dumps({**json.loads(_played("kuhn-poker", 1).dumps()), "game": game}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["render", str(saved), "-o", str(tmp_path / "s.svg")])
+    assert result.exit_code == 1
+    assert "not a built-in game: give its ruleset with --ruleset PATH" in result.output
+    assert "root:" not in result.output and not (tmp_path / "s.svg").exists()
+
+
 def test_script_json_cannot_close_its_script_element() -> None:
     text = _script_json({"move": "</script><script>alert(1)</script>", "amp": "&lt;"})
     assert "<" not in text and ">" not in text and "&" not in text

@@ -32,9 +32,7 @@ class Diagnostic:
         where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
         out = [f"{where}: {self.severity} {self.code}: {self.message}"]
         if self.source_line:
-            shown, col = _clip(self.source_line.rstrip("\n"), self.col)
-            out.append("    " + shown)
-            out.append("    " + " " * max(col - 1, 0) + "^")
+            out.extend(caret_lines(self.source_line, self.col))
         if self.path:
             out.append(f"  at: {self.path}")
         if self.hint:
@@ -61,6 +59,12 @@ def printable(text: str) -> str:
 
 
 MAX_SHOWN = 120  # characters of a source line shown above the caret
+
+
+def caret_lines(source_line: str, col: int) -> list[str]:
+    """The source line (clipped around `col` when long) and a caret under column `col`, indented."""
+    shown, at = _clip(source_line.rstrip("\n"), col)
+    return ["    " + shown, "    " + " " * max(at - 1, 0) + "^"]
 
 
 def _clip(line: str, col: int) -> tuple[str, int]:

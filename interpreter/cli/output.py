@@ -25,6 +25,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import click
 
+from .. import files
+from ..dsl.ast import Pos
+from ..dsl.diagnostics import caret_lines
 from ..engine.errors import RuleplayError, RuleRuntimeError, RulesetError
 
 TRACEBACK_ENV = "RULEPLAY_TRACEBACK"
@@ -125,6 +128,23 @@ def emit_json(data: Any) -> None:
     echo(f"report written to {report}", err=True)
 
 
+def _source_excerpt(pos: Pos | None) -> list[str]:
+    """The ruleset line a rule error points at, with a caret under its column, as load errors show theirs.
+
+    Read again from the file, as a traceback reads its source: only a regular
+    file, and nothing at all when it cannot be read or has no such line now.
+    """
+    if pos is None or not pos.file or pos.line < 1:
+        return []
+    try:
+        for number, line in enumerate(files.lines(pos.file), 1):
+            if number == pos.line:
+                return caret_lines(line.decode("utf-8", "replace"), pos.col)
+    except OSError:
+        pass
+    return []
+
+
 def rule_error_dict(err: RuleRuntimeError) -> dict:
     pos = err.pos
     where = {"file": pos.file, "line": pos.line, "col": pos.col} if pos and pos.line else None
@@ -150,6 +170,8 @@ def reports_errors(fn: Callable) -> Callable:
                 emit_json({"error": rule_error_dict(err)})
             else:
                 echo(f"error {err.code}: {err}", err=True)
+                for line in _source_excerpt(err.pos):
+                    echo(line, err=True)
                 if err.hint:
                     echo(f"  hint: {err.hint}", err=True)
         except RuleplayError as err:

@@ -314,4 +314,7 @@ class FlowRunner:
                 continue
             raise DeadlockError(f"{who} has no legal move in {where}",
                                 hint="set `when_stuck: pass` or `end_game` on the phase, or add a pass action")
-        raise R.LimitError("players passed without end", hint="check the phase's end_if")
+        raise R.LimitError(f"the seats passed {MAX_TRANSITIONS} turns in a row (`when_stuck: pass`) and the game "
+                           "did not end: no one can move",
+                           hint="add an end condition that holds when no seat can move (under `end:`, or the "
+                                "phase's `end_if`), or set `when_stuck: end_game` on the phase")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ruleplay import CHANCE, TERMINAL, DeadlockError, StepLimitError
+from ruleplay.dsl.runtime import LimitError
 from ruleplay.engine.errors import IllegalMoveError
 
 
@@ -166,6 +167,14 @@ def test_when_stuck_error_names_player_and_phase(make_game):
     game = make_game(STUCK.replace("WHEN", "error"))
     with pytest.raises(DeadlockError, match="player 1 has no legal move in phase 'main'"):
         game.new_state().apply("inc")
+
+
+def test_seats_that_all_pass_for_ever_get_an_error_that_says_how_to_end(make_game):
+    """No seat can move and nothing ends the game: the passes stop with a rule error, and its hint the fix."""
+    game = make_game(STUCK.replace("WHEN", "pass").replace("require: [current == 0]", "require: [n < 1]"))
+    with pytest.raises(LimitError, match=r"passed 1000 turns in a row \(`when_stuck: pass`\)") as info:
+        game.new_state().apply("inc")
+    assert "when_stuck: end_game" in info.value.hint and "end condition" in info.value.hint
 
 
 def test_when_stuck_end_game(make_game):

@@ -32,7 +32,8 @@ def _check_seat(seat: int | None, players: int) -> None:
 @click.argument("game_name", metavar="GAME")
 @table_agents_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              callback=output_file, help="Write the game log (JSON Lines) to this file.")
+              callback=output_file, help="Write the game log (JSON Lines) to this file: every move as made, hidden "
+              "ones included, and the seed (a game a person plays: keep it from them).")
 @click.option("--human", type=WholeNumber(min=0), default=None, metavar="SEAT",
               help="A person plays this seat at the terminal; --agents names the other seats' agents.")
 @click.option("--resume", is_flag=True,

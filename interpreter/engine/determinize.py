@@ -130,6 +130,9 @@ class Determinizer:
     # ------------------------------------------------------------ drawing
     def sample(self, rng: Rng) -> State:
         """A state the viewer cannot tell from the real one, drawn with `rng`."""
+        if not isinstance(rng, Rng):  # the engine's generator, whose state is data a state can carry
+            raise TypeError(f"Determinizer.sample() needs a ruleplay.engine.rng.Rng (e.g. Rng(seed)), "
+                            f"not {type(rng).__name__}")
         data = R.clone(self.state.data)
         data["rng"] = rng.next64()
         for _ in range(DRAWS):

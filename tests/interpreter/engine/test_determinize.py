@@ -158,3 +158,11 @@ def test_a_secret_kept_as_a_single_value_keeps_its_real_value(tmp_path):
     state = _after_bid(load_game(str(path)), "a4")
     determinizer, rng = Determinizer(state, 1), Rng(5)
     assert {determinizer.sample(rng).data["vars"]["bid"][0] for _ in range(50)} == {4}
+
+
+def test_sampling_with_another_generator_says_which_one_it_needs():
+    import random
+
+    state = load_game("kuhn-poker").new_state(1)
+    with pytest.raises(TypeError, match=r"needs a ruleplay\.engine\.rng\.Rng .* not Random"):
+        Determinizer(state, 0).sample(random.Random(1))

@@ -132,7 +132,15 @@ class Game:
                 "ruleset_hash": m.ruleset_hash}
 
     def state_from_json(self, data: Any) -> State:
-        """Rebuild a state saved with `to_json()`; refuses anything tampered or foreign."""
+        """Rebuild a state saved with `to_json()`; refuses what is malformed or foreign.
+
+        Refused: another game, variant, player count or ruleset (its hash), and
+        data of the wrong shape (variables, flow fields, seats, generator,
+        history texts).  The variables' values are taken as the position they
+        describe, as a position set up by hand is, and the history is not
+        replayed against them: a saved state is a position, a game log
+        (`ruleplay replay`) the record that is checked move by move.
+        """
         if isinstance(data, (str, bytes)):
             try:
                 data = json.loads(data, parse_constant=_no_constant)

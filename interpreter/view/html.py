@@ -11,9 +11,9 @@ What a seat's view shows is only what that seat may know: its pictures
 come from its observation, its move list from `last_move_view` (a hidden
 card drawn is "?") without the rules each move fired (which rules fire can
 tell a hidden card: a rule that fires only for the queen), and scores only
-once the game is over, since scores are computed from the full state.  A page with the all-seeing view holds
-everything; `ruleplay view --as SEAT` makes a page of that seat's view
-alone, fit to hand to that player.  All data sits in a
+once the game is over, since scores are computed from the full state.  A
+page with the all-seeing view holds everything; `ruleplay view --as SEAT`
+makes a page of that seat's view alone, fit to hand to that player.  All data sits in a
 `<script type="application/json">` block with `<`, `>` and `&` written as
 JSON escapes, so no text from a ruleset or log can close the block or
 become markup; the page's script puts text in with `textContent` only.

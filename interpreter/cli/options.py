@@ -104,8 +104,13 @@ def load(game_name: str | os.PathLike, players: int | None = None, variant: str 
     loaded game."""
     reads_ruleset(game_name)
     game = load_game(game_name, players, variant, **options)
-    reads(ruleset_files(game), "a file of the ruleset")
+    reads_game(game)
     return game
+
+
+def reads_game(game: Game) -> None:
+    """Note every file `game` was read from as read (`reads`): an output naming one of them is refused."""
+    reads(ruleset_files(game), "a file of the ruleset")
 
 
 def json_option(fn: Callable) -> Callable:

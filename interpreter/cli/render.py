@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError
-from .options import WholeNumber, output_file, reads_ruleset
+from .options import WholeNumber, output_file, reads_game, reads_ruleset
 from .output import echo, reads, reports_errors
 
 
@@ -49,6 +49,7 @@ def render_command(source: Path, move: int | None, seat: int | None, fmt: str | 
         if ruleset is not None:
             reads_ruleset(ruleset)
         state = saved_state(source, ruleset)
+    reads_game(state.game)  # what it extends or includes, and its spec: -o must not replace them
     if seat is not None and seat >= state.game.info.players:
         raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{state.game.info.players - 1})",
                                  param_hint="--as")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import WholeNumber, json_option, reads_ruleset
+from ..engine.state import State
+from .options import WholeNumber, json_option, reads_game, reads_ruleset
 from .output import echo, emit_json, reads, reports_errors
 
 
@@ -28,7 +29,16 @@ def replay_command(log_file: Path, ruleset: str | None, seat: int | None, as_jso
     target = ruleset if ruleset is not None else logged_ruleset(log_file)
     if target is not None:
         reads_ruleset(target)
-    report = rerun(log_file, ruleset, seat)
+    first: list = []
+
+    def loaded(state: State) -> None:
+        """At the first state, before any move is checked (and a failure written to --report): the outputs
+        must not name a file the game was read from (what it extends or includes, its spec)."""
+        if not first:
+            first.append(state)
+            reads_game(state.game)
+
+    report = rerun(log_file, ruleset, seat, on_state=loaded)
     if as_json:
         emit_json(report.to_dict())
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError
-from .options import WholeNumber, output_file, reads_ruleset
+from .options import WholeNumber, output_file, reads_game, reads_ruleset
 from .output import echo, reads, reports_errors
 
 
@@ -32,6 +32,7 @@ def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | 
     if target is not None:
         reads_ruleset(target)
     steps = log_steps(log_file, ruleset)
+    reads_game(steps[0].state.game)  # what it extends or includes, and its spec: -o must not replace them
     players = steps[0].state.game.info.players
     if seat is not None and seat >= players:
         raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ruleplay import load_game
 from ruleplay.cli import main
 from ruleplay.cli.output import json_text, terminal_safe
 from ruleplay.engine.loader import builtin_games
@@ -93,12 +94,18 @@ def test_an_output_naming_an_extended_or_included_file_or_the_spec_is_refused(tm
     ruleset = tmp_path / "main.yaml"
     ruleset.write_text("ruleplay: 1\nextends: ttt.yaml\ngame: main\nspec: rules.md\n", encoding="utf-8")
     assert run("validate", ruleset).exit_code == 0
-    for target in ("ttt.yaml", "extra.yaml", "rules.md"):
-        before = (tmp_path / target).read_text(encoding="utf-8")
-        result = run("validate", ruleset, "--report", tmp_path / target)
-        assert result.exit_code == 2, result.output
-        assert "a file of the ruleset" in result.output
-        assert unchanged(tmp_path / target, before)
+    log, state = tmp_path / "g.jsonl", tmp_path / "s.json"
+    assert run("play", ruleset, "--seed", "1", "--log", log).exit_code == 0
+    state.write_text(load_game(ruleset).new_state(1).dumps(), encoding="utf-8")
+    # the commands that find the game in a log or a saved state, and learn its files only once it is loaded
+    for command in (["validate", ruleset, "--report"], ["replay", log, "--report"], ["view", log, "-o"],
+                    ["render", log, "-o"], ["render", state, "--ruleset", ruleset, "-o"]):
+        for target in ("ttt.yaml", "extra.yaml", "rules.md"):
+            before = (tmp_path / target).read_text(encoding="utf-8")
+            result = run(*command, tmp_path / target)
+            assert result.exit_code == 2, (command, result.output)
+            assert "a file of the ruleset" in result.output
+            assert unchanged(tmp_path / target, before)
 
 
 def test_an_output_naming_a_scenario_or_its_game_is_refused(game: Path, tmp_path: Path) -> None:

@@ -46,6 +46,13 @@ def _check_seat(seat: int | None, players: int) -> None:
 def play_command(game_name: str, agents: list[str], log_file: Path | None, human: int | None, resume: bool,
                  seat: int | None, players: int | None, variant: str | None, seed: int, as_json: bool) -> None:
     """Play one game between agents (or with a person: --human SEAT) and show it move by move."""
+    if log_file is not None and not resume:
+        from ..runs.gamelog import unfinished_moves
+
+        left = unfinished_moves(log_file)
+        if left is not None:
+            raise click.BadParameter(f"{log_file} holds a game left unfinished after {left} moves: continue it "
+                                     "with --resume, or choose another file", param_hint="--log")
     if human is not None or resume or any(is_interactive(a) for a in agents):
         return play_with_person(game_name, agents, log_file, seat, human, resume, players, variant, seed, as_json)
     game = load(game_name, players, variant)

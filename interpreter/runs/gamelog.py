@@ -119,6 +119,25 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
         yield number, value
 
 
+def unfinished_moves(path: str | os.PathLike) -> int | None:
+    """The moves of the game left unfinished in the log at `path` (a person's saved game: a header and its
+    moves, no end line), or None when `path` holds no such log (no file, another file, a finished game)."""
+    moves = None
+    try:
+        for number, line in _lines(Path(path)):
+            if number == 1:
+                if line.get("format") != FORMAT:
+                    return None
+                moves = 0
+            elif "end" in line:
+                return None
+            else:
+                moves += 1
+    except (ReplayError, OSError):
+        return None
+    return moves
+
+
 def logged_ruleset(path: str | os.PathLike) -> str | None:
     """The ruleset `replay(path)` would load, or None if the log's header does not lead to one.
 

@@ -57,6 +57,21 @@ def test_leaving_saves_and_resume_finishes_the_game(tmp_path):
     assert again.exit_code == 1 and "the game is over" in again.output and "nothing to resume" in again.output
 
 
+def test_a_game_left_unfinished_is_not_replaced_by_a_new_one(tmp_path):
+    """Forgetting --resume must not cost the saved game: a new game (with a person or not) refuses its log."""
+    log = tmp_path / "game.jsonl"
+    run("play", "tic-tac-toe", "--human", "1", "--agents", "greedy", "--seed", "2", "--log", log, input="1\nq\n")
+    saved = log.read_text()
+    for args in (["--human", "0", "--agents", "random"], []):
+        result = run("play", "tic-tac-toe", *args, "--seed", "1", "--log", log, input="q\n")
+        assert result.exit_code == 2, result.output
+        assert "holds a game left unfinished after 3 moves: continue it with --resume" in result.output
+        assert log.read_text() == saved
+    finished = tmp_path / "done.jsonl"  # a finished game's log is an output like any other: written again
+    assert run("play", "tic-tac-toe", "--seed", "1", "--log", finished).exit_code == 0
+    assert run("play", "tic-tac-toe", "--seed", "2", "--log", finished).exit_code == 0
+
+
 def test_the_end_of_input_saves_the_game(tmp_path):
     log = tmp_path / "game.jsonl"
     result = run("play", "kuhn-poker", "--human", "0", "--seed", "3", "--log", log, input="")

@@ -23,10 +23,13 @@ from .base import no_moves_error
 from .spec import Option
 
 DEFAULT_ITERATIONS = 200
+MAX_ITERATIONS = 10**9  # hours of search per decision on the smallest game
+MAX_SECONDS = 86_400  # a day per decision
 
 SEARCH_OPTIONS = (
-    Option("iterations", int, DEFAULT_ITERATIONS, "iterations per decision", minimum=1),
-    Option("seconds", float, None, "a time budget per decision instead (not reproducible)", minimum=0, above=True),
+    Option("iterations", int, DEFAULT_ITERATIONS, "iterations per decision", minimum=1, maximum=MAX_ITERATIONS),
+    Option("seconds", float, None, "a time budget per decision instead (not reproducible)", minimum=0, above=True,
+           maximum=MAX_SECONDS),
     Option("depth", int, None, "rollout moves before the heuristic judges the position (default: to the end)",
            minimum=0),
     Option("c", float, 1.4, "UCB exploration constant", minimum=0),

@@ -31,6 +31,7 @@ class Option:
     help: str
     minimum: float | None = None
     above: bool = False  # the bound is exclusive: `seconds` must be > 0, `iterations` >= 1
+    maximum: float | None = None  # so a slip of the keyboard is an error, not a decision that never ends
 
     def parse(self, agent: str, text: str) -> Any:
         wanted = {int: "a whole number", float: "a number", str: "a name"}[self.kind]
@@ -53,6 +54,9 @@ class Option:
         if self.minimum is not None and (value <= self.minimum if self.above else value < self.minimum):
             bound = f"above {self.minimum:g}" if self.above else f"at least {self.minimum:g}"
             raise AgentSpecError(f"agent {agent!r}: option {self.name}={text} must be {bound} ({self.help})")
+        if self.maximum is not None and value > self.maximum:
+            raise AgentSpecError(f"agent {agent!r}: option {self.name}={text} must be at most {self.maximum:g} "
+                                 f"({self.help})")
         return value
 
 

@@ -24,7 +24,7 @@ import click
 from ..engine.game import ENGINE_VERSION
 from . import (bench, catalog, compare, graph, perft, play, render, replay, scenario, simulate, tournament,
                validate, viewer)
-from .output import terminal_safe
+from .output import INTERRUPTED, terminal_safe
 
 
 class _Group(click.Group):
@@ -40,6 +40,9 @@ class _Group(click.Group):
         except click.ClickException as err:
             err.message = terminal_safe(err.message)
             raise
+        except KeyboardInterrupt:  # click would say "Aborted!" and exit 1, the code of an invalid ruleset
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(INTERRUPTED) from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

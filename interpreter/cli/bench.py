@@ -10,6 +10,7 @@ from .options import WholeNumber, game_options, json_option, load
 from .output import echo, emit_json, reports_errors
 
 MAX_BENCH_SECONDS = 3600.0
+MAX_RUNS = 1000  # at the longest runs, some six weeks: more is a slip of the keyboard, refused at once
 
 
 def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -23,7 +24,7 @@ def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
 @click.argument("game_name", metavar="GAME")
 @click.option("--seconds", type=click.FloatRange(min=0, min_open=True, max=MAX_BENCH_SECONDS), default=1.0,
               show_default=True, callback=_not_nan, metavar="S", help="Length of each timed run.")
-@click.option("--runs", type=WholeNumber(min=1), default=3, show_default=True, metavar="R")
+@click.option("--runs", type=WholeNumber(min=1, max=MAX_RUNS), default=3, show_default=True, metavar="R")
 @game_options
 @json_option
 @reports_errors

@@ -34,6 +34,7 @@ TRACEBACK_ENV = "RULEPLAY_TRACEBACK"
 
 
 REPORT_KEY = "ruleplay.report"
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 
 # Characters a terminal may act on: C0 (but tab and newline), DEL, C1, the bidi marks, embeddings, overrides
 # and isolates (Trojan Source), and the line and paragraph separators; and lone surrogates (an argument or

@@ -14,7 +14,7 @@ from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
 from .batches import charts, echo_statistics, executor_option, spec_ids, workers_option
 from .options import WholeNumber, agents_option, check_heuristics, game_options, json_option, load, output_file
-from .output import echo, echo_failures, emit_json, percent, reports_errors
+from .output import INTERRUPTED, echo, echo_failures, emit_json, percent, reports_errors
 
 # Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game: a bound
 # that no real run reaches, and a typo's extra zeros do.
@@ -95,9 +95,6 @@ def _with_progress(batch: Callable[..., Any], total: int) -> Any:
                 shown[0] = time.perf_counter()
 
         return batch(progress=advance)
-
-
-INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 
 
 def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:

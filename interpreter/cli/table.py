@@ -26,9 +26,7 @@ from ..engine.state import State
 from ..runs.play import MoveRecord, PlayResult, SeatingError
 from ..runs.table import Table, table_seats
 from .options import load, reads_ruleset, ruleset_files
-from .output import echo, reads
-
-INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+from .output import INTERRUPTED, echo, reads
 
 
 def show_as(seat: int) -> Callable[[State, MoveRecord | None], None]:

@@ -33,6 +33,9 @@ def test_bare_search_agents_count_iterations_not_seconds():
     ("mcts:iterations=many", "agent 'mcts': option iterations='many' is not a whole number (iterations per decision)"),
     ("mcts:iterations=0", "agent 'mcts': option iterations=0 must be at least 1 (iterations per decision)"),
     ("ismcts:seconds=0", "agent 'ismcts': option seconds=0 must be above 0"),
+    ("mcts:iterations=100000000000000000000000", "agent 'mcts': option iterations=100000000000000000000000 must "
+                                                 "be at most 1e+09 (iterations per decision)"),
+    ("ismcts:seconds=1e9", "agent 'ismcts': option seconds=1e9 must be at most 86400"),
     ("ismcts:seconds=inf", "agent 'ismcts': option seconds='inf' is not a number"),
     ("mcts:depth", "agent 'mcts': option 'depth' needs a value, as in depth=VALUE"),
     ("mcts:depth=2:depth=3", "agent 'mcts': option 'depth' is given twice"),

@@ -510,3 +510,21 @@ def test_a_reader_that_goes_away_does_not_cost_the_games_log(tmp_path):
     assert stderr == ""
     replayed = run("replay", str(log))
     assert replayed.exit_code == 0 and "replays (nautilus-cards, seed 3" in replayed.output, replayed.output
+
+
+@pytest.mark.parametrize("args", [["perft", "nautilus", "--depth", "12"], ["bench", "nautilus", "--seconds", "100"]])
+def test_ctrl_c_stops_a_command_with_the_shells_code_and_no_traceback(args):
+    """130, as `simulate` and a table already gave; click alone says "Aborted!" and exits 1, the code of
+    an invalid ruleset."""
+    proc = subprocess.Popen([executable(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(3)  # past the imports and the load: the command is at work
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr.rstrip().endswith("interrupted") and "Traceback" not in stderr and "Aborted" not in stderr
+
+
+def test_bench_refuses_more_runs_than_anyone_waits_for():
+    result = run("bench", "tic-tac-toe", "--seconds", "0.01", "--runs", "100000000000000000000")
+    assert result.exit_code == 2 and "--runs" in result.output, result.output

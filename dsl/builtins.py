@@ -397,17 +397,25 @@ def seats(ctx):
     return list(range(ctx.flow["players"]))
 
 
+def _seat(ctx, p: Any, fname: str) -> int:
+    """`p` as a seat: a whole number 0..players-1 (`others(99)` of two seats is a mistake, not seat 1)."""
+    n = ctx.flow["players"]
+    if type(p) is not int or not 0 <= p < n:
+        raise RuleRuntimeError(f"{fname}() needs a seat (0..{n - 1}), not {p!r:.40}")
+    return p
+
+
 @builtin(1, 2, ctx=True, returns="int")
 def next_seat(ctx, p, k=1):
     """The seat k places after p, clockwise."""
-    return (_int(p, "next_seat") + _int(k, "next_seat")) % ctx.flow["players"]
+    return (_seat(ctx, p, "next_seat") + _int(k, "next_seat")) % ctx.flow["players"]
 
 
 @builtin(1, ctx=True, returns="list")
 def others(ctx, p):
     """All seats but p, clockwise from p."""
     n = ctx.flow["players"]
-    p = _int(p, "others")
+    p = _seat(ctx, p, "others")
     return [(p + i) % n for i in range(1, n)]
 
 

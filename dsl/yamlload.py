@@ -405,6 +405,11 @@ class _Builder:
     def check_tag(self, node: yaml.Node, path: Path_) -> None:
         if node.tag not in _ALLOWED_TAGS:
             name = node.tag.replace("tag:yaml.org,2002:", "!!")
+            if isinstance(node, yaml.ScalarNode) and node.style is None \
+                    and not self.text.startswith("!", node.start_mark.index):  # no tag written: YAML's reading
+                self.fail("RP007", f"YAML reads {node.value!r} as a {name[2:]} ({name}), which rulesets do not "
+                          "hold", node.start_mark, hint=f"quote it to keep it as text: \"{node.value}\"", path=path)
+                return
             self.fail("RP007", f"YAML tag {name!r} is not allowed", node.start_mark,
                       hint="rulesets are plain data (maps, lists, text, numbers, booleans, null); remove the tag",
                       path=path)

@@ -297,3 +297,16 @@ def test_a_value_cut_by_a_comma_in_a_flow_mapping_gets_the_quoting_hint(tmp_path
     d = first_error(err)
     assert d.code == "RP103" and "'6)'" in d.message and 'quote a text with commas' in d.hint, err.format()
     assert_well_formatted(d, err)
+
+
+@pytest.mark.parametrize("value, kind", [("2001-12-14", "timestamp"), ("2001-12-14 21:59:43", "timestamp")])
+def test_a_plain_value_yaml_reads_as_another_type_says_to_quote_it(tmp_path: Path, value: str, kind: str):
+    """No tag was written, so "tag not allowed" would puzzle: say what YAML made of the text, and the fix."""
+    path = tmp_path / "dated.yaml"
+    path.write_text(f"ruleplay: 1\ngame: mini\ntitle: {value}\nplayers: 2\n", encoding="utf-8")
+    d = first_error(load_and_fail(path)[0])
+    assert (d.code, d.line, d.col) == ("RP007", 3, 8)
+    assert d.message == f"YAML reads {value!r} as a {kind} (!!{kind}), which rulesets do not hold"
+    assert d.hint == f'quote it to keep it as text: "{value}"'
+    path.write_text(f"ruleplay: 1\ngame: mini\ntitle: !!{kind} {value}\nplayers: 2\n", encoding="utf-8")
+    assert first_error(load_and_fail(path)[0]).message == f"YAML tag '!!{kind}' is not allowed"

@@ -247,7 +247,7 @@ def str_(x):
     return str(x) if type(x) in (int, float, str) else type_name(x)
 
 
-_DECIMAL = re.compile(r"\s*-?[0-9]+\s*", re.ASCII)  # ASCII digits and spaces only, as in the code itself
+_DECIMAL = re.compile(r"\s*[-+]?[0-9]+\s*", re.ASCII)  # ASCII digits, a sign and spaces only, as Python reads it
 _MAX_DECIMAL = 400  # characters: more than the digits of any int of MAX_INT_BITS bits (309), with room for spaces
 
 

@@ -21,7 +21,10 @@ def _saved_state(game: Game, path: Path) -> State:
         text = read_bytes(path, MAX_STATE_BYTES)
     except OSError as err:
         raise StateFormatError(f"{path}: cannot read the saved state: {err.strerror or err}") from None
-    return game.state_from_json(text)
+    try:
+        return game.state_from_json(text)
+    except StateFormatError as err:
+        raise StateFormatError(f"{path}: {err.message}") from None
 
 
 @click.command("graph")

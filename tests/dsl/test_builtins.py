@@ -69,7 +69,7 @@ CASES = {
     "join": [('join(["a", 1, null, true], "-")', "a-1-null-true"), ("join([1, 2])", "12"), ("join([], \",\")", "")],
     "str": [("str(12)", "12"), ("str(null)", "null"), ("str(true)", "true"), ("str(false)", "false"),
             ('str("a")', "a"), ("str([1])", "list"), ("str(1.5)", "1.5")],
-    "int": [("int(3.9)", 3), ("int(-3.9)", -3), ('int("42")', 42), ('int(" -7 ")', -7), ("int(5)", 5),
+    "int": [("int(3.9)", 3), ("int(-3.9)", -3), ('int("42")', 42), ('int(" -7 ")', -7), ('int("+5")', 5), ("int(5)", 5),
             ('int(join(repeat("9", 300)))', 10 ** 300 - 1)],
     "keys": [("keys(m)", ["a", "b"])],
     "values": [("values(m)", [1, 2])],

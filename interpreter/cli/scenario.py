@@ -62,7 +62,7 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
             for rule in report.survivors:
                 echo(f"    survivor: {rule} (disabling it fails no scenario)")
             if report.unswitchable:
-                echo(f"    not switchable (cited only by phases, functions or components): "
+                echo(f"    not switchable (cited only by phases, functions, scoring or components): "
                      f"{', '.join(report.unswitchable)}")
     if failed or (report is not None and report.survivors):
         raise click.exceptions.Exit(1)

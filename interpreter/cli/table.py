@@ -11,6 +11,7 @@ sees it, and the result line.
 
 from __future__ import annotations
 
+import secrets
 import signal
 from pathlib import Path
 from typing import Any, Callable
@@ -41,6 +42,9 @@ def show_as(seat: int) -> Callable[[State, MoveRecord | None], None]:
 def result_text(result: PlayResult) -> str:
     outcome = ("winner: " + ", ".join(f"player {p}" for p in result.winners)) if result.winners else "draw"
     return f"result: {outcome}; scores {result.scores}, returns {result.returns}, {result.length} moves"
+
+
+SEED_BITS = 63  # a table's own seed when none is given: as many as a person could never guess or look up
 
 
 def _given(name: str) -> bool:
@@ -110,9 +114,15 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
     else:
         game = load(game_name, players, variant)
         seats, person_seat = _seating(agents, game.info.players, human)
+        if not _given("seed"):
+            # The default seed is 0, and a seed fixes every deal: the person could look each one up. A seed
+            # drawn here and not shown keeps what the rules hide hidden (the log keeps it, for --resume).
+            seed = secrets.randbits(SEED_BITS)
         table = Table.new(game, seats, person_seat, seed)
     me = table.human
-    echo(f"{table.game.info.title}: seed {table.seed}, "
+    seed_text = (f"seed {table.seed}" if _given("seed")
+                 else "the saved game's seed" if resume else "a seed drawn at random and not shown")
+    echo(f"{table.game.info.title}: {seed_text}, "
          + ", ".join(f"player {k} " + ("you (human)" if k == me else a) for k, a in enumerate(table.seats)))
     echo(HELP)
     show = show_as(me)

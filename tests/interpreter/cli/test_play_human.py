@@ -72,6 +72,23 @@ def test_a_game_left_unfinished_is_not_replaced_by_a_new_one(tmp_path):
     assert run("play", "tic-tac-toe", "--seed", "2", "--log", finished).exit_code == 0
 
 
+def test_a_table_without_a_seed_draws_one_the_person_is_not_shown(tmp_path):
+    """The default seed is 0, and a seed fixes every deal: a person could look each one up beforehand."""
+    seeds = set()
+    for k in range(2):
+        log = tmp_path / f"game{k}.jsonl"
+        result = run("play", "kuhn-poker", "--human", "0", "--log", log, input="q\n")
+        assert result.exit_code == 0, result.output
+        seed = json.loads(log.read_text().splitlines()[0])["seed"]
+        assert "a seed drawn at random and not shown" in result.output and f"seed {seed}" not in result.output
+        seeds.add(seed)
+        resumed = run("play", "kuhn-poker", "--log", log, "--resume", input="q\n")
+        assert "the saved game's seed" in resumed.output and f"seed {seed}" not in resumed.output
+    assert len(seeds) == 2
+    given = run("play", "kuhn-poker", "--human", "0", "--seed", "7", input="q\n")
+    assert "Kuhn poker: seed 7," in given.output
+
+
 def test_the_end_of_input_saves_the_game(tmp_path):
     log = tmp_path / "game.jsonl"
     result = run("play", "kuhn-poker", "--human", "0", "--seed", "3", "--log", log, input="")

@@ -12,11 +12,11 @@ import re
 from collections import deque
 from dataclasses import dataclass
 from functools import cmp_to_key
-from itertools import chain
 from typing import Any, Callable
 
 from .ast import Pos
 from .geometry import DIRECTION_SETS, DIRECTIONS, Grid
+from .graphsearch import bfs, edge_adjacency
 from .runtime import (MAX_INT_BITS, MAX_ITEMS, MAX_TEXT, Ctx, LimitError, RuleRuntimeError, clone, equal, number,
                       order, size, type_name, value_key)
 
@@ -600,35 +600,11 @@ def nodes(ctx, graph):
     return clone(found)
 
 
-def _bfs(adj: Callable[[Any], list], start, limit: int | None, spend: Callable[[int], None]) -> dict:
-    """Distances from start, by node key; `spend` is told each node visited and each edge looked at
-    before the search goes on, so a search too large for the budget stops there."""
-    if limit is not None:
-        if not (type(limit) is int):
-            raise RuleRuntimeError(f"max_steps must be an int, not {type_name(limit)}")
-    dist = {value_key(start): 0}
-    todo = deque([start])
-    while todo:
-        node = todo.popleft()
-        spend(1)
-        d = dist[value_key(node)]
-        if limit is not None and d >= limit:
-            continue
-        edges = adj(node)
-        spend(len(edges))
-        for nxt in edges:
-            k = value_key(nxt)
-            if k not in dist:
-                dist[k] = d + 1
-                todo.append(nxt)
-    return dist
-
-
 def _search(ctx, g: dict, start, limit: int | None) -> dict:
     """_bfs over a declared graph, charged: the graph is no argument of the call, so its size is
     not counted with them, yet one search may walk all of it."""
     budget = ctx.budget
-    return _bfs(lambda n: g["adj"].get(value_key(n), ()), start, limit, lambda n: budget.spend(n, None))
+    return bfs(lambda n: g["adj"].get(value_key(n), ()), start, limit, lambda n: budget.spend(n, None))
 
 
 @builtin(2, 3, returns="list", prepaid=True)
@@ -649,44 +625,6 @@ def distance(ctx, graph, a, b):
 
 
 _SELF_EQUAL = frozenset({int, str, type(None)})  # values Python compares as the rules do, bools apart
-_PLAIN_NODES = frozenset({int, str})  # nodes that are equal exactly when their keys are
-_last_adjacency: tuple = ((), {}, {})  # (edges, neighbours, spellings) of the last plain edge list seen
-
-
-def _edge_adjacency(edges) -> tuple[dict, dict]:
-    """Neighbours by node key, and one value of each node (the first spelling met).
-
-    A state's edge list is searched again and again while it stays the same
-    (from every node a move may start at), so the tables of the last list of
-    pairs of whole numbers and texts are kept, and handed out again for an
-    equal list of such pairs: for those, equal lists have the same nodes and
-    spellings (1 and 1.0, or 1 and true, are equal but spelt otherwise, so
-    lists holding other nodes are never matched).  Searches only read the
-    tables.
-    """
-    global _last_adjacency
-    last, adj, spelt = _last_adjacency
-    if edges == last and _PLAIN_NODES.issuperset(map(type, chain.from_iterable(edges))):
-        return adj, spelt
-    adj, spelt = _build_adjacency(edges)  # checks that every edge is a pair
-    if _PLAIN_NODES.issuperset(map(type, chain.from_iterable(edges))):
-        _last_adjacency = (clone(edges), adj, spelt)
-    return adj, spelt
-
-
-def _build_adjacency(edges) -> tuple[dict, dict]:
-    adj: dict[Any, list] = {}
-    spelt: dict[Any, Any] = {}
-    for e in _list(edges, "edges"):
-        _need(type(e) is list and len(e) == 2, "an edge must be a pair [a, b]")
-        ka, kb = value_key(e[0]), value_key(e[1])
-        spelt.setdefault(ka, e[0])
-        spelt.setdefault(kb, e[1])
-        adj.setdefault(ka, []).append(e[1])
-        adj.setdefault(kb, []).append(e[0])
-    return adj, spelt
-
-
 def _free(n: int) -> None:
     """Searches over an edge list cost no more than the edges, an argument the call has already paid for."""
 
@@ -694,8 +632,8 @@ def _free(n: int) -> None:
 @builtin(2, 3, returns="list")
 def reachable_via(edges, start, max_steps=None):
     """Nodes reachable from start over a list of [a, b] edges kept in the state."""
-    adj, spelt = _edge_adjacency(edges)
-    dist = _bfs(lambda n: adj.get(value_key(n), ()), start, max_steps, _free)
+    adj, spelt = edge_adjacency(edges)
+    dist = bfs(lambda n: adj.get(value_key(n), ()), start, max_steps, _free)
     home = value_key(start)
     return [spelt[k] for k in dist if k != home]
 
@@ -703,5 +641,5 @@ def reachable_via(edges, start, max_steps=None):
 @builtin(3)
 def distance_via(edges, a, b):
     """Fewest edges from a to b over a list of [a, b] edges, or null."""
-    adj, _ = _edge_adjacency(edges)
-    return _bfs(lambda n: adj.get(value_key(n), ()), a, None, _free).get(value_key(b))
+    adj, _ = edge_adjacency(edges)
+    return bfs(lambda n: adj.get(value_key(n), ()), a, None, _free).get(value_key(b))

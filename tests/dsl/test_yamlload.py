@@ -136,7 +136,7 @@ def test_ordinary_scalars_and_quoted_look_alikes_are_kept():
     ("!!binary aGVsbG8=", "!!binary"),
     ("!!set {a}", "!!set"),
     ("!custom x", "!custom"),
-    ("2001-01-01", "!!timestamp"),
+    ("!!timestamp 2001-01-01", "!!timestamp"),
 ])
 def test_tags_are_refused(text, tag):
     d = problem(f"value: {text}\n")
@@ -144,6 +144,13 @@ def test_tags_are_refused(text, tag):
     assert d.message == f"YAML tag {tag!r} is not allowed"
     assert (d.line, d.col) == (1, 8)
     assert "plain data" in d.hint
+
+
+def test_a_plain_date_is_refused_as_what_yaml_reads_it_as():
+    d = problem("value: 2001-01-01\n")
+    assert (d.code, d.line, d.col) == ("RP007", 1, 8)
+    assert d.message == "YAML reads '2001-01-01' as a timestamp (!!timestamp), which rulesets do not hold"
+    assert d.hint == 'quote it to keep it as text: "2001-01-01"'
 
 
 def test_merge_keys_and_complex_keys_are_refused():

@@ -23,6 +23,7 @@ from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Scope
 
 from ..engine.errors import IllegalMoveError, MoveParseError, RuleplayError
+from ..engine.flow import FlowRunner
 from ..engine.game import Game
 from ..engine.rng import Rng
 from ..engine.state import State
@@ -162,7 +163,13 @@ class ScenarioPlayer:
                     budget=self.model.budget())
         try:
             self.setup(ctx)
-        except R.RuleRuntimeError as err:
+            # The arranged position as the game leaves one after a hook: triggers and end conditions run,
+            # and a seat with no move is dealt with as its phase says (`when_stuck`), as in play.
+            ctx.env = {}
+            runner = FlowRunner(self.model, ctx)
+            if not runner.check_end():
+                runner.settle()
+        except _PLAY_ERRORS as err:
             self.fail("RP643", f"setup failed: {err}", ("setup",))
             raise _Broken from None
         data["rng"] = rng.state

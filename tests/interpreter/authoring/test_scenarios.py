@@ -132,6 +132,49 @@ def test_setup_arranges_a_position_and_checks_call_game_functions(tmp_path: Path
     assert run_one(path).failures == []
 
 
+STUCK = """\
+ruleplay: 1
+game: stuck
+players: 2
+state:
+  n: {init: "1"}
+flow:
+  phases:
+    - name: main
+      actions: [inc]
+      when_stuck: pass
+actions:
+  inc:
+    require: [n < 5 and (current == 1 or n > 0)]
+    effects: n += 1
+end:
+  - when: n >= 3
+"""
+
+
+def test_a_position_set_up_is_settled_as_play_would_settle_it(tmp_path: Path) -> None:
+    """A seat with no move passes (`when_stuck`), and a position already over ends, as after a hook.
+
+    At the start seat 0 can move (n is 1); the position set up takes its move away."""
+    write(tmp_path, "stuck.yaml", STUCK)
+    passes = write(tmp_path, "passes.yaml", """\
+        game: stuck.yaml
+        setup: n = 0
+        steps:
+          - expect:
+              - current == 1
+              - legal == ["inc"]
+        """)
+    assert run_one(passes).failures == []
+    over = write(tmp_path, "over.yaml", """\
+        game: stuck.yaml
+        setup: n = 3
+        steps:
+          - terminal: true
+        """)
+    assert run_one(over).failures == []
+
+
 def test_game_by_relative_path_chance_moves_and_observations(tmp_path: Path) -> None:
     write(tmp_path, "games/coin.yaml", COIN)
     path = write(tmp_path, "coin-scenario.yaml", """\

@@ -28,6 +28,9 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import functools
+import logging
+import signal
+import threading
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -84,13 +87,24 @@ def _portable(spec: GameSpec) -> GameSpec:
     return spec
 
 
+def dask_setup(worker: Any) -> None:
+    """Run by dask in each worker of the local cluster (`preload`): Ctrl-C is the command's alone.
+
+    Ctrl-C reaches every process of the terminal's foreground group; the
+    command stops the batch and closes the cluster, which ends its workers,
+    while a worker that took the signal itself printed a traceback.
+    """
+    if threading.current_thread() is threading.main_thread():  # signals are the main thread's alone
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def _client(executor: str, workers: int) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if executor == LOCAL:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                          preload=[__name__], silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             yield client
     else:
         with Client(executor[len("dask://"):], timeout=30) as client:

@@ -130,3 +130,23 @@ def test_a_worker_killed_mid_run_loses_and_repeats_no_game(tmp_path: Path) -> No
         for process in [*workers, scheduler]:
             process.kill()
             process.wait(timeout=30)
+
+
+def test_ctrl_c_stops_a_local_cluster_run_without_a_traceback_from_its_workers() -> None:
+    """Ctrl-C at a terminal reaches every process of its group, the cluster's workers too; they leave the
+    signal to the command (`cluster.dask_setup`), which stops with 130 and closes them."""
+    import os
+    import signal
+
+    command = shutil.which("ruleplay", path=str(Path(sys.executable).parent))
+    assert command, "the ruleplay command is not installed beside this Python"
+    proc = subprocess.Popen([command, "simulate", "nautilus", "-n", "100000", "--executor", "dask-local",
+                             "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True,  # a group of its own, as a terminal's foreground job
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(8)  # the cluster is up and playing
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert stderr.strip().endswith("interrupted: nothing was saved (give --out FILE to keep finished games)")

@@ -54,24 +54,22 @@ def check_reachability(model, ruleset_path: Path) -> Iterator[Diagnostic]:
         phase = model.phases[name]
         targets = {phase.next} if phase.next else {order[(i + 1) % len(order)]}
         edges[name] = targets | gotos
-    reported: set[object] = set()  # reported once each: a goto's phase name, ("stage", a stage statement's)
     suggest = Suggester()
     docs = {doc.file: doc for doc in model.source.documents()}
-    for c in controls:
-        if c.op == "goto" and c.arg not in model.phases and c.arg not in reported:
-            reported.add(c.arg)
-            src = docs[c.pos.file].source_line(c.pos.line) if c.pos.file in docs else ""
-            yield Diagnostic("RP210", f"`goto {c.arg}` names no phase", c.pos.file, c.pos.line, c.pos.col,
-                             hint=suggest(c.arg, lambda: order) or f"phases: {listing(order)}", source_line=src)
     stage_names = sorted({s for phase in model.phases.values() for s in phase.stages})
+    # What a `goto` or `stage` statement may name; `stage none` leaves the stage and names none.
+    named = {"goto": ("phase", set(model.phases), order, f"phases: {listing(order)}"),
+               "stage": ("stage", set(stage_names) | {"none"}, stage_names,
+                         f"stages: {listing(stage_names)}" if stage_names else "declare it under a phase's `stages:`")}
+    reported: set[tuple[str, str]] = set()  # each (statement, name) once
     for c in controls:
-        if c.op == "stage" and c.arg != "none" and c.arg not in stage_names and ("stage", c.arg) not in reported:
-            reported.add(("stage", c.arg))
-            src = docs[c.pos.file].source_line(c.pos.line) if c.pos.file in docs else ""
-            yield Diagnostic("RP210", f"`stage {c.arg}` names no stage", c.pos.file, c.pos.line, c.pos.col,
-                             hint=suggest(c.arg, lambda: stage_names)
-                             or (f"stages: {listing(stage_names)}" if stage_names
-                                 else "declare it under a phase's `stages:`"), source_line=src)
+        if c.op not in named or c.arg in named[c.op][1] or (c.op, c.arg) in reported:
+            continue
+        reported.add((c.op, c.arg))
+        what, _, names, fallback = named[c.op]
+        src = docs[c.pos.file].source_line(c.pos.line) if c.pos.file in docs else ""
+        yield Diagnostic("RP210", f"`{c.op} {c.arg}` names no {what}", c.pos.file, c.pos.line, c.pos.col,
+                         hint=suggest(c.arg, lambda names=names: names) or fallback, source_line=src)
     seen, todo = {order[0]}, [order[0]]
     while todo:
         for t in edges.get(todo.pop(), ()):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, TypeVar
 
 Playout = Callable[[random.Random], int]
+WARM_UP_SEED = 12345  # the warm-up game's own generator, so the timed games are the same with or without it
 T = TypeVar("T")
 
 
@@ -66,6 +67,18 @@ def sample(play: Playout, seconds: float, rng: random.Random) -> Sample:
         elapsed = time.process_time() - start
         if elapsed >= seconds:
             return Sample(playouts, moves, elapsed)
+
+
+def warm_up(play: Playout) -> None:
+    """Play one untimed game first: the engine makes some of its code on first use, not at load.
+
+    An action's generated listing is made the first time the action is
+    listed (`engine.listing`), which costs the first Nautilus game about a
+    quarter of a second; timed, that first game would drag down whichever
+    row a process measures first.  The figures are of play in a warm
+    process; what loading costs is `startup`'s to measure.
+    """
+    play(random.Random(WARM_UP_SEED))
 
 
 def alternate(contenders: dict[str, Callable[[], T]], pairs: int) -> dict[str, list[T]]:

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Callable
 
 from . import connect_four, nautilus_cards, tictactoe
-from .measure import Position, alternate, baseline_playout, engine_playout, median_rate, perft, sample
+from .measure import Position, alternate, baseline_playout, engine_playout, median_rate, perft, sample, warm_up
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,10 @@ def _load(baseline: Baseline):
 def playouts(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
     """Random playouts per CPU-second of engine and baseline, alternated, and their ratio."""
     baseline = BASELINES[name]
-    contenders = {
-        "engine": partial(sample, engine_playout(_load(baseline)), seconds, random.Random(seed)),
-        "baseline": partial(sample, baseline_playout(baseline.new_game), seconds, random.Random(seed)),
-    }
+    plays = {"engine": engine_playout(_load(baseline)), "baseline": baseline_playout(baseline.new_game)}
+    for play in plays.values():
+        warm_up(play)
+    contenders = {k: partial(sample, play, seconds, random.Random(seed)) for k, play in plays.items()}
     samples = alternate(contenders, pairs)
     engine, hand = median_rate(samples["engine"]), median_rate(samples["baseline"])
     return {"game": baseline.game, "variant": baseline.variant, "pairs": pairs, "seconds": seconds,

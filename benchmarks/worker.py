@@ -11,8 +11,8 @@ by the same code.
 
 It reads one JSON request a line and answers each with one JSON line:
 `{"op": "load", "game", "players", "variant"}` loads a game (kept for later
-requests) and answers with its variants, the CPU seconds the load took and the file
-the package was imported from;
+requests), plays one untimed game with it (`measure.warm_up`) and answers with its
+variants, the CPU seconds the load took and the file the package was imported from;
 `{"op": "sample", "game", "players", "variant", "seconds"}` answers with a
 `Sample`.  A request that fails (a game that does not load in this tree, a
 rule error in play) answers `{"error": ...}`; the worker carries on.
@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .measure import engine_playout, sample
+from .measure import engine_playout, sample, warm_up
 
 
 def import_tree(root: Path) -> ModuleType:
@@ -52,8 +52,10 @@ def serve(ruleplay: ModuleType, requests, replies) -> None:
             if request["op"] == "load":
                 start = time.process_time()
                 game = ruleplay.load_game(*key)
+                load_seconds = time.process_time() - start
+                warm_up(engine_playout(game))
                 games[key] = (game, random.Random(0))
-                answer = {"variants": list(game.info.variants), "load_seconds": time.process_time() - start,
+                answer = {"variants": list(game.info.variants), "load_seconds": load_seconds,
                           "package": ruleplay.__file__}
             else:
                 game, rng = games[key]

@@ -10,7 +10,8 @@ import pytest
 
 from benchmarks import against, run, states
 from benchmarks.__main__ import SEED_GAME_NAMES, against_games, main
-from benchmarks.measure import alternate
+from benchmarks.measure import WARM_UP_SEED, alternate, warm_up
+from benchmarks.worker import serve
 from ruleplay import load_game
 
 
@@ -19,6 +20,25 @@ def test_alternate_takes_turns_and_reverses_the_order_every_other_pair():
     out = alternate({"a": lambda: calls.append("a") or 1, "b": lambda: calls.append("b") or 2}, 4)
     assert calls == ["a", "b", "b", "a", "a", "b", "b", "a"]
     assert out == {"a": [1] * 4, "b": [2] * 4}
+
+
+def test_the_warm_up_game_has_a_generator_of_its_own():
+    drawn = []
+    warm_up(lambda rng: drawn.append(rng.random()) or 1)
+    assert drawn == [random.Random(WARM_UP_SEED).random()]
+
+
+def test_a_worker_plays_a_game_before_any_is_timed(monkeypatch):
+    """The generated listings are made on first use: the first timed game must not pay for them."""
+    import io
+
+    import ruleplay
+    loaded = []
+    monkeypatch.setattr(ruleplay, "load_game", lambda *key: loaded.append(load_game(*key)) or loaded[-1])
+    replies = io.StringIO()
+    serve(ruleplay, [json.dumps({"op": "load", "game": "tic-tac-toe", "players": None, "variant": None})], replies)
+    assert "error" not in json.loads(replies.getvalue())
+    assert "place" in loaded[0].model.listings._made  # made by the warm-up game, before the answer
 
 
 def test_run_reports_both_rates_and_their_ratio(capsys):

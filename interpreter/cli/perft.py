@@ -15,13 +15,18 @@ PROGRESS_INTERVAL = 0.5  # seconds between two progress lines
 
 
 class StderrProgress:
-    """States reached so far, on one rewritten stderr line: stdout keeps only the result (and its JSON)."""
+    """States reached so far on stderr: stdout keeps only the result (and its JSON).
+
+    On a terminal it is one line, rewritten; into a file or a pipe, whose
+    reader sees every character, each report is a line of its own.
+    """
 
     def __init__(self, after: float, interval: float):
         self.start = time.monotonic()
         self.next = self.start + after
         self.interval = interval
         self.shown = False
+        self.rewrite = click.get_text_stream("stderr").isatty()
 
     def __call__(self, states: int) -> None:
         now = time.monotonic()
@@ -29,10 +34,14 @@ class StderrProgress:
             return
         self.next = now + self.interval
         self.shown = True
-        click.echo(f"\rperft: {states} states reached, {now - self.start:.0f}s", nl=False, err=True)
+        line = f"perft: {states} states reached, {now - self.start:.0f}s"
+        if self.rewrite:
+            click.echo("\r" + line, nl=False, err=True)
+        else:
+            click.echo(line, err=True)
 
     def close(self) -> None:
-        if self.shown:
+        if self.shown and self.rewrite:
             click.echo(err=True)  # end the progress line so what follows starts on its own
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import click
 
 from ..engine.game import Game
-from .options import WholeNumber
+from .options import WholeNumber, overwriting
 from .output import echo
 
 
@@ -32,6 +32,13 @@ def _plot_folder(ctx: click.Context, param: click.Parameter, value: Path | None)
         raise click.BadParameter("charts need matplotlib: pip install 'ruleplay[plot]'") from None
     if value.exists() and not value.is_dir():
         raise click.BadParameter(f"{value} is not a folder")
+    from ..view.charts import chart_files
+
+    if not overwriting():
+        there = [path.name for path in chart_files(value) if path.exists()]
+        if there:
+            raise click.BadParameter(f"{value} already holds {', '.join(there)}: add --overwrite to replace "
+                                     f"them, or choose another folder")
     return value
 
 

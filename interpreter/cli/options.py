@@ -1,4 +1,10 @@
-"""The options several commands share, defined once: --players --variant --seed --agents --json --report.
+"""The options several commands share, defined once: --players --variant --seed --agents --json --report
+--overwrite.
+
+An output file that already exists is refused (exit 2, naming it) unless
+the command is given `--overwrite`: a report, log, picture or chart must
+not silently replace a file of the user's.  A results file (`simulate
+--out`) is never replaced: it is completed with `--resume` or removed.
 
 Output files (`--report`, `--log`, `--out`) are also guarded against the
 files the same command reads.  `ruleplay validate game.yaml --report
@@ -48,9 +54,45 @@ class WholeNumber(click.IntRange):
         return super().convert(value, param, ctx)
 
 
+OVERWRITE_KEY = "ruleplay.overwrite"
+
+
+def overwriting() -> bool:
+    """Whether the running command was given `--overwrite`: output files that exist may be replaced."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(OVERWRITE_KEY))
+
+
+def _note_overwrite(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    ctx.meta[OVERWRITE_KEY] = value
+
+
+def overwrite_option(fn: Callable) -> Callable:
+    """`--overwrite`, parsed before every other option (eager) so the output callbacks can see it."""
+    return click.option("--overwrite", is_flag=True, is_eager=True, expose_value=False, callback=_note_overwrite,
+                        help="Replace output files that already exist (--report, --log, -o, the --plot "
+                             "charts); without it an existing file is refused.")(fn)
+
+
+def refuse_existing(path: Path, what: str = "") -> None:
+    """A usage error if `path` exists and `--overwrite` was not given: a user's file is never replaced
+    unasked (a dangling symbolic link counts as missing: writing creates the file it names)."""
+    if path.exists() and not overwriting():
+        raise click.BadParameter(f"{path} exists{what}: add --overwrite to replace it, or choose another file")
+
+
+def new_output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """`output_file` for an output written whole: a file that exists is refused unless `--overwrite`."""
+    value = output_file(ctx, param, value)
+    if value is not None:
+        refuse_existing(value)
+    return value
+
+
 def output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """An output FILE is checked now, not after an hour of simulation: its folder must exist, and a
     FIFO, device or folder there is refused rather than replaced (a symbolic link is written through).
+    Whether a regular file already there may be replaced is the caller's (`new_output_file`).
 
     A name the OS refuses (too long, ENAMETOOLONG; a folder without search
     permission) is a usage error naming it, like a missing folder.
@@ -123,8 +165,9 @@ def json_option(fn: Callable) -> Callable:
         return fn(*args, **kwargs)
 
     wrapper = click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
-                           callback=output_file, default=None, metavar="FILE",
+                           callback=new_output_file, default=None, metavar="FILE",
                            help="Write the JSON document to FILE (whole or not at all) instead of printing it.")(wrapper)
+    wrapper = overwrite_option(wrapper)
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(wrapper)
 
 

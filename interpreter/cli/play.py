@@ -10,7 +10,8 @@ import click
 from ..agents import is_interactive
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
-from .options import WholeNumber, game_options, json_option, load, output_file, seated, table_agents_option
+from .options import (WholeNumber, game_options, json_option, load, output_file, overwriting, refuse_existing, seated,
+                      table_agents_option)
 from .output import echo, emit_json, reports_errors, silence_stdout
 from .table import play_with_person, result_text, show_as
 
@@ -49,10 +50,12 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
     if log_file is not None and not resume:
         from ..runs.gamelog import unfinished_moves
 
-        left = unfinished_moves(log_file)
+        left = unfinished_moves(log_file) if log_file.exists() and not overwriting() else None
         if left is not None:
             raise click.BadParameter(f"{log_file} holds a game left unfinished after {left} moves: continue it "
-                                     "with --resume, or choose another file", param_hint="--log")
+                                     "with --resume, replace it with --overwrite, or choose another file",
+                                     param_hint="--log")
+        refuse_existing(log_file)
     if human is not None or resume or any(is_interactive(a) for a in agents):
         return play_with_person(game_name, agents, log_file, seat, human, resume, players, variant, seed, as_json)
     game = load(game_name, players, variant)

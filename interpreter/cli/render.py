@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError
-from .options import WholeNumber, output_file, reads_game, reads_ruleset
+from .options import WholeNumber, new_output_file, overwrite_option, reads_game, reads_ruleset
 from .output import echo, reads, reports_errors
 
 
@@ -21,9 +21,10 @@ from .output import echo, reads, reports_errors
               help="Picture format (default: from the -o file's extension, else svg). PNG needs "
                    "the `picture` extra.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              callback=output_file, metavar="FILE", help="Write the picture to FILE.")
+              callback=new_output_file, metavar="FILE", help="Write the picture to FILE.")
 @click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
               help="Load this ruleset instead of the one the log or state names.")
+@overwrite_option
 @reports_errors
 def render_command(source: Path, move: int | None, seat: int | None, fmt: str | None, output: Path,
                    ruleset: str | None) -> None:

@@ -7,18 +7,19 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError
-from .options import WholeNumber, output_file, reads_game, reads_ruleset
+from .options import WholeNumber, new_output_file, overwrite_option, reads_game, reads_ruleset
 from .output import echo, reads, reports_errors
 
 
 @click.command("view")
 @click.argument("log_file", metavar="LOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              callback=output_file, metavar="FILE", help="Write the HTML page to FILE.")
+              callback=new_output_file, metavar="FILE", help="Write the HTML page to FILE.")
 @click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
               help="Only this seat's view (a page to give that player); default: every view, all-seeing first.")
 @click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
               help="Replay against this ruleset instead of the one the log names.")
+@overwrite_option
 @reports_errors
 def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | None) -> None:
     """Write a replay page of a game log: step through it, see each seat's view, the rules that fired."""

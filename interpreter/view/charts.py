@@ -29,9 +29,18 @@ def _pyplot() -> Any:
     return plt
 
 
+CHARTS = ("win-rates", "scores", "length", "rule-coverage")  # the file stems `write_charts` writes
+FORMATS = ("png", "svg")
+
+
+def chart_files(folder: Path) -> list[Path]:
+    """Every file `write_charts(folder, ...)` writes, so a caller can check them before a long run."""
+    return [folder / f"{stem}.{ext}" for stem in CHARTS for ext in FORMATS]
+
+
 def _save(plt: Any, figure: Any, folder: Path, stem: str) -> list[Path]:
     figure.tight_layout()
-    paths = [folder / f"{stem}.{ext}" for ext in ("png", "svg")]
+    paths = [folder / f"{stem}.{ext}" for ext in FORMATS]
     for path in paths:
         figure.savefig(path, dpi=120)
     plt.close(figure)

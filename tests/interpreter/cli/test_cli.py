@@ -447,7 +447,8 @@ def test_outputs_are_written_through_a_symbolic_link(tmp_path, args):
     target.write_text("old\n")
     link = tmp_path / "latest.json"
     link.symlink_to(target.name)
-    assert run(*args, link).exit_code == 0
+    assert run(*args, link).exit_code == 2 and target.read_text() == "old\n"  # an existing file: asked first
+    assert run(*args, link, "--overwrite").exit_code == 0
     assert link.is_symlink() and target.read_text() != "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "run-1.json"]
 

@@ -1,7 +1,10 @@
-"""The command line against hostile files: outputs that are inputs, bad output paths, chosen rulesets, escapes.
+"""The command line against hostile files: outputs that exist or are inputs, bad output paths, chosen rulesets,
+escapes.
 
-An output given as a file the same command reads (by any name: a hard link,
-a symbolic link) is a usage error before anything is written; an output path
+An output file that exists is kept unless `--overwrite` says to replace it;
+an output given as a file the same command reads (by any name: a hard link,
+a symbolic link) is a usage error before anything is written, `--overwrite`
+or not; an output path
 the OS refuses is a usage error, never a traceback; a log's or scenario's
 ruleset is followed only into its own folder unless `--ruleset` chooses one;
 and nothing a file holds reaches the terminal as a control sequence.
@@ -48,6 +51,43 @@ def unchanged(path: Path, text: str) -> bool:
     return path.read_text(encoding="utf-8") == text
 
 
+# ------------------------------------------------------------ outputs that exist
+@pytest.fixture
+def finished_log(tmp_path: Path) -> Path:
+    log = tmp_path / "game.jsonl"
+    assert run("play", "tic-tac-toe", "--seed", "1", "--log", log).exit_code == 0
+    return log
+
+
+@pytest.mark.parametrize("command", [
+    ["play", "tic-tac-toe", "--log"], ["play", "tic-tac-toe", "--report"], ["replay", "{log}", "--report"],
+    ["view", "{log}", "-o"], ["render", "{log}", "-o"], ["simulate", "tic-tac-toe", "-n", "2", "--report"],
+    ["validate", "tic-tac-toe", "--report"], ["perft", "tic-tac-toe", "--depth", "1", "--report"],
+], ids=lambda command: " ".join(command[::2]))
+def test_an_output_file_that_exists_is_replaced_only_with_overwrite(finished_log: Path, command: list[str]) -> None:
+    target = finished_log.with_name("mine.txt")
+    target.write_text("a file of the user's\n", encoding="utf-8")
+    args = [part.format(log=finished_log) for part in command]
+    result = run(*args, target)
+    assert result.exit_code == 2 and f"{target} exists: add --overwrite to replace it" in result.output
+    assert unchanged(target, "a file of the user's\n")
+    result = run(*args, target, "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert not unchanged(target, "a file of the user's\n")
+
+
+def test_charts_that_exist_are_replaced_only_with_overwrite(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    charts = tmp_path / "charts"
+    charts.mkdir()
+    (charts / "scores.svg").write_text("mine\n", encoding="utf-8")
+    result = run("simulate", "tic-tac-toe", "-n", "4", "--plot", charts)
+    assert result.exit_code == 2 and "already holds scores.svg: add --overwrite" in result.output
+    assert unchanged(charts / "scores.svg", "mine\n") and len(list(charts.iterdir())) == 1
+    assert run("simulate", "tic-tac-toe", "-n", "4", "--plot", charts, "--overwrite").exit_code == 0
+    assert len(list(charts.iterdir())) == 8 and not unchanged(charts / "scores.svg", "mine\n")
+
+
 # ------------------------------------------------------------ outputs that are inputs
 def links(path: Path) -> list[Path]:
     """The file itself, a symbolic link to it and a hard link to it."""
@@ -71,7 +111,7 @@ def links(path: Path) -> list[Path]:
 def test_an_output_naming_the_ruleset_is_refused(game: Path, command: list[str]) -> None:
     text = game.read_text(encoding="utf-8")
     for target in links(game):
-        result = run(*[part.format(game=game) for part in command], target)
+        result = run(*[part.format(game=game) for part in command], target, "--overwrite")  # never an input
         assert result.exit_code == 2, result.output
         assert f"{target} is the ruleset" in result.output and "choose another file" in result.output
         assert unchanged(game, text)
@@ -80,7 +120,7 @@ def test_an_output_naming_the_ruleset_is_refused(game: Path, command: list[str])
 def test_an_output_naming_an_invalid_ruleset_is_refused_too(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("ruleplay: 1\ngame: bad\n", encoding="utf-8")
-    result = run("validate", bad, "--report", bad)
+    result = run("validate", bad, "--report", bad, "--overwrite")
     assert result.exit_code == 2 and "is the ruleset" in result.output
     assert unchanged(bad, "ruleplay: 1\ngame: bad\n")
 
@@ -102,7 +142,7 @@ def test_an_output_naming_an_extended_or_included_file_or_the_spec_is_refused(tm
                     ["render", log, "-o"], ["render", state, "--ruleset", ruleset, "-o"]):
         for target in ("ttt.yaml", "extra.yaml", "rules.md"):
             before = (tmp_path / target).read_text(encoding="utf-8")
-            result = run(*command, tmp_path / target)
+            result = run(*command, tmp_path / target, "--overwrite")
             assert result.exit_code == 2, (command, result.output)
             assert "a file of the ruleset" in result.output
             assert unchanged(tmp_path / target, before)
@@ -113,13 +153,13 @@ def test_an_output_naming_a_scenario_or_its_game_is_refused(game: Path, tmp_path
     text = "game: ttt.yaml\nmoves: [place(0)]\n"
     scenario.write_text(text, encoding="utf-8")
     for target, what in ((scenario, "a scenario file"), (game, "ruleset")):
-        result = run("scenario", scenario, "--report", target)
+        result = run("scenario", scenario, "--report", target, "--overwrite")
         assert result.exit_code == 2 and what in result.output, result.output
     assert unchanged(scenario, text) and unchanged(game, ttt_text())
-    result = run("scenario", tmp_path, "--report", tmp_path / "s.yaml")  # a file found in a folder
+    result = run("scenario", tmp_path, "--report", tmp_path / "s.yaml", "--overwrite")  # a file found in a folder
     assert result.exit_code == 2 and "a scenario file" in result.output
     scenario.write_text("game: ttt.yaml\n", encoding="utf-8")  # malformed: never gets to load its game
-    result = run("scenario", scenario, "--ruleset", game, "--report", game)
+    result = run("scenario", scenario, "--ruleset", game, "--report", game, "--overwrite")
     assert result.exit_code == 2 and "is the ruleset" in result.output and unchanged(game, ttt_text())
 
 
@@ -127,11 +167,11 @@ def test_an_output_naming_the_log_or_the_saved_state_is_refused(tmp_path: Path) 
     log = tmp_path / "game.jsonl"
     assert run("play", "tic-tac-toe", "--log", log).exit_code == 0
     text = log.read_text()
-    result = run("replay", log, "--report", log)
+    result = run("replay", log, "--report", log, "--overwrite")
     assert result.exit_code == 2 and "is the game log" in result.output and unchanged(log, text)
     state = tmp_path / "state.json"
     state.write_text("{}")
-    result = run("graph", "tic-tac-toe", "--state", state, "--json", "--report", state)
+    result = run("graph", "tic-tac-toe", "--state", state, "--json", "--report", state, "--overwrite")
     assert result.exit_code == 2 and "is the saved state" in result.output and unchanged(state, "{}")
 
 

@@ -67,9 +67,16 @@ def test_a_game_left_unfinished_is_not_replaced_by_a_new_one(tmp_path):
         assert result.exit_code == 2, result.output
         assert "holds a game left unfinished after 3 moves: continue it with --resume" in result.output
         assert log.read_text() == saved
-    finished = tmp_path / "done.jsonl"  # a finished game's log is an output like any other: written again
+    assert run("play", "tic-tac-toe", "--seed", "1", "--log", log, "--overwrite").exit_code == 0  # asked for
+    assert log.read_text() != saved
+    finished = tmp_path / "done.jsonl"  # a finished game's log is an output like any other: kept unless asked
     assert run("play", "tic-tac-toe", "--seed", "1", "--log", finished).exit_code == 0
-    assert run("play", "tic-tac-toe", "--seed", "2", "--log", finished).exit_code == 0
+    kept = finished.read_text()
+    result = run("play", "tic-tac-toe", "--seed", "2", "--log", finished)
+    assert result.exit_code == 2 and f"{finished} exists: add --overwrite" in result.output
+    assert finished.read_text() == kept
+    assert run("play", "tic-tac-toe", "--seed", "2", "--log", finished, "--overwrite").exit_code == 0
+    assert finished.read_text() != kept
 
 
 def test_a_table_without_a_seed_draws_one_the_person_is_not_shown(tmp_path):

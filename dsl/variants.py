@@ -320,8 +320,8 @@ def load_with_extends(path: Path, max_bytes: int) -> tuple[Any, SourceMap]:
         merged = copy.deepcopy(data)
         merged.pop("variants", None)
         for key, value in doc.data.items():
-            if key in ("extends", "patch"):
-                continue
+            if key == "extends" or (key == "patch" and isinstance(value, list)):
+                continue  # a `patch:` that is no list stays, for the schema to report where it is written
             merged[key] = copy.deepcopy(value)
             smap.overlays.append(((key,), doc, (key,)))
         if isinstance(doc.data.get("patch"), list):

@@ -156,15 +156,26 @@ def _new_file_mode() -> int:
 def json_value(text: str | bytes) -> Any:
     """One JSON document from a user's file; ValueError for anything else.
 
-    `json.loads` raises RecursionError on nesting a few thousand deep and
-    accepts `NaN` and `Infinity`, which are not JSON: both become the
+    `json.loads` raises RecursionError on nesting a few thousand deep,
+    accepts `NaN` and `Infinity`, which are not JSON, and keeps the last of
+    two equal keys (`{"seed": 3, "seed": 4}` reads as seed 4, and a reader
+    that took the first would see another game): all three become the
     ValueError every reader already turns into its own located message.
     """
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {json.dumps(twice)} is given twice")
+    return value

@@ -8,7 +8,6 @@ numbering that RL code needs: every action's parameters range over static
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import asdict, dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from ruleplay.dsl import runtime as R
 
+from .. import files
 from .errors import IllegalMoveError, MoveParseError, RuleplayError, StateFormatError
 from .flow import FlowRunner, initial_flow
 from .history import History
@@ -143,10 +143,9 @@ class Game:
         """
         if isinstance(data, (str, bytes)):
             try:
-                data = json.loads(data, parse_constant=_no_constant)
-            except (ValueError, RecursionError) as err:
-                reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
-                raise StateFormatError(f"the state is not valid JSON: {reason}") from None
+                data = files.json_value(data)
+            except ValueError as err:
+                raise StateFormatError(f"the state is not valid JSON: {err}") from None
         if not isinstance(data, dict):
             raise StateFormatError("a saved state must be a JSON object")
         header = self.state_header()
@@ -312,10 +311,6 @@ def load_game(name_or_path: str | os.PathLike, players: int | None = None, varia
 
 
 MAX_VALUE_DEPTH = 200  # lists and maps nested in one state value; far beyond any game's
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _check_json_value(value: Any, where: str) -> None:

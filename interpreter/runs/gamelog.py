@@ -112,8 +112,8 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
             raise ReplayError(f"{path}:{number}: the line is not UTF-8 text") from None
         try:
             value = files.json_value(line)
-        except ValueError:
-            raise ReplayError(f"{path}:{number}: not a JSON line: {line.rstrip()[:60]!r}") from None
+        except ValueError as err:
+            raise ReplayError(f"{path}:{number}: not a JSON line ({err}): {line.rstrip()[:60]!r}") from None
         if not isinstance(value, dict):
             raise ReplayError(f"{path}:{number}: expected a JSON object, got {line.rstrip()[:60]!r}")
         yield number, value
@@ -294,18 +294,29 @@ def replay_moves(game: Game, seed: int, moves: Sequence[str]) -> State:
 
 
 def _advance(where: str, game: Game, state: State, text: str) -> State:
+    """`state` after the logged move `text`, which must be the very text ruleplay writes for that move.
+
+    The parser also reads `place( 2 )` and `place(2.0)` as `place(2)`, as a
+    person may type them; a log holds moves as ruleplay wrote them, so any
+    other spelling is an edited line and is refused, and a log replays to
+    exactly the text it was read from.
+    """
     try:
         move = game.parse_move(text)
         if state.current_player == CHANCE:
             after = state.apply_chance()
             if after.last_move != move:
                 raise ReplayError(f"{where}: chance gave {after.last_move}, the log says {text}")
-            return after
-        return state.apply(move)
+        else:
+            after = state.apply(move)
     except (RuleplayError, RuleRuntimeError) as err:
         if isinstance(err, ReplayError):
             raise
         raise ReplayError(f"{where}: move {text} does not replay: {err}") from None
+    if str(after.last_move) != text:
+        raise ReplayError(f"{where}: the log writes the move {text!r}, which ruleplay writes "
+                          f"{str(after.last_move)!r}: a log holds each move as ruleplay wrote it")
+    return after
 
 
 def _check_end(where: str, line: dict, state: State, n: int) -> None:

@@ -162,6 +162,8 @@ def test_state_text_must_be_strict_json():
         game.state_from_json(text.replace('"winner": null', '"winner": NaN'))
     with pytest.raises(StateFormatError, match="nested too deeply"):
         game.state_from_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(StateFormatError, match='the key "winner" is given twice'):  # first or last? neither
+        game.state_from_json(text.replace('"winner": null', '"winner": 0, "winner": null'))
 
 
 def test_observation_hides_what_a_player_cannot_see(make_game):

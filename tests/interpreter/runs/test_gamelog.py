@@ -143,6 +143,26 @@ def test_tampering_is_refused_with_the_line(log, edit, message):
         replay(log)
 
 
+@pytest.mark.parametrize("spelling", ["{action}( {args} )", "{action}({args}.0)", " {action}({args})"])
+def test_a_move_written_otherwise_than_ruleplay_writes_it_is_refused(log, spelling):
+    """The parser reads `place( 2 )` and `place(2.0)` as `place(2)`; a log line holds the move as written."""
+    rows = lines(log)
+    action, args = rows[2]["move"].rstrip(")").split("(")
+    rows[2]["move"] = spelling.format(action=action, args=args)
+    rewrite(log, rows)
+    with pytest.raises(ReplayError, match=re.escape(f":3: the log writes the move {rows[2]['move']!r}, which "
+                                                    f"ruleplay writes '{action}({args})'")):
+        replay(log)
+
+
+def test_a_key_given_twice_is_refused(log):
+    """JSON readers disagree on `{"seed": 3, "seed": 4}` (first or last wins): a log must not be read two ways."""
+    text = log.read_text()
+    log.write_text(text.replace('"seed":', '"seed":3,"seed":', 1))
+    with pytest.raises(ReplayError, match=re.escape(':1: not a JSON line (the key "seed" is given twice)')):
+        replay(log)
+
+
 def test_a_cut_line_is_malformed(log):
     text = log.read_text()
     log.write_text(text[: text.index("\n", text.index("\n") + 1) + 10])  # header, move 1, part of move 2

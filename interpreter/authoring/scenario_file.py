@@ -34,6 +34,7 @@ from ruleplay.validators.schema import HINTS, KEYWORD_CODES
 
 from .. import files
 from ..engine.errors import RuleplayError
+from ..engine.rng import MAX_SEED
 from ..runs.ruleset_ref import UnsafeRulesetReference, resolve
 
 _TEXT = {"type": "string", "minLength": 1}
@@ -62,7 +63,7 @@ SCHEMA = {
     "type": "object", "required": ["game"], "additionalProperties": False,
     "properties": {
         "game": _TEXT, "players": {"type": ["integer", "null"], "minimum": 1},
-        "variant": {"type": ["string", "null"]}, "seed": {"type": "integer"},
+        "variant": {"type": ["string", "null"]}, "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
         "name": _TEXT, "description": {"type": "string"}, "setup": {"type": "string"},
         "steps": {"type": "array", "minItems": 1, "items": _STEP},
         "moves": _MOVES, "expect": _CHECKS,

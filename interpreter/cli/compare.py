@@ -11,7 +11,7 @@ from ..engine.game import Game
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from .batches import charts, executor_option, spec_ids, workers_option
-from .options import WholeNumber, agents_option, check_heuristics, json_option, load, seated
+from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, seated
 from .output import echo, emit_json, reports_errors
 from .simulate import MAX_GAMES
 
@@ -41,7 +41,7 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
 @agents_option
 @click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
               help="Number of players (default: the ruleset's).")
-@click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
+@click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
               help="Seed of both sides: game i of A and of B start from the same seed.")
 @workers_option
 @executor_option

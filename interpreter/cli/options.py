@@ -34,6 +34,7 @@ from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
 from ..engine.loader import find_ruleset
+from ..engine.rng import MAX_SEED
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
 from .output import OUTPUTS_KEY, REPORT_KEY, reads, same_file
@@ -52,6 +53,9 @@ class WholeNumber(click.IntRange):
         if isinstance(value, str) and not re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
             self.fail(f"{value!r} is not a whole number written in the digits 0-9", param, ctx)
         return super().convert(value, param, ctx)
+
+
+SEEDS = WholeNumber(min=0, max=MAX_SEED)  # every seed option: one game per seed written (see `check_seed`)
 
 
 OVERWRITE_KEY = "ruleplay.overwrite"
@@ -178,7 +182,7 @@ def ruleset_options(fn: Callable) -> Callable:
 
 
 def game_options(fn: Callable) -> Callable:
-    fn = click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
+    fn = click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
                       help="Seed of every random event (and of the agents).")(fn)
     return ruleset_options(fn)
 

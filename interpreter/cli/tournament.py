@@ -9,7 +9,7 @@ import click
 from ..engine.errors import WorkerLostError
 from .batches import executor_option, workers_option
 from .compare import out_folder
-from .options import WholeNumber, agents_option, check_heuristics, json_option, load, ruleset_options
+from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, ruleset_options
 from .output import echo, emit_json, reports_errors
 from .simulate import MAX_GAMES
 
@@ -19,7 +19,7 @@ from .simulate import MAX_GAMES
 @agents_option
 @click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=100, show_default=True,
               metavar="N", help="Games per pairing, shared evenly between its seatings.")
-@click.option("--seed", type=WholeNumber(), default=0, show_default=True, metavar="S",
+@click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
               help="Seed of every seating's batch (and of the bootstrap).")
 @workers_option
 @executor_option

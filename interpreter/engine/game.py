@@ -23,7 +23,7 @@ from .legal import CHANCE, TERMINAL
 from .loader import load_model
 from .model import GameModel
 from .moves import Move, _thaw, arg_key, interned, parse_move
-from .rng import Rng, seed_state
+from .rng import Rng, check_seed, seed_state
 from .state import State
 from .views import seen_from_json
 
@@ -83,8 +83,7 @@ class Game:
         and later ones are copies of it: whether setup drew is recorded while
         it runs (`_WatchedRng`), never guessed from the rules.
         """
-        if type(seed) is not int:
-            raise TypeError("seed must be an int")
+        check_seed(seed)
         kept = self._initial
         if kept is None:
             state, drew = self._set_up(seed)

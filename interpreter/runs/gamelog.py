@@ -36,6 +36,7 @@ from .. import files
 from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError
 from ..engine.game import ENGINE_VERSION, Game, load_game
 from ..engine.legal import CHANCE
+from ..engine.rng import check_seed
 from ..engine.state import State
 from ..engine.views import seen_to_json
 from ..files import atomic_write_text
@@ -169,6 +170,10 @@ def _check_header(path: Path, header: dict) -> None:
         if type(value) not in types:
             raise ReplayError(f"{path}:1: header field {key!r} is {json.dumps(value)}, "
                               f"expected {' or '.join('null' if t is type(None) else t.__name__ for t in types)}")
+    try:
+        check_seed(header["seed"])
+    except ValueError as err:
+        raise ReplayError(f"{path}:1: header field 'seed': {err}") from None
 
 
 def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:

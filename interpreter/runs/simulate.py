@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ..engine.game import ENGINE_VERSION, Game
 from ..engine.outcome import GameFailure, GameOutcome
+from ..engine.rng import check_seed
 from . import results_file, stats
 from .play import seat_agents
 from .summary import Measures
@@ -115,6 +116,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     """
     if n < 0:
         raise ValueError("simulate needs n >= 0")
+    check_seed(seed)  # the batch seed: each game's own seed is drawn from it, so a wrapped one would go unseen
     check_workers(workers)
     game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]

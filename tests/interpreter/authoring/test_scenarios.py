@@ -367,6 +367,7 @@ def test_bad_yaml_is_located(tmp_path: Path) -> None:
      ":3:5: error RP641: `observe:` needs `expect:` checks"),
     ("game: tic-tac-toe\nmoves: [place(0)]\nsteps:\n  - move: place(1)\n",
      ":2:1: error RP641: `moves:` at the top level is the short form; it cannot be mixed with `steps:`"),
+    ("game: tic-tac-toe\nseed: -1\nmoves: [place(0)]\n", ":2:7: error RP106: -1 is less than the minimum of 0"),
     ("game: tic-tac-toe\n", ":1:1: error RP641: the scenario has nothing to do"),
     ("steps:\n  - move: place(0)\n", ":1:1: error RP102: 'game' is required here"),
     ("- game: tic-tac-toe\n", ":1:1: error RP641: a scenario is a mapping"),

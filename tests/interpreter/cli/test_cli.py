@@ -530,3 +530,14 @@ def test_ctrl_c_stops_a_command_with_the_shells_code_and_no_traceback(args):
 def test_bench_refuses_more_runs_than_anyone_waits_for():
     result = run("bench", "tic-tac-toe", "--seconds", "0.01", "--runs", "100000000000000000000")
     assert result.exit_code == 2 and "--runs" in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["play", "kuhn-poker"], ["simulate", "kuhn-poker", "-n", "1"],
+                                     ["compare", "nautilus-cards", "--variant", "seed-only", "-n", "1"],
+                                     ["tournament", "tic-tac-toe", "--agents", "random,first", "-n", "2"],
+                                     ["perft", "tic-tac-toe", "--depth", "1"]])
+def test_a_seed_outside_64_bits_is_a_usage_error(command):
+    for seed in ("-1", str(2 ** 64)):
+        result = run(*command, "--seed", seed)
+        assert result.exit_code == 2 and f"Invalid value for '--seed': {seed} is not in the range" in result.output
+    assert run(*command, "--seed", str(2 ** 64 - 1)).exit_code == 0

@@ -199,6 +199,15 @@ def test_face_down_items_show_their_back(make_game):
     assert s.observe(1)["state"]["table"] == [None]
 
 
+@pytest.mark.parametrize("seed", [-1, 2 ** 64, 2 ** 64 + 5])
+def test_a_seed_outside_64_bits_is_refused_not_wrapped(seed):
+    """Seeds are reduced modulo 2^64: -1 would silently be the game of 2^64-1, 2^64 + 5 that of 5."""
+    game = load_game("kuhn-poker")
+    with pytest.raises(ValueError, match=f"seed {seed} is outside 0..{2 ** 64 - 1}"):
+        game.new_state(seed)
+    assert game.new_state(2 ** 64 - 1).dumps() != game.new_state(0).dumps()
+
+
 def test_same_seed_same_game_in_any_order():
     game = load_game("tic-tac-toe")
     a = game.new_state(seed=11)

@@ -131,6 +131,8 @@ def test_a_changed_ruleset_names_both_hashes(log, ttt):
     (lambda rows: rows[0].update(format="other-log"), ":1: unknown log format 'other-log'"),
     (lambda rows: rows[0].update(version=2), ":1: unknown log format"),
     (lambda rows: rows[0].update(seed="7"), ":1: header field 'seed' is \"7\", expected int"),
+    (lambda rows: rows[0].update(seed=-1), ":1: header field 'seed': seed -1 is outside 0..18446744073709551615"),
+    (lambda rows: rows[0].update(seed=2 ** 64), f":1: header field 'seed': seed {2 ** 64} is outside"),
     (lambda rows: rows.pop(), ": truncated: no end line"),
     (lambda rows: rows.pop(-2), ": the log ends after"),
     (lambda rows: rows.append({"n": 99}), ": a line after the end line"),

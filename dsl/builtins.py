@@ -313,7 +313,8 @@ def repeat(ctx, value, n):
     """A list of n copies of value."""
     n = _int(n, "repeat")
     items = n * (1 + size(value, MAX_ITEMS))
-    _need(0 <= n and items <= MAX_ITEMS, f"repeat() count out of range (at most {MAX_ITEMS} items in all)")
+    _need(n >= 0, f"the count is {n}: it must be 0 or more")
+    _need(items <= MAX_ITEMS, f"too many items ({n} copies; at most {MAX_ITEMS} items in all)")
     ctx.budget.built(items, None)
     return [clone(value) for _ in range(n)]
 

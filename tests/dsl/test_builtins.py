@@ -175,7 +175,7 @@ ERRORS = [
     ("keys([])", "keys() needs a map, not list"),
     ("values(1)", "values() needs a map, not int"),
     ("zip([1], 2)", "zip() needs a list, not int"),
-    ("repeat(0, -1)", "repeat() count out of range"),
+    ("repeat(0, -1)", "repeat(): the count is -1: it must be 0 or more"),
     ("argmax([null])", "argmax() needs numbers, found null"),
     ("ranks(5)", "ranks() needs a list"),
     ('components("blue")', "no component kind 'blue'"),

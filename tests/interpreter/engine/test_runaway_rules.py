@@ -73,10 +73,10 @@ def stops(action) -> RuleRuntimeError:
 @pytest.mark.parametrize("init, message", [
     ("double(60)", "iteration limit exceeded"),                       # 2^60 calls
     ("nest(60)", "zip(): effect iteration limit exceeded"),            # a list sharing itself 2^60 times
-    ("repeat(repeat(0, 100000), 100000)", "repeat() count out of range"),
+    ("repeat(repeat(0, 100000), 100000)", "repeat(): too many items"),
     ("[range(100000) for i in range(100)]", "values built or copied in one move are too large"),
     ('join(repeat("abcdefghij", 20000), "")', "join() would make a text of 200000 characters"),
-    ("repeat([1, 2, 3], 40000) * 2", "out of range"),
+    ("repeat([1, 2, 3], 40000) * 2", "repeat(): too many items (40000 copies"),
 ])
 def test_a_runaway_value_in_setup_stops(tmp_path, init, message):
     game = load_game(ruleset(tmp_path, init=init))

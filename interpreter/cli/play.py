@@ -13,7 +13,7 @@ from ..runs.play import MoveRecord, play_game
 from .options import (WholeNumber, game_options, json_option, load, output_file, overwriting, refuse_existing, seated,
                       table_agents_option)
 from .output import echo, emit_json, reports_errors, silence_stdout
-from .table import play_with_person, result_text, show_as
+from .table import play_with_person, result_text, seed_text, show_as, unseen_seed
 
 
 def _show_state(state: State, record: MoveRecord | None) -> None:
@@ -40,7 +40,8 @@ def _check_seat(seat: int | None, players: int) -> None:
 @click.option("--resume", is_flag=True,
               help="Continue the game a person left, saved in --log FILE (seats, seed and variant from the log).")
 @click.option("--as", "seat", type=WholeNumber(min=0), default=None, metavar="SEAT",
-              help="Show the game as this seat sees it: moves with what it may not see as ?, and its observation.")
+              help="Show the game as this seat sees it: moves with what it may not see as ?, and its observation "
+                   "(without --seed, the seed is drawn at random and not shown).")
 @game_options
 @json_option
 @reports_errors
@@ -61,8 +62,9 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
     game = load(game_name, players, variant)
     _check_seat(seat, game.info.players)
     seats = seated(agents, game)
+    seed, shown = unseen_seed(seed) if seat is not None else (seed, seed)
     if not as_json:
-        echo(f"{game.info.title}: seed {seed}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats))
+        echo(f"{game.info.title}: {seed_text(shown)}, " + ", ".join(f"player {k} {a}" for k, a in enumerate(seats))
              + (f"; as seen by player {seat}" if seat is not None else ""))
     shows = [] if as_json else [_show_state if seat is None else show_as(seat)]
     final: list[State] = []  # the last state, for the seat's observation at the end
@@ -83,8 +85,8 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
         write_log(log_file, result, game_name, game.info.ruleset_hash)
     if as_json:
         emit_json(result.to_dict() if seat is None else
-                  {**result.to_dict(), "seat": seat, "moves": result.views(seat),
-                   "observation": final[-1].observe(seat)["state"]})
+                  {**result.to_dict(), "seed": shown, "seat": seat,
+                   "moves": result.views(seat), "observation": final[-1].observe(seat)["state"]})
         return
     if seat is not None:
         echo(f"\nplayer {seat} sees: {json.dumps(final[-1].observe(seat)['state'], ensure_ascii=False)}")

@@ -53,6 +53,23 @@ def _given(name: str) -> bool:
     return source not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
+def unseen_seed(seed: int) -> tuple[int, int | None]:
+    """The seed of a game shown through one seat's eyes, and the seed that seat may be shown (or None).
+
+    The default seed is 0, and a seed fixes every deal: whoever is shown a
+    seat's view could replay the game and look up every hidden card.  So a
+    seat's game without `--seed` gets a seed drawn here and not shown (a log
+    keeps it); a seed given on the command line is one the reader already has.
+    """
+    if _given("seed"):
+        return seed, seed
+    return secrets.randbits(SEED_BITS), None
+
+
+def seed_text(shown: int | None) -> str:
+    return "a seed drawn at random and not shown" if shown is None else f"seed {shown}"
+
+
 def _seating(agents: list[str], players: int, human: int | None) -> tuple[list[str], int]:
     try:
         return table_seats(agents, players, human)
@@ -114,15 +131,11 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
     else:
         game = load(game_name, players, variant)
         seats, person_seat = _seating(agents, game.info.players, human)
-        if not _given("seed"):
-            # The default seed is 0, and a seed fixes every deal: the person could look each one up. A seed
-            # drawn here and not shown keeps what the rules hide hidden (the log keeps it, for --resume).
-            seed = secrets.randbits(SEED_BITS)
+        seed, shown = unseen_seed(seed)  # the log keeps a drawn seed, for --resume
         table = Table.new(game, seats, person_seat, seed)
+    named = seed_text(shown) if not resume else f"seed {table.seed}" if _given("seed") else "the saved game's seed"
     me = table.human
-    seed_text = (f"seed {table.seed}" if _given("seed")
-                 else "the saved game's seed" if resume else "a seed drawn at random and not shown")
-    echo(f"{table.game.info.title}: {seed_text}, "
+    echo(f"{table.game.info.title}: {named}, "
          + ", ".join(f"player {k} " + ("you (human)" if k == me else a) for k, a in enumerate(table.seats)))
     echo(HELP)
     show = show_as(me)

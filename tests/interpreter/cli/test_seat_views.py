@@ -24,6 +24,22 @@ def test_play_as_a_seat_masks_what_it_may_not_see(tmp_path):
     assert data["seat"] == 0 and data["moves"][0].endswith(", ?)") and data["observation"]["hand"][1] == {"hidden": 1}
 
 
+def test_a_seat_shown_a_game_without_a_seed_is_not_told_one(tmp_path):
+    """With the default seed 0 a seat's viewer could replay the game and read every hidden card."""
+    deals, logged = set(), set()
+    for k in range(12):
+        log = tmp_path / f"game{k}.jsonl"
+        result = run("play", "kuhn-poker", "--as", "0", "--log", log)
+        assert result.exit_code == 0 and "a seed drawn at random and not shown" in result.output
+        assert "seed 0" not in result.output
+        header, deal = (json.loads(line) for line in log.read_text().splitlines()[:2])
+        deals.add(deal["move"])
+        logged.add(header["seed"])  # the log, which holds every card anyway, keeps the seed
+    assert len(logged) == 12 and len(deals) > 1
+    assert json.loads(run("play", "kuhn-poker", "--as", "0", "--json").output)["seed"] is None
+    assert json.loads(run("play", "kuhn-poker", "--as", "0", "--seed", "5", "--json").output)["seed"] == 5
+
+
 def test_a_seat_that_is_not_in_the_game_is_a_usage_error():
     result = run("play", "kuhn-poker", "--as", "2")
     assert result.exit_code == 2 and "seat 2 is not a seat of this game (0..1)" in result.output

@@ -30,6 +30,8 @@ from typing import Any, Callable, Sequence
 
 import click
 
+from ruleplay.dsl.diagnostics import ERROR
+
 from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
@@ -144,8 +146,27 @@ def reads_ruleset(game_name: str | os.PathLike) -> None:
         pass  # no such file: loading it reports that, with the same diagnostic
 
 
+# Diagnostics that fault an option, not the ruleset: the ruleset is fine, the --players or --variant given is not
+OPTION_FAULTS = {"RP302": "--players", "RP405": "--variant"}
+
+
 def load(game_name: str | os.PathLike, players: int | None = None, variant: str | None = None,
          **options: Any) -> Game:
+    """`load_noting_files`, where a player count or variant the game does not have is a usage error
+    (exit 2) naming the option, as any other bad option value is, rather than a fault of the ruleset."""
+    try:
+        return load_noting_files(game_name, players, variant, **options)
+    except RulesetError as err:
+        errors = [d for d in err.diagnostics if d.severity == ERROR]
+        if len(errors) == 1 and errors[0].code in OPTION_FAULTS:
+            fault = errors[0]
+            raise click.BadParameter(f"{fault.message} ({fault.code}; {fault.hint})",
+                                     param_hint=OPTION_FAULTS[fault.code]) from None
+        raise
+
+
+def load_noting_files(game_name: str | os.PathLike, players: int | None = None, variant: str | None = None,
+                      **options: Any) -> Game:
     """`load_game`, noting the files it reads (see `reads`): the named file first, then every file of the
     loaded game."""
     reads_ruleset(game_name)

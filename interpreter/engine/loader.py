@@ -8,6 +8,7 @@ gathered; any error stops the load with a `RulesetError` holding them all.
 
 from __future__ import annotations
 
+import difflib
 import gc
 import os
 import stat
@@ -125,8 +126,10 @@ def _load_model(name_or_path: str | os.PathLike, players: int | None, variant: s
         known = sorted((data.get("variants") or {}).keys())
         if variant not in known:
             file, line, col, source = smap.where(("variants",), key=True)
+            close = difflib.get_close_matches(variant, known, n=1)
             raise _fail([Diagnostic("RP405", f"{data.get('game')} has no variant {variant!r}", file, line, col,
-                                    hint=f"variants: {', '.join(known) or 'none'}", source_line=source)])
+                                    hint=(f"did you mean {close[0]!r}? " if close else "")
+                                    + f"variants: {', '.join(known) or 'none'}", source_line=source)])
         try:
             data = apply_variant(data, smap, variant)
         except PatchProblem as err:

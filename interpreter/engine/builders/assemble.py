@@ -51,8 +51,8 @@ def _player_count(b: BuildContext, requested: int | None) -> tuple[int, int, int
         b.diag("RP301", f"players: min {lo} is greater than max {hi}", ("players",), hint="swap the two numbers")
     players = requested if requested is not None else default
     if not lo <= players <= hi:
-        b.diag("RP302", f"{d.get('game', 'game')} is for {lo}-{hi} players, not {players}", ("players",),
-               hint=f"use --players between {lo} and {hi}")
+        b.diag("RP302", f"{d.get('game', 'game')} is for {lo if lo == hi else f'{lo}-{hi}'} players, not {players}",
+               ("players",), hint=f"use --players {lo}" if lo == hi else f"use --players between {lo} and {hi}")
         return None
     return players, lo, hi
 

@@ -188,12 +188,20 @@ def test_usage_errors_exit_2():
     assert run("scenario").exit_code == 2
 
 
-def test_unknown_game_and_player_count_exit_1():
+def test_an_unknown_game_exits_1_and_a_player_count_or_variant_it_lacks_is_a_usage_error():
     unknown = run("play", "no-such-game")
     assert unknown.exit_code == 1 and "error RP009: no game or file named 'no-such-game'" in unknown.output
-    assert run("play", "tic-tac-toe", "--players", "3").exit_code == 1
-    data = json.loads(run("simulate", "tic-tac-toe", "--variant", "nope", "--json").stdout)
-    assert data[0]["code"] == "RP405"
+    players = run("play", "tic-tac-toe", "--players", "3")
+    assert players.exit_code == 2, players.output
+    assert "Invalid value for --players: tic-tac-toe is for 2 players, not 3 (RP302;" in players.output
+    for command in (["simulate", "nautilus-cards", "--json"], ["play", "nautilus-cards", "--human", "0"],
+                    ["compare", "nautilus-cards", "-n", "1"], ["perft", "nautilus-cards", "--depth", "1"]):
+        variant = run(*command, "--variant", "seed-onyl")
+        assert variant.exit_code == 2, (command, variant.output)
+        assert ("Invalid value for --variant: nautilus-cards has no variant 'seed-onyl' (RP405; did you mean "
+                "'seed-only'? variants: no-crab-exception, seed-only)") in variant.output
+    validated = run("validate", "nautilus-cards", "--variant", "seed-onyl", "--json")  # a check's finding
+    assert validated.exit_code == 1 and json.loads(validated.stdout)[0]["diagnostics"][0]["code"] == "RP405"
 
 
 def test_simulate_summary():

@@ -61,6 +61,22 @@ def check_heuristic(spec: str, game: str, heuristics: Collection[str]) -> None:
         raise AgentSpecError(f"agent {name!r}: {game} has no heuristic {wanted!r} (its heuristics: {known})")
 
 
+def cut_off_warning(spec: str, game: str, heuristics: Collection[str]) -> str | None:
+    """What a search spec with `depth` will not do in a game without heuristics, or None.
+
+    A rollout cut off after `depth` moves is judged by a heuristic; without
+    one every cut-off position counts as level (0 for every seat).  That
+    may be meant (rollouts bounded in a long game), so it is a warning,
+    not a refusal: but a search that learns only from the games that end
+    within `depth` moves should not go unnoticed.
+    """
+    name, options = parse_spec(spec, AGENTS)
+    if options.get("depth") is None or heuristics or AGENTS[name].options is not SEARCH_OPTIONS:
+        return None
+    return (f"agent {spec!r}: {game} has no `heuristics:`, so a rollout cut off after depth={options['depth']} "
+            f"moves counts as level (0 for every seat); only games that end within it tell moves apart")
+
+
 def make_agent(spec: str, seed: int = 0) -> Agent:
     """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError)."""
     name, options = parse_spec(spec, AGENTS)
@@ -73,4 +89,5 @@ def agents_help(people: bool = False) -> str:
 
 
 __all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent", "ISMCTSAgent",
-           "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec", "is_interactive", "make_agent"]
+           "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec", "cut_off_warning",
+           "is_interactive", "make_agent"]

@@ -32,14 +32,14 @@ import click
 
 from ruleplay.dsl.diagnostics import ERROR
 
-from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec
+from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec, cut_off_warning
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
 from ..engine.loader import find_ruleset
 from ..engine.rng import MAX_SEED
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
-from .output import OUTPUTS_KEY, REPORT_KEY, reads, same_file
+from .output import OUTPUTS_KEY, REPORT_KEY, echo, reads, same_file
 
 
 class WholeNumber(click.IntRange):
@@ -238,9 +238,14 @@ def seated(agents: Sequence[str], game: Game) -> list[str]:
 
 
 def check_heuristics(agents: Sequence[str], game: Game) -> None:
-    """A usage error for an agent naming a heuristic `game` lacks, before any game is played."""
+    """A usage error for an agent naming a heuristic `game` lacks, before any game is played; a warning
+    for a search cut off by `depth` where there is no heuristic to judge the cut-off."""
     try:
         for spec in agents:
             check_heuristic(spec, game.info.name, game.model.heuristics)
     except AgentSpecError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
+    for spec in dict.fromkeys(agents):
+        warning = cut_off_warning(spec, game.info.name, game.model.heuristics)
+        if warning is not None:
+            echo(f"warning: {warning}", err=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from ruleplay.agents import AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_heuristic, check_spec, make_agent
+from ruleplay.agents import (AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_heuristic, check_spec,
+                             cut_off_warning, make_agent)
 from ruleplay.agents.spec import parse_spec
 from ruleplay.cli import main
 
@@ -75,3 +76,14 @@ def test_every_command_refuses_a_heuristic_its_game_lacks_before_playing(command
     assert "Invalid value for --agents: agent 'greedy': lovci-pokladu has no heuristic 'gold' " \
            "(its heuristics: treasure)" in result.output
     assert "internal error" not in result.output
+
+
+def test_a_search_cut_off_where_the_game_has_no_heuristic_is_warned_of():
+    """Cut-offs count as level without a heuristic: a depth-limited search then learns only from short games."""
+    assert cut_off_warning("mcts:depth=3", "nautilus", ["prospects"]) is None
+    assert cut_off_warning("mcts:iterations=5", "tic-tac-toe", []) is None
+    assert cut_off_warning("greedy", "tic-tac-toe", []) is None
+    assert "tic-tac-toe has no `heuristics:`, so a rollout cut off after depth=3 moves counts as level" in \
+        cut_off_warning("ismcts:depth=3", "tic-tac-toe", [])
+    result = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "2", "--agents", "mcts:iterations=4:depth=2"])
+    assert result.exit_code == 0 and result.output.count("warning: agent 'mcts:iterations=4:depth=2'") == 1

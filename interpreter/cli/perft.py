@@ -45,9 +45,13 @@ class StderrProgress:
             click.echo(err=True)  # end the progress line so what follows starts on its own
 
 
+MAX_DEPTH = 10**7  # the largest `limits.max_steps` a ruleset may set: no line of play has more decisions
+
+
 @click.command("perft")
 @click.argument("game_name", metavar="GAME")
-@click.option("--depth", type=WholeNumber(min=0), required=True, metavar="D")
+@click.option("--depth", type=WholeNumber(min=0, max=MAX_DEPTH), required=True, metavar="D",
+              help="Decisions deep (a chance draw takes none). A depth past every game's end counts the whole tree.")
 @game_options
 @json_option
 @reports_errors

@@ -119,7 +119,7 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     for k, agent in enumerate(report.agents):
         echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
     echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
-    echo(f"  mean length: {report.mean_length:.2f} moves")
+    echo(f"  mean length: {report.mean_length:.2f} moves (chance's included)")
     if done:
         echo_statistics(report.statistics, report.agents)
     if report.ended_by:

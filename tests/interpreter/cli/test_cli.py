@@ -549,3 +549,10 @@ def test_a_seed_outside_64_bits_is_a_usage_error(command):
         result = run(*command, "--seed", seed)
         assert result.exit_code == 2 and f"Invalid value for '--seed': {seed} is not in the range" in result.output
     assert run(*command, "--seed", str(2 ** 64 - 1)).exit_code == 0
+
+
+def test_a_perft_depth_past_any_game_is_refused_and_one_past_the_end_counts_the_whole_tree():
+    assert run("perft", "tic-tac-toe", "--depth", str(10 ** 20)).exit_code == 2
+    whole = json.loads(run("perft", "kuhn-poker", "--depth", str(10 ** 7), "--json").stdout)
+    assert whole["nodes"] == 0 and whole["terminals"] == json.loads(
+        run("perft", "kuhn-poker", "--depth", "60", "--json").stdout)["terminals"] > 0

@@ -168,13 +168,16 @@ class Game:
             if not isinstance(text, str):
                 raise StateFormatError("each `history` entry is a move text or {\"move\": text, \"seen_by\": [...]}")
             try:
-                move = self.parse_move(text)
+                move = self.index_to_move(self.move_to_index(self.parse_move(text)))
                 if isinstance(entry, dict):
                     seen = seen_from_json(entry["seen_by"], move, self.model.players)
             except MoveParseError as err:
                 raise StateFormatError(f"`history` holds a bad move: {err}") from None
-            except ValueError as err:
+            except (IllegalMoveError, ValueError) as err:
                 raise StateFormatError(f"`history`: {err}") from None
+            if str(move) != text:  # `place( 2 )` or `place(2.0)`: the same move, but saved again as `place(2)`
+                raise StateFormatError(f"`history` writes the move {text!r}, which ruleplay writes {str(move)!r}: "
+                                       f"a saved state holds each move as ruleplay wrote it")
             history = history.then(move, seen)
         return history
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 import pytest
 
@@ -197,6 +198,17 @@ def test_face_down_items_show_their_back(make_game):
     s = s.apply(f"play({card})")
     assert s.observe(0)["state"]["table"] == [card]
     assert s.observe(1)["state"]["table"] == [None]
+
+
+@pytest.mark.parametrize("text", ["place( 1 )", "place(1.0)", " place(1)", "place(1) "])
+def test_a_history_move_written_otherwise_than_ruleplay_writes_it_is_refused(text):
+    """`place(1.0)` is read as `place(1)`: kept, the state would equal the original but save differently."""
+    game = load_game("tic-tac-toe")
+    data = game.new_state().apply("place(1)").to_json()
+    data["history"] = [text]
+    with pytest.raises(StateFormatError, match=re.escape(f"`history` writes the move {text!r}, which ruleplay "
+                                                         f"writes 'place(1)'")):
+        game.state_from_json(data)
 
 
 @pytest.mark.parametrize("seed", [-1, 2 ** 64, 2 ** 64 + 5])

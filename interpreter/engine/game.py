@@ -228,6 +228,11 @@ class Game:
         if not isinstance(queue, list) or not all(type(s) is int and 0 <= s < n for s in queue):
             raise StateFormatError("state flow.queue must be a list of seats")
         phase = self.model.phases[flow["phase"]]
+        chance_now = phase.stages[stage].chance if stage is not None else phase.order == "chance"
+        if not flow["done"] and (player == CHANCE) != chance_now:
+            where = f"stage {stage!r} of phase {phase.name!r}" if stage is not None else f"phase {phase.name!r}"
+            raise StateFormatError(f"state flow.player is {player}, but in {where} "
+                                   + ("chance moves (-1)" if chance_now else "a seat moves, not chance (-1)"))
         if not flow["done"] and phase.order == "each" and (not queue or queue[0] != seat):
             raise StateFormatError(f"state flow.queue {queue} does not start with the current seat {seat} "
                                    f"(phase {phase.name!r} gives each seat one turn in queue order)")

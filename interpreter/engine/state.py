@@ -60,6 +60,11 @@ class GameOfState(Protocol):
     def check_invariants(self, state: "State") -> None: ...
 
 
+
+def _position_text(data: dict) -> str:
+    """A state's data as canonical JSON text: what equality confirms and the hash is taken of."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
 class State:
     __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "_history", "_undo")
 
@@ -400,10 +405,18 @@ class State:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and other.game is self.game and other.data == self.data
+        """The same game and the same position, value for value and type for type.
+
+        Python's `==` alone holds 1, 1.0 and true equal, where the saved text
+        (and so the hash) tells them apart: a state holding 0.5 + 0.5 would
+        equal one holding 1 yet hash and save differently.  So data found
+        equal is confirmed by its text, which the hash is made of.
+        """
+        return (isinstance(other, State) and other.game is self.game and other.data == self.data
+                and _position_text(other.data) == _position_text(self.data))
 
     def __hash__(self) -> int:
-        return hash(json.dumps(self.data, sort_keys=True, separators=(",", ":")))
+        return hash(_position_text(self.data))
 
     def __repr__(self) -> str:
         f = self.data["flow"]

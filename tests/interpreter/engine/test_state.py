@@ -200,6 +200,43 @@ def test_face_down_items_show_their_back(make_game):
     assert s.observe(1)["state"]["table"] == [None]
 
 
+def test_chance_and_a_seat_cannot_trade_places_in_a_saved_state():
+    """A seat put where chance deals would choose the deal; chance put where a seat decides would play for it."""
+    game = load_game("kuhn-poker")
+    dealing = game.new_state(1).to_json()
+    dealing["data"]["flow"].update(player=0, seat=0)
+    with pytest.raises(StateFormatError, match="flow.player is 0, but in phase 'deal' chance moves"):
+        game.state_from_json(dealing)
+    state = game.new_state(1)
+    betting = state.apply_chance().to_json()
+    betting["data"]["flow"].update(player=-1)
+    with pytest.raises(StateFormatError, match="flow.player is -1, but in phase 'betting' a seat moves"):
+        game.state_from_json(betting)
+
+
+def test_equal_states_hash_and_save_alike(make_game):
+    """1 == 1.0 == true in Python; a state holding one must not equal a state holding another."""
+    game = make_game("""
+ruleplay: 1
+game: halves
+players: 2
+state:
+  v: {init: "0"}
+flow:
+  phases: [{name: play, order: alternate, actions: [one, halves]}]
+actions:
+  one: {effects: v = 1}
+  halves: {effects: v = 0.5 + 0.5}
+end:
+  - when: v != 0
+""")
+    start = game.new_state()
+    one, halves = start.apply("one"), start.apply("halves")
+    assert one.data == halves.data and one.dumps() != halves.dumps()
+    assert one != halves and len({one, halves}) == 2
+    assert one == one.copy() and hash(one) == hash(game.state_from_json(one.dumps()))
+
+
 @pytest.mark.parametrize("text", ["place( 1 )", "place(1.0)", " place(1)", "place(1) "])
 def test_a_history_move_written_otherwise_than_ruleplay_writes_it_is_refused(text):
     """`place(1.0)` is read as `place(1)`: kept, the state would equal the original but save differently."""

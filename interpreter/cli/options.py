@@ -237,6 +237,13 @@ def seated(agents: Sequence[str], game: Game) -> list[str]:
         raise click.BadParameter(str(err), param_hint="--agents") from None
 
 
+def check_seat(seat: int | None, game: Game) -> None:
+    """A usage error for an `--as SEAT` the game does not have (known only once the game is loaded)."""
+    players = game.info.players
+    if seat is not None and seat >= players:
+        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")
+
+
 def check_heuristics(agents: Sequence[str], game: Game) -> None:
     """A usage error for an agent naming a heuristic `game` lacks, before any game is played; a warning
     for a search cut off by `depth` where there is no heuristic to judge the cut-off."""

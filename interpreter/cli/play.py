@@ -10,8 +10,8 @@ import click
 from ..agents import is_interactive
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
-from .options import (WholeNumber, game_options, json_option, load, output_file, overwriting, refuse_existing, seated,
-                      table_agents_option)
+from .options import (WholeNumber, check_seat, game_options, json_option, load, output_file, overwriting,
+                      refuse_existing, seated, table_agents_option)
 from .output import echo, emit_json, reports_errors, silence_stdout
 from .table import play_with_person, result_text, seed_text, show_as, unseen_seed
 
@@ -22,11 +22,6 @@ def _show_state(state: State, record: MoveRecord | None) -> None:
         rules = f"  [{', '.join(record.rules)}]" if record.rules else ""
         echo(f"\n{record.n}. {who}: {record.move}{rules}")
     echo(state.render())
-
-
-def _check_seat(seat: int | None, players: int) -> None:
-    if seat is not None and seat >= players:
-        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")
 
 
 @click.command("play")
@@ -60,7 +55,7 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
     if human is not None or resume or any(is_interactive(a) for a in agents):
         return play_with_person(game_name, agents, log_file, seat, human, resume, players, variant, seed, as_json)
     game = load(game_name, players, variant)
-    _check_seat(seat, game.info.players)
+    check_seat(seat, game)
     seats = seated(agents, game)
     seed, shown = unseen_seed(seed) if seat is not None else (seed, seed)
     if not as_json:

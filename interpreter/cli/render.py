@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError
-from .options import WholeNumber, new_output_file, overwrite_option, reads_game, reads_ruleset
+from .options import WholeNumber, check_seat, new_output_file, overwrite_option, reads_game, reads_ruleset
 from .output import echo, reads, reports_errors
 
 
@@ -51,9 +51,7 @@ def render_command(source: Path, move: int | None, seat: int | None, fmt: str | 
             reads_ruleset(ruleset)
         state = saved_state(source, ruleset)
     reads_game(state.game)  # what it extends or includes, and its spec: -o must not replace them
-    if seat is not None and seat >= state.game.info.players:
-        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{state.game.info.players - 1})",
-                                 param_hint="--as")
+    check_seat(seat, state.game)
     svg = state_svg(state, seat)
     data = render_png(svg) if fmt == "png" else svg.encode("utf-8")
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.state import State
-from .options import WholeNumber, json_option, reads_game, reads_ruleset
+from .options import WholeNumber, check_seat, json_option, reads_game, reads_ruleset
 from .output import echo, emit_json, reads, reports_errors
 
 
@@ -37,6 +37,7 @@ def replay_command(log_file: Path, ruleset: str | None, seat: int | None, as_jso
         if not first:
             first.append(state)
             reads_game(state.game)
+            check_seat(seat, state.game)
 
     report = rerun(log_file, ruleset, seat, on_state=loaded)
     if as_json:

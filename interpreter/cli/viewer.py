@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.errors import RuleplayError
-from .options import WholeNumber, new_output_file, overwrite_option, reads_game, reads_ruleset
+from .options import WholeNumber, check_seat, new_output_file, overwrite_option, reads_game, reads_ruleset
 from .output import echo, reads, reports_errors
 
 
@@ -34,9 +34,7 @@ def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | 
         reads_ruleset(target)
     steps = log_steps(log_file, ruleset)
     reads_game(steps[0].state.game)  # what it extends or includes, and its spec: -o must not replace them
-    players = steps[0].state.game.info.players
-    if seat is not None and seat >= players:
-        raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")
+    check_seat(seat, steps[0].state.game)
     page = viewer_html(steps, None if seat is None else [seat])
     try:
         atomic_write_text(output, page)

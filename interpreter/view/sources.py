@@ -33,12 +33,18 @@ class Step:
 
 
 def is_log(path: str | os.PathLike) -> bool:
-    """Whether `path` is a game log (its first line is a ruleplay-log header), not a saved state."""
+    """Whether `path` is meant as a game log, not a saved state: its first line is a ruleplay-log header,
+    or a JSON object with more lines after it (a log with a damaged header, which the log reader then
+    names, where the saved-state reader could only say the file is not one JSON document)."""
+    lines = files.lines(path)
     try:
-        header = files.json_value(next(files.lines(path), b""))
+        header = files.json_value(next(lines, b""))
+        more = next(lines, None) is not None
     except (ValueError, files.UserFileError):  # not JSON, or a first line too long for a log: a saved state
         return False
-    return isinstance(header, dict) and header.get("format") == FORMAT
+    finally:
+        lines.close()
+    return isinstance(header, dict) and (header.get("format") == FORMAT or more)
 
 
 def log_steps(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> list[Step]:
@@ -54,9 +60,13 @@ def log_steps(path: str | os.PathLike, ruleset: str | os.PathLike | None = None)
 def saved_state(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> State:
     """A state saved with `State.to_json()`, loaded against `ruleset` or the built-in game it names."""
     try:
-        data = files.json_value(files.read_bytes(path, MAX_STATE_BYTES))
+        text = files.read_bytes(path, MAX_STATE_BYTES)
     except OSError as err:
         raise StateFormatError(f"{path}: cannot read the saved state: {err.strerror or err}") from None
+    if not text.strip():
+        raise StateFormatError(f"{path}: the file is empty: neither a saved state nor a game log")
+    try:
+        data = files.json_value(text)
     except ValueError as err:
         raise StateFormatError(f"{path}: not a saved state (not JSON: {err})") from None
     if not isinstance(data, dict) or not isinstance(data.get("game"), str):

@@ -40,9 +40,14 @@ def test_a_seat_shown_a_game_without_a_seed_is_not_told_one(tmp_path):
     assert json.loads(run("play", "kuhn-poker", "--as", "0", "--seed", "5", "--json").output)["seed"] == 5
 
 
-def test_a_seat_that_is_not_in_the_game_is_a_usage_error():
-    result = run("play", "kuhn-poker", "--as", "2")
-    assert result.exit_code == 2 and "seat 2 is not a seat of this game (0..1)" in result.output
+def test_a_seat_that_is_not_in_the_game_is_a_usage_error(tmp_path):
+    log = tmp_path / "game.jsonl"
+    assert run("play", "kuhn-poker", "--seed", "1", "--log", log).exit_code == 0
+    for command in (["play", "kuhn-poker"], ["replay", log], ["view", log, "-o", tmp_path / "p.html"],
+                    ["render", log, "-o", tmp_path / "p.svg"]):
+        result = run(*command, "--as", "2")
+        assert result.exit_code == 2, (command, result.output)
+        assert "Invalid value for --as: seat 2 is not a seat of this game (0..1)" in result.output
 
 
 def test_a_log_records_who_saw_each_private_move_and_replays_it_for_a_seat(tmp_path):

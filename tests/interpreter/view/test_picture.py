@@ -159,10 +159,22 @@ def test_render_command_writes_a_move_of_a_log(tmp_path: Path) -> None:
     root = ET.fromstring(out.read_text(encoding="utf-8"))
     assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "piece"]) == 2
     assert "seat 1's view" in out.read_text(encoding="utf-8")
-    result = runner.invoke(main, ["render", str(log), "--move", "99", "-o", str(out)])
+    result = runner.invoke(main, ["render", str(log), "--move", "99", "-o", str(out), "--overwrite"])
     assert result.exit_code == 2 and "the log has" in result.output
-    result = runner.invoke(main, ["render", str(log), "-o", str(log)])
-    assert result.exit_code == 2 and "replace it" in result.output
+    result = runner.invoke(main, ["render", str(log), "-o", str(log), "--overwrite"])
+    assert result.exit_code == 2 and "is the state or log that this command reads" in result.output
+
+
+def test_render_names_what_is_wrong_with_a_damaged_log_or_an_empty_file(tmp_path: Path) -> None:
+    log, bad, empty = tmp_path / "g.jsonl", tmp_path / "bad.jsonl", tmp_path / "empty.json"
+    assert CliRunner().invoke(main, ["play", "kuhn-poker", "--seed", "2", "--log", str(log)]).exit_code == 0
+    bad.write_text(log.read_text(encoding="utf-8").replace('"format":"ruleplay-log"', '"format":"x"', 1),
+                   encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    for source, message in ((bad, f"{bad}:1: unknown log format 'x'"),
+                            (empty, f"{empty}: the file is empty: neither a saved state nor a game log")):
+        result = CliRunner().invoke(main, ["render", str(source), "-o", str(tmp_path / "out.svg")])
+        assert result.exit_code == 1 and message in result.output, result.output
 
 
 def test_render_command_draws_a_saved_state(tmp_path: Path) -> None:
@@ -171,7 +183,7 @@ def test_render_command_draws_a_saved_state(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["render", str(saved), "--as", "0", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8").count('class="back"') == 1
-    result = CliRunner().invoke(main, ["render", str(saved), "--move", "1", "-o", str(out)])
+    result = CliRunner().invoke(main, ["render", str(saved), "--move", "1", "-o", str(out), "--overwrite"])
     assert result.exit_code == 2 and "--move is for game logs" in result.output
 
 
@@ -206,7 +218,7 @@ def test_the_replay_page_is_self_contained(tmp_path: Path) -> None:
     assert " src=" not in text and " href=" not in text
     data = text.split('<script type="application/json" id="game-data">')[1].split("</script>")[0]
     assert [v["key"] for v in json.loads(data)["views"]] == ["1"]  # --as: that seat's view alone
-    result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "2"])
+    result = runner.invoke(main, ["view", str(log), "-o", str(page), "--as", "2", "--overwrite"])
     assert result.exit_code == 2 and "not a seat" in result.output
 
 

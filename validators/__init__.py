@@ -15,13 +15,14 @@ from typing import Callable, Iterator
 from ruleplay.dsl.diagnostics import Diagnostic
 
 from .citations import check_citations
+from .hook_statements import check_hook_statements
 from .implied import check_implied
 from .reachability import check_reachability
 from .types import check_types
 
 Check = Callable[..., Iterator[Diagnostic]]
 
-CHECKS: list[Check] = [check_citations, check_reachability, check_types, check_implied]
+CHECKS: list[Check] = [check_citations, check_reachability, check_hook_statements, check_types, check_implied]
 
 
 def semantic_checks(model, ruleset_path: Path) -> Iterator[Diagnostic]:

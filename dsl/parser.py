@@ -18,7 +18,8 @@ from typing import Any
 from . import ast as A
 from .located import DslSyntaxError, Origin
 
-__all__ = ["CODE_BREAK", "MAX_NESTING", "MAX_TEXT", "DslSyntaxError", "Origin", "parse_effects", "parse_expr"]
+__all__ = ["CODE_BREAK", "MAX_NESTING", "MAX_TEXT", "TOO_LONG_HINT", "DslSyntaxError", "Origin", "parse_effects",
+           "parse_expr", "too_long"]
 
 MAX_NESTING = 60  # brackets nested deeper than this are refused before parsing
 MAX_TEXT = 20_000  # characters in one expression or effect block
@@ -49,14 +50,21 @@ def _check_nesting(text: str, origin: Origin) -> None:
             depth -= 1
 
 
+def too_long(text: str, limit: int = MAX_TEXT) -> str:
+    """The RP203 message for code over the length limit: its length, the limit, and only its start.
+
+    Shared with the schema check, which meets such code first: the whole text would bury the line.
+    """
+    return f"the code is {len(text)} characters long, over the limit of {limit}: {text[:40]!r}…"
+
+
+TOO_LONG_HINT = ("split it into named functions and procedures (`call name(...)`), or into shorter pieces "
+                 "with `let`")
+
+
 def _parse(text: str, origin: Origin, start: str):
     if len(text) > MAX_TEXT:
-        raise DslSyntaxError(
-            f"text is {len(text)} characters long (limit {MAX_TEXT})",
-            origin.pos(1, 1),
-            hint="split it into named procedures",
-            code="RP203",
-        )
+        raise DslSyntaxError(too_long(text), origin.pos(1, 1), hint=TOO_LONG_HINT, code="RP203")
     text = _TO_LF.sub("\n", text)  # Lark counts lines at LF only; YAML (and so the origin) at every break
     _check_nesting(text, origin)
     bad = _SURROGATE.search(text)  # YAML refuses them, but code also comes from move texts and scenario steps

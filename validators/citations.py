@@ -3,8 +3,10 @@
 The spec is the game's numbered English specification (`spec:` in the
 ruleset).  A spec rule that nothing cites is a warning with its own code
 (RP310) so `validate` can list the rules not yet encoded; a citation of an
-id the spec lacks is an error (RP311) — usually a typo.  The spec may live
-in the ruleset's folder or in a `seeds/` folder beside it, nowhere else.
+id the spec lacks is an error (RP311) — usually a typo — and so is an id the
+spec defines twice (RP312), since a citation of it could mean either rule.
+The spec may live in the ruleset's folder or in a `seeds/` folder beside it,
+nowhere else.
 """
 
 from __future__ import annotations
@@ -79,7 +81,14 @@ def check_citations(model, ruleset_path: Path) -> Iterator[Diagnostic]:
             yield Diagnostic("RP311", f"cites rule {rule!r}, which is not in {path.name}", file, line, col,
                              hint=suggest(rule, lambda: sorted(known)) or "check the id against the spec",
                              path=format_path(at), source_line=src)
+    first: dict[str, int] = {}  # the line of each id's first definition
     for r in rules:
+        if r.id in first:
+            yield Diagnostic("RP312", f"spec rule {r.id} is defined twice (first at line {first[r.id]})", str(path),
+                             r.line, 1, hint="give each rule its own id, or merge the two into one rule",
+                             source_line=r.text)
+            continue
+        first[r.id] = r.line
         if r.id not in model.cited_rules:
             yield Diagnostic("RP310", f"spec rule {r.id} is not cited by the ruleset", str(path), r.line, 1,
                              severity="warning", hint="encode the rule and cite it, or resolve it in an assumption",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ruleplay.dsl.compiler import suggest
 from ruleplay.dsl.diagnostics import Diagnostic
+from ruleplay.dsl.parser import TOO_LONG_HINT, too_long
 from ruleplay.dsl.variants import SourceMap
 from ruleplay.dsl.yamlload import format_path
 
@@ -154,6 +155,9 @@ def _message(error: ValidationError) -> str:
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         return (f"expected {' or '.join(_TYPE_WORDS.get(w, w) for w in wanted)}, got {_kind(error.instance)}: "
                 f"{json.dumps(error.instance)[:60]}")
+    if kw == "maxLength" and isinstance(error.instance, str):  # jsonschema's message quotes the whole text
+        return (f"{error.instance[:40]!r}{'…' if len(error.instance) > 40 else ''} is {len(error.instance)} "
+                f"characters long, over the limit of {error.validator_value}")
     if kw in ("oneOf", "anyOf"):
         if not error.context:
             return f"{json.dumps(error.instance)[:60]} fits more than one of the allowed forms"
@@ -163,6 +167,11 @@ def _message(error: ValidationError) -> str:
                     f"got {_kind(error.instance)}: {json.dumps(error.instance)[:60]}")
         return f"{json.dumps(error.instance)[:60]} is not any of the allowed forms"
     return error.message
+
+
+def _is_code(part: dict) -> bool:
+    """Whether a schema part is an expression or effects: their length cap is the parser's, RP203 in the docs."""
+    return part is schema()["$defs"]["expression"] or part is schema()["$defs"]["effects"]
 
 
 _NAME_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
@@ -189,6 +198,8 @@ def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
         if "propertyNames" in leaf.absolute_schema_path:  # the error is about a key, not a value
             code, key, path = "RP108", True, path + (leaf.instance,)
             message, hint = f"{leaf.instance!r} is not a valid name", HINTS["RP108"]
+        elif code == "RP106" and leaf.validator == "maxLength" and _is_code(leaf.schema):
+            code, message, hint = "RP203", too_long(leaf.instance, leaf.validator_value), TOO_LONG_HINT
         elif code == "RP107" and not leaf.context:
             hint = "keep the keys of only one form"
         elif code == "RP105" and leaf.schema == schema()["$defs"]["rule_id"]:

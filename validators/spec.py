@@ -1,7 +1,10 @@
 """Reading a rule specification (Markdown) for its rule ids.
 
 A rule is a list item that starts with its bold id: `- **NC-4.2** text`.
-Only those count as rules; ids mentioned elsewhere in the prose do not.
+Only those count as rules; ids mentioned elsewhere in the prose do not, nor
+do rule lines inside fenced code blocks (``` or ~~~), where a spec shows the
+format by example.  Every rule line is returned, an id defined twice
+included, so the citation check can report the second one.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from pathlib import Path
 from ruleplay.dsl.variants import file_kind, read_regular
 
 RULE_LINE = re.compile(r"^\s*[-*]\s+\*\*([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?:\.[A-Za-z0-9]+)*)\*\*")
+# A fence opens with three or more backticks or tildes (a backtick fence's info string holds no backtick) and
+# closes with at least as many of the same character and nothing else; indented, as inside list items, too.
+FENCE = re.compile(r"^\s*(`{3,}(?!.*`)|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -45,8 +51,22 @@ def read_spec(path: Path) -> list[SpecRule]:
     except UnicodeDecodeError as err:
         raise OSError(f"{path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     rules = []
+    fence = ""  # the fence of the code block the line is in, "" outside code
     for n, line in enumerate(text.splitlines(), start=1):
+        found = FENCE.match(line)
+        if fence:
+            if found and _closes(fence, found.group(1), line[found.end():]):
+                fence = ""
+            continue
+        if found:
+            fence = found.group(1)
+            continue
         m = RULE_LINE.match(line)
         if m:
             rules.append(SpecRule(m.group(1), n, line.strip()))
     return rules
+
+
+def _closes(fence: str, mark: str, rest: str) -> bool:
+    """Whether a fence line `mark` + `rest` closes the code block `fence` opened (CommonMark's rule)."""
+    return mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip()

@@ -267,9 +267,11 @@ def test_nesting_limit():
 
 
 def test_text_size_limit():
-    err = error("1 + " * (MAX_TEXT // 4) + "1")
+    text = "1 + " * (MAX_TEXT // 4) + "1"
+    err = error(text)
     assert err.code == "RP203"
-    assert f"limit {MAX_TEXT}" in err.message
+    assert err.message == f"the code is {len(text)} characters long, over the limit of {MAX_TEXT}: '{text[:40]}'…"
+    assert "function" in err.hint and "procedure" in err.hint
 
 
 @pytest.mark.parametrize("text", ["1" * 301, "1" * 400 + ".0"])
@@ -379,3 +381,14 @@ def test_a_lone_surrogate_written_into_code_is_refused(text, col):
     err = error(text, origin=Origin("rules.yaml", 1, 1, 0))
     assert err.code == "RP200" and "lone surrogate" in err.message and err.pos.col == col
     err.message.encode("utf-8")
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("while n > 0 { n -= 1 }", "the language has no `while`"),
+    ("return n", "there is no `return`"),
+    ("def f() { pass }", "functions are declared under `functions:`"),
+])
+def test_a_word_of_another_language_gets_a_hint_saying_what_this_one_has(text, hint):
+    with pytest.raises(DslSyntaxError) as err:
+        parse_effects(text)
+    assert err.value.hint.startswith(hint)

@@ -104,8 +104,8 @@ def test_the_corpus_is_big_and_every_case_announces_its_error():
     codes = {c.code for c in CASES}
     for code in ("RP001", "RP002", "RP003", "RP004", "RP005", "RP006", "RP007", "RP101", "RP102", "RP103",
                  "RP104", "RP105", "RP106", "RP107", "RP108", "RP200", "RP203", "RP210", "RP211", "RP212",
-                 "RP213", "RP222", "RP223", "RP224", "RP225", "RP226", "RP227", "RP303", "RP306", "RP311", "RP320", "RP321", "RP322",
-                 "RP401", "RP402", "RP403", "RP405"):
+                 "RP213", "RP219", "RP222", "RP223", "RP224", "RP225", "RP226", "RP227", "RP303", "RP306",
+                 "RP311", "RP312", "RP320", "RP321", "RP322", "RP401", "RP402", "RP403", "RP405"):
         assert code in codes, f"no broken ruleset exercises {code}"
 
 
@@ -159,6 +159,37 @@ def test_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_path: Path)
     d = first_error(info.value)
     assert (d.code, d.line, d.col) == ("RP001", 1, 1)
     assert "over the limit of 4096" in d.message and d.hint
+
+
+@pytest.mark.parametrize("key, code", [("effects", "n += " + " + ".join(["1"] * 7000)),
+                                       ("end", "n >= " + " + ".join(["1"] * 7000))])
+def test_code_over_the_length_limit_names_the_limit_and_shows_only_an_excerpt(tmp_path: Path, key: str,
+                                                                            code: str):
+    """The schema's cap on code is the parser's (docs/dsl.md: RP203), so it reports as the parser would."""
+    path = tmp_path / "long.yaml"
+    effects, end = (code, "n >= 2") if key == "effects" else ("n += 1", code)
+    path.write_text(f"""ruleplay: 1
+game: long
+players: 2
+state:
+  n: {{init: "0"}}
+flow:
+  phases:
+    - name: play
+      actions: [tick]
+actions:
+  tick:
+    effects: "{effects}"
+end:
+  - when: "{end}"
+""", encoding="utf-8")
+    err, _ = load_and_fail(path)
+    d = first_error(err)
+    assert (d.code, d.line) == ("RP203", 12 if key == "effects" else 14), d.format()
+    assert f"{len(code)} characters" in d.message and "20000" in d.message, d.message
+    assert len(d.message) < 200 and code[:20] in d.message, d.message
+    assert "function" in d.hint and "procedure" in d.hint, d.hint
+    assert_well_formatted(d, err)
 
 
 def test_a_game_that_never_ends_stops_at_the_step_limit_naming_its_phase():

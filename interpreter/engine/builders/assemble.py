@@ -27,6 +27,7 @@ from .components import StaticModel, build_boards, build_components, build_graph
 from .context import BuildContext, noop
 from .derived import build_derived
 from .flow import build_flow, build_variables
+from .names import check_names
 from .render import build_render
 from .scoring import build_end, build_heuristics, build_invariants, build_scoring
 
@@ -101,6 +102,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
     static = StaticModel(comp_ids, by_kind, props, boards, graphs)
     constants = build_derived(b, dict(d.get("constants") or {}), static, players,
                               R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"]))
+    check_names(b)
     scope = _scope(b, constants)
 
     vars_ = build_variables(b, scope)
@@ -135,6 +137,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
         mutable_rules=b.mutable, limits=limits,
         ruleset_hash=hashlib.sha256((texts + json.dumps([variant, players], sort_keys=True)).encode()).hexdigest()[:16],
         uses_chance=any(a.chance for a in actions.values()) or shuffles, shuffles=shuffles,
+        weighted_chance=any(a.chance and a.weight is not None for a in actions.values()),
         hidden_info=any(v.visibility != "public" or v.visible_if is not None for v in vars_.values()),
         scope=scope, function_bodies=b.compiler.function_bodies, procedure_bodies=b.compiler.procedure_bodies,
         state_graphs=state_graphs, written_vars=frozenset(b.written & set(vars_)),

@@ -20,6 +20,10 @@ from .keywords import KEYWORDS
 from .located import DslSyntaxError, Origin
 
 MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
+# Loops and comprehensions inside one another in one text: each is a block of the function generated for the
+# text, and Python compiles at most 20 nested blocks (CPython's CO_MAXBLOCKS), some of them the generator's own.
+MAX_LOOP_NESTING = 16
+_LOOPS = frozenset({"for_stmt", "repeat_stmt", "list_comp", "call_gen"})
 
 
 @lru_cache(maxsize=1)
@@ -294,6 +298,36 @@ def _check_depth(tree: Tree, origin: Origin) -> None:
         stack.extend((child, depth + 1) for child in reversed(node.children) if isinstance(child, Tree))
 
 
+def _check_loops(tree: Tree, origin: Origin) -> None:
+    """Refuse loops and comprehensions nested past `MAX_LOOP_NESTING` in one text, where it is written:
+    deeper, the function generated for the text would not compile, on its first call, mid-game."""
+    stack = [(tree, 0)]
+    while stack:
+        node, loops = stack.pop()
+        if node.data in _LOOPS:
+            loops += 1
+            if loops > MAX_LOOP_NESTING:
+                meta = node.meta
+                raise DslSyntaxError(f"loops and comprehensions are nested more than {MAX_LOOP_NESTING} deep "
+                                     f"(`for`, `repeat` and `[... for ...]` inside one another)",
+                                     origin.pos(meta.line, meta.column), code="RP203",
+                                     hint="move the inner loops into a named function or procedure")
+        stack.extend((child, loops) for child in reversed(node.children) if isinstance(child, Tree))
+
+
+# Words of other languages a new author writes first, read by the parser as a plain name: the hint says what
+# this language has instead of listing the tokens it expected after a name.
+FOREIGN_WORDS = {
+    "while": "the language has no `while`: loop over a list with `for x in list { … }`, or `repeat n { … }`",
+    "until": "the language has no `until`: loop over a list with `for x in list { … }`, or `repeat n { … }`",
+    "def": "functions are declared under `functions:` and procedures under `procedures:`, not in code",
+    "function": "functions are declared under `functions:` and procedures under `procedures:`, not in code",
+    "return": "there is no `return`: a function's value is its `value:` expression",
+    "var": "declare a local with `let name = value`, a state variable under `state:`",
+    "const": "declare a local with `let name = value`, a constant under `constants:`",
+}
+
+
 _TOKEN_NAMES = {
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'",
     "RBRACE": "'}'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "DOT": "'.'",
@@ -338,7 +372,10 @@ def parse_tree(text: str, origin: Origin, start: str):
         tok = err.token
         found = "end of text" if tok.type == "$END" else repr(str(tok))
         hint = f"expected {_describe_expected(set(err.expected))}"
-        if str(tok) in KEYWORDS:
+        before = re.search(r"([A-Za-z_]\w*)\s*$", text[:tok.start_pos]) if tok.start_pos is not None else None
+        if before is not None and before.group(1) in FOREIGN_WORDS:
+            hint = FOREIGN_WORDS[before.group(1)]
+        elif str(tok) in KEYWORDS:
             hint += f"; `{tok}` is a reserved word"
         elif str(tok) == "=" and start == "expr_start":
             hint = "compare with `==`; `=` changes a variable and belongs in effects"
@@ -350,6 +387,7 @@ def parse_tree(text: str, origin: Origin, start: str):
     except UnexpectedInput as err:  # pragma: no cover - other Lark errors
         raise DslSyntaxError(str(err), origin.pos(1, 1)) from None
     _check_depth(tree, origin)
+    _check_loops(tree, origin)
     try:
         return _Build(origin).transform(tree)
     except Exception as err:  # Lark wraps transformer errors in VisitError

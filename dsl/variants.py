@@ -81,6 +81,7 @@ def _diag(code: str, message: str, smap: SourceMap, path: tuple, hint: str = "")
     return Diagnostic(code, message, file, line, col, hint=hint, path=format_path(path), source_line=source)
 
 
+LINKING_KEYS = ("extends", "include", "patch")  # what links files together: only the ruleset's own files follow
 UNPATCHABLE = ("extends", "include", "variants", "patch")  # read before patches apply: a patch would be ignored
 
 
@@ -335,6 +336,7 @@ def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
     names = doc.data.get("include")
     if not isinstance(names, list):
         return data
+    included: dict[str, str] = {}  # each key an include gave, and the file it came from
     for i, name in enumerate(names):
         if not isinstance(name, str):
             continue
@@ -345,9 +347,24 @@ def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
             raise PatchProblem(Diagnostic("RP006", "an included file must hold a mapping", inc.file, line, col,
                                           hint="write `key: value` entries; they are added to the ruleset",
                                           source_line=inc.source_line(line)))
+        for key in LINKING_KEYS:
+            if key in inc.data:
+                line, col = inc.where((key,), key=True)
+                raise PatchProblem(Diagnostic(
+                    "RP006", f"an included file cannot have `{key}:`: its keys are merged as they are, and "
+                    f"nothing in it is followed or applied", inc.file, line, col, path=key,
+                    hint=f"give `{key}:` to the file that includes this one", source_line=inc.source_line(line)))
         for key, value in list(inc.data.items()):
-            if key in data and key != "include":
+            if included.get(key, inc.file) != inc.file:  # the same file listed twice gives the same keys
+                line, col = inc.where((key,), key=True)
+                raise PatchProblem(Diagnostic(
+                    "RP006", f"`{key}:` is in two included files, {Path(included[key]).name} and "
+                    f"{Path(inc.file).name}: one would silently be dropped", inc.file, line, col, path=key,
+                    hint="keep it in one of them, or write it in the including file, which wins over both",
+                    source_line=inc.source_line(line)))
+            if key in data:
                 continue
+            included[key] = inc.file
             data[key] = copy.deepcopy(value) if seen else value  # a file used twice must not share its values
             smap.overlays.append(((key,), inc, (key,)))
     return data

@@ -16,6 +16,7 @@ from ruleplay.dsl import runtime as R
 from .errors import GameOverError, IllegalMoveError
 from .model import Action, GameModel, Param, first_rule
 from .moves import Move, _thaw, arg_key, format_value, interned, numbered
+from .numbers import as_float, is_finite_number
 
 CHANCE = -1
 TERMINAL = -4
@@ -58,12 +59,16 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tu
     return from_values(model, action, i, param.source(ctx))
 
 
+def _from_pos(model: GameModel, param: Param) -> R.Pos:
+    return model.source.origin(param.path + ("from",)).pos(1, 1)
+
+
 def from_values(model: GameModel, action: Action, i: int, values: Any) -> list[tuple[int, Any]]:
     """What the `from:` of parameter `i` gave, as (position in its `of:` set, value), in `of:` order."""
     param = action.params[i]
     if type(values) is not list:
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
-                                 f"gave {R.type_name(values)}, not a list")
+                                 f"gave {R.type_name(values)}, not a list", _from_pos(model, param))
     index, plain, scalars = _universe_tables(model)[(action.name, param.name)]
     universe = param.universe
     if scalars and _PLAIN_ITEMS.issuperset(map(type, values)):
@@ -79,7 +84,8 @@ def from_values(model: GameModel, action: Action, i: int, values: Any) -> list[t
         k = index.get((tuple(v) if t is list else v) if flat else arg_key(v))
         if k is None:
             raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} gave "
-                                     f"{v!r}, which is not among its `of:` values",
+                                     f"{R.quoted(v)}, which is not among its "
+                                     f"`of:` values", _from_pos(model, param),
                                      hint="every value a parameter can take must be listed in `of:`")
         if k not in seen:
             # Both plain and of one key, `v` and its `of:` value are written and behave alike (`same_value`):
@@ -165,7 +171,34 @@ def moves_now(model: GameModel, ctx: R.Ctx, reference: bool = False) -> list[Mov
                 _level(model, action, ctx, 0, 0, True, [None] * len(action.params), out)
             else:
                 out.append(interned(table, action.first_index, name, ()))
+    if ctx.flow["player"] == CHANCE and model.weighted_chance and out:
+        possible = [m for m in out if outcome_weight(model, ctx, m) > 0]  # an outcome of weight 0 cannot happen
+        if not possible:
+            raise R.RuleRuntimeError("the chance outcomes' weights sum to 0.0: nothing can be drawn",
+                                     model.source.origin(model.actions[out[0].action].path + ("weight",)).pos(1, 1),
+                                     hint="at least one outcome needs a weight above 0")
+        out = possible
     return out
+
+
+def outcome_weight(model: GameModel, ctx: R.Ctx, move: Move) -> float:
+    """The weight of chance outcome `move` (1 without a `weight:`); a rule error for one that is not a
+    finite number >= 0.  `ctx` is the state's, its locals replaced by the move's arguments."""
+    action = model.actions[move.action]
+    if action.weight is None:
+        return 1.0
+    ctx.env = bind(action, move)
+    try:
+        w = action.weight(ctx)
+    finally:
+        ctx.env = {}
+    weight = as_float(w) if is_finite_number(w) else None
+    if weight is None or weight < 0:
+        shown = "an integer too large" if type(w) is int and weight is None else (
+            w if type(w) in (int, float) else R.type_name(w))
+        raise R.RuleRuntimeError(f"the weight of {move} is {shown}, not a finite number >= 0",
+                                 model.source.origin(action.path + ("weight",)).pos(1, 1))
+    return weight
 
 
 def _level(model: GameModel, action: Action, ctx: R.Ctx, i: int, prefix: int, exact: bool, chosen: list,

@@ -242,6 +242,7 @@ class GameModel:
     uses_chance: bool
     hidden_info: bool
     shuffles: bool  # some effects shuffle: the state's seeded generator draws outside chance nodes
+    weighted_chance: bool = False  # some chance action has a `weight:`: an outcome may weigh 0 and cannot happen
     diagnostics: list[Diagnostic] = field(default_factory=list)
     num_actions: int = 0
     scope: Scope = field(default_factory=Scope)

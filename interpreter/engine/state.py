@@ -30,10 +30,9 @@ from ruleplay.dsl import runtime as R
 from .errors import IllegalMoveError, MoveParseError, RuleplayError, SeatError
 from .flow import FlowRunner
 from .history import History
-from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate
+from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate, outcome_weight
 from .model import GameModel
 from .moves import Move, parse_move
-from .numbers import as_float, is_finite_number
 from .observe import observe
 from .render import render_text
 from .rng import Rng
@@ -136,25 +135,9 @@ class State:
 
     def _weights(self, moves: list[Move]) -> list[float]:
         model = self.game.model
-        out = []
         ctx = R.Ctx(self.data["vars"], self.data["flow"], model, budget=model.budget())
-        for m in moves:
-            action = model.actions[m.action]
-            if action.weight is None:
-                out.append(1.0)
-                continue
-            ctx.env = bind(action, m)
-            with R.recursion_guard():
-                w = action.weight(ctx)
-            weight = as_float(w) if is_finite_number(w) else None
-            if weight is None or weight < 0:
-                if type(w) is int and weight is None:
-                    shown = "an integer too large"
-                else:
-                    shown = w if type(w) in (int, float) else R.type_name(w)
-                raise R.RuleRuntimeError(f"the weight of {m} is {shown}, not a finite number >= 0",
-                                         model.source.origin(action.path + ("weight",)).pos(1, 1))
-            out.append(weight)
+        with R.recursion_guard():
+            out = [outcome_weight(model, ctx, m) for m in moves]
         total = sum(out)
         if not total > 0 or not math.isfinite(total):
             first = model.actions[moves[0].action]
@@ -263,9 +246,11 @@ class State:
         try:
             move = legal[legal.index(move)]  # the rules' own values: `pick(1.0)` is played as `pick(1)`
         except ValueError:
+            legal = None  # the reason is raised outside the handler: no "during handling" chain to read past
+        if legal is None:
             with R.recursion_guard():
                 explain(model, data["vars"], flow, move)
-            raise IllegalMoveError(move, "not a legal move now", "RP601") from None
+            raise IllegalMoveError(move, "not a legal move now", "RP601")
         seen = seen_by(model, data["vars"], flow, move)  # fixed now, from the state the move is made in
         action = model.actions[move.action]
         rng = Rng(new["rng"])

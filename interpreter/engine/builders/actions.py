@@ -20,10 +20,15 @@ from .components import StaticModel
 from .context import BuildContext
 
 
+# Values of all parameters' `of:` in one ruleset: each is checked, typed and numbered at load, linearly
+# (a second or so per 100000); the seed games have at most 2744.
+MAX_PARAMETER_VALUES = 100_000
+
 def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticModel,
                   budget: Callable[[], R.Budget]) -> dict[str, Action]:
     """Every action; `budget()` bounds the work of computing one parameter's `of:` set."""
     out = {}
+    room = MAX_PARAMETER_VALUES  # the parameter values the actions not built yet may still have
     for name, spec in (b.data.get("actions") or {}).items():
         path = ("actions", name)
         b.cite(spec.get("rule"), path, mutable=True)
@@ -34,7 +39,8 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
         for pname, pspec in (spec.get("params") or {}).items():
             ppath = path + ("params", pname)
             universe, longest = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
-                                          R.Ctx({}, {"players": players}, static, budget=budget()))
+                                          R.Ctx({}, {"players": players}, static, budget=budget()), room)
+            room -= len(universe)
             longest_texts.append(longest)
             pscope = scope.with_locals(*local)
             source = where = rule = source_code = where_code = None
@@ -54,15 +60,20 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
             param.seen_by = b.expr(param.path + ("seen_by",), ascope)
         requires = _requirements(b, spec, path, ascope, local)
         weight = b.expr(path + ("weight",), ascope)
+        if "weight" in spec and not spec.get("chance", False):
+            b.diag("RP325", f"action {name!r} has a `weight:` but is not a chance action: a seat's choice has no "
+                   f"odds, so the weight would be ignored", path + ("weight",),
+                   hint="give the action `chance: true` (drawn by chance), or drop its `weight:`")
         effects = b.effects(path + ("effects",), ascope)
         out[name] = Action(name, rule_list(spec.get("rule")), bool(spec.get("chance", False)), weight,
                            params, requires, effects, b.off(spec.get("rule")), path)
     return out
 
 
-def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.Ctx) -> tuple[list, int]:
+def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.Ctx,
+              room: int) -> tuple[list, int]:
     """A parameter's `of:` values, computed now, and the length of the longest as a move text writes it;
-    [] (with a diagnostic) if they cannot be."""
+    [] (with a diagnostic) if they cannot be, or would pass the `room` left of `MAX_PARAMETER_VALUES`."""
     of_fn = b.expr(of_path, scope.only_locals())
     if of_fn is None:
         return [], 0
@@ -83,6 +94,12 @@ def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.
     if not universe and not b.diags:
         b.diag("RP221", f"parameter {pname!r} has no possible values", of_path, severity="warning")
         return universe, 0
+    if len(universe) > room:
+        b.diag("RP221", f"parameter {pname!r} brings the values of all parameters' `of:` past "
+               f"{MAX_PARAMETER_VALUES} ({len(universe)} values here)", of_path,
+               hint="every value is checked and numbered as the game loads: narrow `of:`, and filter by the "
+                    "state with `from:` or `where:`")
+        return [], 0
     longest = 0
     for value in universe:
         text = "" if _holds_map(value) else format_value(value)  # a value is never written as ""

@@ -56,11 +56,12 @@ def build_phases(b: BuildContext, scope: Scope, actions: dict[str, Action]) -> d
         if name in out:
             b.diag("RP216", f"phase {name!r} is declared twice", path + ("name",), hint="phase names must be unique")
         b.cite(spec.get("rule"), path)
-        _check_actions(b, f"phase {name!r}", spec.get("actions") or [], path + ("actions",), actions)
+        _check_actions(b, f"phase {name!r}", spec.get("actions") or [], path + ("actions",), actions,
+                       spec.get("order") == "chance")
         stages = {}
         for sname, sspec in (spec.get("stages") or {}).items():
             _check_actions(b, f"stage {sname!r}", sspec.get("actions") or [], path + ("stages", sname, "actions"),
-                           actions)
+                           actions, bool(sspec.get("chance", False)))
             stages[sname] = Stage(sname, list(sspec.get("actions") or []), bool(sspec.get("chance", False)))
         out[name] = Phase(
             name=name, order=spec.get("order", "alternate"), first=b.expr(path + ("first",), scope),
@@ -75,11 +76,31 @@ def build_phases(b: BuildContext, scope: Scope, actions: dict[str, Action]) -> d
     return out
 
 
-def _check_actions(b: BuildContext, owner: str, listed: list, path: tuple, actions: dict[str, Action]) -> None:
+def _check_actions(b: BuildContext, owner: str, listed: list, path: tuple, actions: dict[str, Action],
+                   chance: bool) -> None:
+    """Every action a phase or stage offers exists, is offered once, and is played by whom it says.
+
+    An action listed twice would be offered twice (every move counted twice
+    in perft, twice as likely under a random agent).  Who moves is the
+    phase's `order: chance` or the stage's `chance: true`, and an action's
+    own `chance: true` must agree: a chance action offered to a seat would
+    let the seat pick the die roll, and a seat's action offered to chance
+    would be drawn as if by a die.
+    """
     for j, a in enumerate(listed):
         if a not in actions:
             b.diag("RP210", f"{owner} lists unknown action {a!r}", path + (j,),
                    hint=b.compiler.suggest(str(a), lambda: sorted(actions)) or f"actions: {listing(actions)}")
+        elif a in listed[:j]:
+            b.diag("RP216", f"{owner} lists action {a!r} twice", path + (j,),
+                   hint="list each action once: a second listing offers its every move a second time")
+        elif actions[a].chance != chance:
+            who = "chance" if chance else "a seat"
+            fix = ("give the action `chance: true`, or offer it where a seat moves" if chance else
+                   "offer it in a phase with `order: chance` or a stage with `chance: true`, or drop its "
+                   "`chance: true`")
+            b.diag("RP325", f"{owner} is played by {who}, but action {a!r} is "
+                   f"{'not ' if chance else ''}a chance action", path + (j,), hint=fix)
 
 
 def build_triggers(b: BuildContext, scope: Scope) -> list[Trigger]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ruleplay import load_game
+from ruleplay import IllegalMoveError, load_game
 from ruleplay.dsl import runtime as R
 from ruleplay.engine import legal
 from ruleplay.engine.moves import _thaw
@@ -89,3 +89,33 @@ def test_bind_hands_plain_arguments_as_they_are_and_lists_as_lists(game):
         bound = legal.bind(action, move)
         assert bound == {p.name: _thaw(v) for p, v in zip(action.params, move.args)}
         assert all(type(v) is not tuple for v in bound.values())
+
+
+ZERO_WEIGHT = """
+ruleplay: 1
+game: loaded-coin
+players: 2
+state: {n: {init: "0"}, side: {init: "-1"}}
+flow:
+  phases:
+    - {name: toss, order: chance, actions: [coin]}
+    - {name: play, actions: [inc]}
+actions:
+  coin: {chance: true, params: {s: "[0, 1, 2]"}, weight: "if s == 1 then 0 else s + 1", effects: side = s}
+  inc: {effects: n += 1}
+end: [{when: n >= 2}]
+"""
+
+
+def test_a_chance_outcome_of_weight_0_cannot_happen(make_game):
+    """Not listed, not legal, not drawn, not counted by perft: `coin(1)` here is no outcome at all."""
+    from ruleplay.runs.perft import perft
+
+    state = make_game(ZERO_WEIGHT).new_state(0)
+    assert [str(m) for m in state.legal_moves()] == ["coin(0)", "coin(2)"]
+    assert [(str(m), p) for m, p in state.chance_outcomes()] == [("coin(0)", 0.25), ("coin(2)", 0.75)]
+    assert not state.is_legal(state.game.parse_move("coin(1)"))
+    with pytest.raises(IllegalMoveError, match="not a legal move now"):
+        state.apply("coin(1)")
+    assert perft(state, 1).nodes == 2
+    assert {state.game.new_state(seed).apply_chance().last_move.args[0] for seed in range(40)} == {0, 2}

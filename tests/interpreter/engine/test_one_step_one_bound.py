@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ruleplay import CHANCE, StateFormatError
+from ruleplay import StateFormatError
 from ruleplay.agents import make_agent
 from ruleplay.engine.errors import LimitError, RuleRuntimeError
 from ruleplay.runs.perft import perft
@@ -155,12 +155,10 @@ end: [{when: n > 4}]
 
 @pytest.mark.parametrize("weight", ['"half - 1 + half"', '"if k == 1 then -1 else 1"'])
 def test_a_chance_weight_out_of_range_is_a_rule_error(make_game, weight):
-    state = make_game(WEIGHTS.replace("WEIGHT", weight)).new_state(0)
-    assert state.current_player == CHANCE
+    """Weights are read as the outcomes are listed (an outcome of weight 0 is no outcome): at the chance node."""
+    game = make_game(WEIGHTS.replace("WEIGHT", weight))
     with pytest.raises(RuleRuntimeError, match="not a finite number >= 0"):
-        state.chance_outcomes()
-    with pytest.raises(RuleRuntimeError, match="not a finite number >= 0"):
-        state.apply_chance()
+        game.new_state(0)
 
 
 CHANCE_CHAIN = """\
@@ -208,7 +206,7 @@ def _tampered(game, **flow):
     ({"player": 1}, "player 1 is to move, but the flow's current seat is 0"),
 ])
 def test_a_tampered_flow_is_refused(make_game, flow, message):
-    game = make_game(WEIGHTS.replace("WEIGHT", '"1"').replace("order: chance, ", "").replace(
+    game = make_game(WEIGHTS.replace(', weight: WEIGHT', "").replace("order: chance, ", "").replace(
         "roll: {chance: true, ", "roll: {"))
     with pytest.raises(StateFormatError, match=message):
         game.state_from_json(_tampered(game, **flow))

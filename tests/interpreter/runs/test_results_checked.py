@@ -39,16 +39,16 @@ def game(make_game, weight: str = "1", score: str = "rolled"):
     ("if face == 1 then true else 1", "is bool, not a finite number >= 0"),
 ])
 def test_a_bad_weight_is_located(make_game, weight, shown):
-    state = game(make_game, weight=weight).new_state(0)
+    """Weights are read as the chance node's outcomes are listed (weight 0 is no outcome): at the node itself."""
     with pytest.raises(RuleRuntimeError) as err:
-        state.chance_outcomes()
+        game(make_game, weight=weight).new_state(0)
     assert shown in err.value.message
     assert err.value.pos.line == 13  # in the weight expression
 
 
 def test_weights_that_sum_to_zero_are_located(make_game):
     with pytest.raises(RuleRuntimeError, match="weights sum to 0.0") as err:
-        game(make_game, weight="0").new_state(0).apply_chance()
+        game(make_game, weight="0").new_state(0)
     assert err.value.pos.line == 13
 
 

@@ -157,6 +157,11 @@ def shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def quoted(value: Any) -> str:
+    """`shown`, but text in quotes: for a message naming a value that should have been something else."""
+    return repr(value) if type(value) is str else shown(value)
+
+
 def _num(value: Any) -> bool:
     t = type(value)
     return t is int or t is float

@@ -32,6 +32,7 @@ import json
 import itertools
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
@@ -166,6 +167,11 @@ def json_value(text: str | bytes) -> Any:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+    except ValueError as err:
+        if "integer string conversion" in str(err):  # Python's advice is for programmers: sys.set_int_max_...
+            raise ValueError(f"a number of more than {sys.get_int_max_str_digits()} digits: no value of a game "
+                             f"has that many") from None
+        raise
 
 
 def _no_constant(name: str) -> Any:

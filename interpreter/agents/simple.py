@@ -7,7 +7,7 @@ on any Python version — simulations and logs replay exactly.
 
 from __future__ import annotations
 
-from ..engine.errors import LimitError
+from ..engine.errors import LimitError, StepLimitError
 from ..engine.moves import Move
 from ..engine.outcome import is_draw, winning_seats
 from ..engine.rng import Rng, seed_state
@@ -76,6 +76,8 @@ class GreedyAgent:
         for move in moves:
             try:
                 after = state.apply(move, budget=lookahead)
+            except StepLimitError:
+                raise  # the game passes max_steps with any move: the game's limit, not the look-ahead's budget
             except LimitError as err:
                 raise LimitError(f"the greedy agent's look-ahead over {len(moves)} moves passed "
                                  f"limits.iterations_per_decision: {err.message}", err.pos,

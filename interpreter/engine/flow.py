@@ -73,6 +73,10 @@ class FlowRunner:
         self.flow["seat"] = seat
         self.flow["player"] = seat
 
+    def _at(self, path: tuple) -> R.Pos:
+        """Where the ruleset writes the expression at `path`: a rule error about its value points there."""
+        return self.model.source.origin(path).pos(1, 1)
+
     def _hook(self, hook) -> None:
         hook(self.ctx)
 
@@ -81,6 +85,10 @@ class FlowRunner:
         self.trail.append(what)
         if self.transitions > MAX_TRANSITIONS:
             loop = " -> ".join(self.trail[-8:])
+            if all(step.startswith("pass in ") for step in self.trail[-8:]):
+                raise R.LimitError(f"every seat passed {MAX_TRANSITIONS} times without a move: {loop}",
+                                   hint="no seat can move and `when_stuck: pass` passes for ever: end the game "
+                                        "there with `when_stuck: end_game`, or an end condition")
             raise R.LimitError(f"the flow changed phase {MAX_TRANSITIONS} times without a move: {loop}",
                                hint="a phase ends as soon as it begins; check its end_if and next")
 
@@ -139,7 +147,8 @@ class FlowRunner:
         if self.model.start_player is not None:
             start = self.model.start_player(self.ctx)
             if type(start) is not int or not 0 <= start < f["players"]:
-                raise R.RuleRuntimeError(f"flow.start_player gave {start!r}, not a seat 0..{f['players'] - 1}")
+                raise R.RuleRuntimeError(f"flow.start_player gave {R.quoted(start)}, not a seat 0..{f['players'] - 1}",
+                                         self._at(("flow", "start_player")))
             f["start"] = start
         self._hook(self.model.on_round_begin)
         if self.check_end():
@@ -166,7 +175,8 @@ class FlowRunner:
             if phase.first is not None:
                 first = phase.first(self.ctx)
                 if type(first) is not int or not 0 <= first < f["players"]:
-                    raise R.RuleRuntimeError(f"phase {name!r}: `first` gave {first!r}, not a seat")
+                    raise R.RuleRuntimeError(f"phase {name!r}: `first` gave {R.quoted(first)}, not a seat "
+                                             f"0..{f['players'] - 1}", self._at(phase.path + ("first",)))
             if phase.order == "chance":
                 f["player"] = CHANCE
                 f["queue"] = []

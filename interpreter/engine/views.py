@@ -40,7 +40,7 @@ def seen_by(model: GameModel, vars_: dict, flow: dict, move: Move) -> Seen | Non
 def _seats(model: GameModel, path: tuple, value: Any, players: int) -> tuple[int, ...]:
     seats = value if type(value) is list else [value]
     if not all(type(s) is int and 0 <= s < players for s in seats):
-        raise R.RuleRuntimeError(f"`seen_by` gave {value!r}, not a seat or a list of seats 0..{players - 1}",
+        raise R.RuleRuntimeError(f"`seen_by` gave {R.quoted(value)}, not a seat or a list of seats 0..{players - 1}",
                                  model.source.origin(path + ("seen_by",)).pos(1, 1),
                                  hint="name the seats that see the argument, e.g. `current` or `[current, 1 - current]`")
     return tuple(sorted(set(seats)))

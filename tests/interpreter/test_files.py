@@ -179,3 +179,17 @@ def test_a_new_file_gets_the_umask_mode_not_a_private_one(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"seed": 3, "seed": 4}', 'the key "seed" is given twice'),
+    ('{"a": {"b": 1, "b": 1}}', 'the key "b" is given twice'),
+    ('{"a": NaN}', "NaN is not a JSON number"),
+    ('{"a": ' + "9" * 5001 + "}", "a number of more than 4300 digits: no value of a game has that many"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+])
+def test_json_from_a_users_file_is_strict_and_says_why_not(text, message):
+    with pytest.raises(ValueError) as err:
+        files.json_value(text)
+    assert str(err.value) == message
+    assert files.json_value('{"a": [1, -2.5, "x", null, true]}') == {"a": [1, -2.5, "x", None, True]}

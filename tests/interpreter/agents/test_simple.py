@@ -107,3 +107,22 @@ def test_registry_builds_each_agent_and_names_them_on_error():
 def test_seats_get_different_agent_seeds():
     assert agent_seed(0, 0) != agent_seed(0, 1)
     assert agent_seed(0, 0) != agent_seed(1, 0)
+
+
+def test_greedy_reports_a_game_past_its_step_limit_as_the_step_limit(make_game):
+    """Every look-ahead move passes max_steps: the game's limit (RP504), not the decision budget (RP501)."""
+    from ruleplay.engine.errors import StepLimitError
+
+    game = make_game("""
+ruleplay: 1
+game: stalling
+players: 2
+state: {n: {init: "0"}}
+flow: {phases: [{name: p, actions: [stall]}]}
+actions: {stall: {effects: pass}}
+end: [{when: n >= 3}]
+heuristics: {h: {value: "0"}}
+limits: {max_steps: 20}
+""")
+    with pytest.raises(StepLimitError, match="passed 20 moves"):
+        play_game(game, ["greedy"], seed=1)

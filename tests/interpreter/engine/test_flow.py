@@ -264,3 +264,34 @@ def test_a_trigger_that_never_settles_is_caught(make_game):
     from ruleplay.engine.errors import LimitError
     with pytest.raises(LimitError, match="triggers fired"):
         make_game(text).new_state()
+
+
+@pytest.mark.parametrize("flow, message, line", [
+    ('{start_player: "5", phases: [{name: p, actions: [inc]}]}', "flow.start_player gave 5, not a seat 0..1", 5),
+    ('{start_player: "true", phases: [{name: p, actions: [inc]}]}', "flow.start_player gave true, not a seat 0..1", 5),
+    ('{phases: [{name: p, first: \'"a"\', actions: [inc]}]}', "phase 'p': `first` gave 'a', not a seat 0..1", 5),
+])
+def test_a_flow_value_that_is_not_a_seat_is_located_and_written_as_the_language_writes_it(make_game, flow,
+                                                                                           message, line):
+    from ruleplay.dsl.runtime import RuleRuntimeError
+
+    game = make_game(f"ruleplay: 1\ngame: s\nplayers: 2\nstate: {{n: {{init: \"0\"}}}}\nflow: {flow}\n"
+                     "actions: {inc: {effects: n += 1}}\nend: [{when: n >= 3}]\n")
+    with pytest.raises(RuleRuntimeError) as err:
+        game.new_state(0)
+    assert err.value.message == message and err.value.pos is not None and err.value.pos.line == line
+
+
+def test_seats_passing_for_ever_are_named_as_such(make_game):
+    game = make_game("""
+ruleplay: 1
+game: stuck
+players: 2
+state: {n: {init: "0"}}
+flow: {phases: [{name: main, actions: [inc], when_stuck: pass}]}
+actions: {inc: {require: ["n > 100"], effects: n += 1}}
+end: [{when: n >= 1}]
+""")
+    with pytest.raises(LimitError, match="every seat passed 1000 times without a move: pass in main") as err:
+        game.new_state(0)
+    assert "when_stuck: end_game" in err.value.hint

@@ -125,6 +125,11 @@ def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document
         if not isinstance(parent, (dict, list)) or (isinstance(parent, list) and not isinstance(last, int)):
             raise PatchProblem(_diag("RP401", f"patch path {text!r} goes through a plain value",
                                      SourceMap(patch_doc), where + ("path",)))
+        if isinstance(parent, dict) and isinstance(last, int):
+            raise PatchProblem(_diag("RP401", f"patch path {text!r} gives a position, [{last}], in a mapping",
+                                     SourceMap(patch_doc), where + ("path",),
+                                     "a position [k] names an item of a list; a mapping's entries are named "
+                                     "by key, e.g. flow.phases[0].actions"))
         value = copy.deepcopy(op.get("value"))
         if kind == "remove":
             del parent[last]

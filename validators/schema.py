@@ -200,6 +200,10 @@ def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
             message, hint = f"{leaf.instance!r} is not a valid name", HINTS["RP108"]
         elif code == "RP106" and leaf.validator == "maxLength" and _is_code(leaf.schema):
             code, message, hint = "RP203", too_long(leaf.instance, leaf.validator_value), TOO_LONG_HINT
+        elif code == "RP101" and _is_code(leaf.schema):
+            shown, kind = json.dumps(leaf.instance, ensure_ascii=False)[:40], _kind(leaf.instance)
+            hint = (f"code is text: YAML read this as {'an' if kind[0] in 'aeiou' else 'a'} {kind}, so quote it "
+                    f"as the language writes it, e.g. '{shown}'")
         elif code == "RP107" and not leaf.context:
             hint = "keep the keys of only one form"
         elif code == "RP105" and leaf.schema == schema()["$defs"]["rule_id"]:

@@ -58,9 +58,9 @@ class BuildContext:
     def has_errors(self) -> bool:
         return any(d.severity == "error" for d in self.diags)
 
-    def _flush_problems(self) -> None:
+    def _flush_problems(self, path: tuple | None = None) -> None:
         for p in self.compiler.problems:
-            self._problem(p)
+            self._problem(p, path)
         self.compiler.problems.clear()
 
     def diag_at(self, code: str, message: str, pos: A.Pos, path: tuple, hint: str) -> None:
@@ -68,9 +68,12 @@ class BuildContext:
         self.diags.append(Diagnostic(code, message, pos.file, pos.line, pos.col, hint=hint, path=format_path(path),
                                      source_line=self.lines.line(pos.file, pos.line)))
 
-    def _problem(self, p: CompileProblem) -> None:
+    def _problem(self, p: CompileProblem, path: tuple | None) -> None:
+        """A problem of the code at `path`: named by the path too, since a YAML alias can put one text (and
+        so one position) in several places, each compiled, and each one's report should say which it is."""
         hint = p.hint or (UNKNOWN_NAME_HINT if p.code == "RP210" else "")
         self.diags.append(Diagnostic(p.code, p.message, p.pos.file, p.pos.line, p.pos.col, hint=hint,
+                                     path=format_path(path) if path is not None else "",
                                      source_line=self.lines.line(p.pos.file, p.pos.line)))
 
     # -------------------------------------------------------------- citations
@@ -119,13 +122,14 @@ class BuildContext:
         node = self.parse(path, effects=False)
         if node is None:
             return default, None
-        fn = self.compile(node, scope)
+        fn = self.compile(node, scope, path)
         return fn, (None if fn is None else (node, scope))
 
-    def compile(self, node: A.Node, scope: Scope) -> Fn | None:
-        """An expression already parsed (and checked) by its builder, compiled; its problems reported."""
+    def compile(self, node: A.Node, scope: Scope, path: tuple | None = None) -> Fn | None:
+        """An expression already parsed (and checked) by its builder, compiled; its problems reported (as
+        at `path`, the code's place in the ruleset, when the caller knows it)."""
         fn = self.compiler.expr(node, scope)
-        self._flush_problems()
+        self._flush_problems(path)
         return fn
 
     def effects(self, path: tuple, scope: Scope) -> Exec:
@@ -137,7 +141,7 @@ class BuildContext:
             self.written |= targets
             self.writes[path] = (targets, frozenset(n.name for n in A.walk(node) if isinstance(n, A.CallProc)))
         fn = self.compiler.block(node, scope)
-        self._flush_problems()
+        self._flush_problems(path)
         return fn
 
     def written_by_action(self, actions: list[str], state_vars: set[str]) -> dict[str, frozenset[str]]:

@@ -46,3 +46,21 @@ def test_a_collector_the_caller_turned_off_stays_off(collector_restored):
     gc.disable()
     load_model("tic-tac-toe")
     assert not gc.isenabled()
+
+
+def test_a_problem_in_code_an_alias_puts_in_two_places_names_each_place(make_game):
+    """One text, one position, two uses: each report says which use it is (`at:`), not the same line twice."""
+    with pytest.raises(RulesetError) as err:
+        make_game("""
+ruleplay: 1
+game: aliased
+players: 2
+state: {n: {init: "0"}}
+flow: {phases: [{name: p, actions: [inc, dec]}]}
+actions:
+  inc: {effects: &eff "n += undefined_name"}
+  dec: {effects: *eff}
+end: [{when: n >= 3}]
+""")
+    assert [(d.code, d.path) for d in err.value.diagnostics] == [("RP210", "actions.inc.effects"),
+                                                                ("RP210", "actions.dec.effects")]

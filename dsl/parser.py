@@ -50,12 +50,12 @@ def _check_nesting(text: str, origin: Origin) -> None:
             depth -= 1
 
 
-def too_long(text: str, limit: int = MAX_TEXT) -> str:
-    """The RP203 message for code over the length limit: its length, the limit, and only its start.
+def too_long(text: str, limit: int = MAX_TEXT, what: str = "the code") -> str:
+    """The message for a text over its length limit (RP203 for code): its length, the limit, and only its start.
 
-    Shared with the schema check, which meets such code first: the whole text would bury the line.
+    Shared with the schema check, which meets such texts first: the whole text would bury the line.
     """
-    return f"the code is {len(text)} characters long, over the limit of {limit}: {text[:40]!r}…"
+    return f"{what} is {len(text)} characters long, over the limit of {limit}: {text[:40]!r}…"
 
 
 TOO_LONG_HINT = ("split it into named functions and procedures (`call name(...)`), or into shorter pieces "

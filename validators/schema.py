@@ -156,8 +156,7 @@ def _message(error: ValidationError) -> str:
         return (f"expected {' or '.join(_TYPE_WORDS.get(w, w) for w in wanted)}, got {_kind(error.instance)}: "
                 f"{json.dumps(error.instance)[:60]}")
     if kw == "maxLength" and isinstance(error.instance, str):  # jsonschema's message quotes the whole text
-        return (f"{error.instance[:40]!r}{'…' if len(error.instance) > 40 else ''} is {len(error.instance)} "
-                f"characters long, over the limit of {error.validator_value}")
+        return too_long(error.instance, error.validator_value, "the text")
     if kw in ("oneOf", "anyOf"):
         if not error.context:
             return f"{json.dumps(error.instance)[:60]} fits more than one of the allowed forms"

@@ -80,11 +80,11 @@ def overwrite_option(fn: Callable) -> Callable:
                              "charts); without it an existing file is refused.")(fn)
 
 
-def refuse_existing(path: Path, what: str = "") -> None:
+def refuse_existing(path: Path) -> None:
     """A usage error if `path` exists and `--overwrite` was not given: a user's file is never replaced
     unasked (a dangling symbolic link counts as missing: writing creates the file it names)."""
     if path.exists() and not overwriting():
-        raise click.BadParameter(f"{path} exists{what}: add --overwrite to replace it, or choose another file")
+        raise click.BadParameter(f"{path} exists: add --overwrite to replace it, or choose another file")
 
 
 def new_output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:

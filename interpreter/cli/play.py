@@ -46,7 +46,7 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
     if log_file is not None and not resume:
         from ..runs.gamelog import unfinished_moves
 
-        left = unfinished_moves(log_file) if log_file.exists() and not overwriting() else None
+        left = None if overwriting() else unfinished_moves(log_file)
         if left is not None:
             raise click.BadParameter(f"{log_file} holds a game left unfinished after {left} moves: continue it "
                                      "with --resume, replace it with --overwrite, or choose another file",

@@ -128,12 +128,13 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
     if resume:
         assert log_file is not None
         table = _resumed(game_name, log_file, agents, human, players, variant, seed)
+        named = f"seed {table.seed}" if _given("seed") else "the saved game's seed"
     else:
         game = load(game_name, players, variant)
         seats, person_seat = _seating(agents, game.info.players, human)
         seed, shown = unseen_seed(seed)  # the log keeps a drawn seed, for --resume
         table = Table.new(game, seats, person_seat, seed)
-    named = seed_text(shown) if not resume else f"seed {table.seed}" if _given("seed") else "the saved game's seed"
+        named = seed_text(shown)
     me = table.human
     echo(f"{table.game.info.title}: {named}, "
          + ", ".join(f"player {k} " + ("you (human)" if k == me else a) for k, a in enumerate(table.seats)))

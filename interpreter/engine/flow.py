@@ -73,10 +73,6 @@ class FlowRunner:
         self.flow["seat"] = seat
         self.flow["player"] = seat
 
-    def _at(self, path: tuple) -> R.Pos:
-        """Where the ruleset writes the expression at `path`: a rule error about its value points there."""
-        return self.model.source.origin(path).pos(1, 1)
-
     def _hook(self, hook) -> None:
         hook(self.ctx)
 
@@ -148,7 +144,7 @@ class FlowRunner:
             start = self.model.start_player(self.ctx)
             if type(start) is not int or not 0 <= start < f["players"]:
                 raise R.RuleRuntimeError(f"flow.start_player gave {R.quoted(start)}, not a seat 0..{f['players'] - 1}",
-                                         self._at(("flow", "start_player")))
+                                         self.model.code_at(("flow", "start_player")))
             f["start"] = start
         self._hook(self.model.on_round_begin)
         if self.check_end():
@@ -176,7 +172,7 @@ class FlowRunner:
                 first = phase.first(self.ctx)
                 if type(first) is not int or not 0 <= first < f["players"]:
                     raise R.RuleRuntimeError(f"phase {name!r}: `first` gave {R.quoted(first)}, not a seat "
-                                             f"0..{f['players'] - 1}", self._at(phase.path + ("first",)))
+                                             f"0..{f['players'] - 1}", self.model.code_at(phase.path + ("first",)))
             if phase.order == "chance":
                 f["player"] = CHANCE
                 f["queue"] = []

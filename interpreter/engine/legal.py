@@ -59,16 +59,12 @@ def _candidates(model: GameModel, action: Action, i: int, ctx: R.Ctx) -> list[tu
     return from_values(model, action, i, param.source(ctx))
 
 
-def _from_pos(model: GameModel, param: Param) -> R.Pos:
-    return model.source.origin(param.path + ("from",)).pos(1, 1)
-
-
 def from_values(model: GameModel, action: Action, i: int, values: Any) -> list[tuple[int, Any]]:
     """What the `from:` of parameter `i` gave, as (position in its `of:` set, value), in `of:` order."""
     param = action.params[i]
     if type(values) is not list:
         raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} "
-                                 f"gave {R.type_name(values)}, not a list", _from_pos(model, param))
+                                 f"gave {R.type_name(values)}, not a list", model.code_at(param.path + ("from",)))
     index, plain, scalars = _universe_tables(model)[(action.name, param.name)]
     universe = param.universe
     if scalars and _PLAIN_ITEMS.issuperset(map(type, values)):
@@ -85,7 +81,7 @@ def from_values(model: GameModel, action: Action, i: int, values: Any) -> list[t
         if k is None:
             raise R.RuleRuntimeError(f"`from:` of parameter {param.name!r} of action {action.name!r} gave "
                                      f"{R.quoted(v)}, which is not among its "
-                                     f"`of:` values", _from_pos(model, param),
+                                     f"`of:` values", model.code_at(param.path + ("from",)),
                                      hint="every value a parameter can take must be listed in `of:`")
         if k not in seen:
             # Both plain and of one key, `v` and its `of:` value are written and behave alike (`same_value`):
@@ -124,7 +120,7 @@ def charge_tries(model: GameModel, action: Action, param: Param, count: int, bud
     if budget.iterations < 0:
         raise R.LimitError(f"listing the moves of action {action.name!r} tries too many parameter values "
                            f"({action.size} combinations of {', '.join(p.name for p in action.params)})",
-                           model.source.origin(param.path).pos(1, 1),
+                           model.code_at(param.path),
                            hint="narrow the parameters with `from:`, reject values early with `where:` or a "
                                 "`require:` that reads fewer of them, or raise limits.iterations_per_move")
 
@@ -175,7 +171,7 @@ def moves_now(model: GameModel, ctx: R.Ctx, reference: bool = False) -> list[Mov
         possible = [m for m in out if outcome_weight(model, ctx, m) > 0]  # an outcome of weight 0 cannot happen
         if not possible:
             raise R.RuleRuntimeError("the chance outcomes' weights sum to 0.0: nothing can be drawn",
-                                     model.source.origin(model.actions[out[0].action].path + ("weight",)).pos(1, 1),
+                                     model.code_at(model.actions[out[0].action].path + ("weight",)),
                                      hint="at least one outcome needs a weight above 0")
         out = possible
     return out
@@ -197,7 +193,7 @@ def outcome_weight(model: GameModel, ctx: R.Ctx, move: Move) -> float:
         shown = "an integer too large" if type(w) is int and weight is None else (
             w if type(w) in (int, float) else R.type_name(w))
         raise R.RuleRuntimeError(f"the weight of {move} is {shown}, not a finite number >= 0",
-                                 model.source.origin(action.path + ("weight",)).pos(1, 1))
+                                 model.code_at(action.path + ("weight",)))
     return weight
 
 

@@ -261,6 +261,10 @@ class GameModel:
     # Each action's generated listing, made when first listed (`engine.listing`); None: the reference listing.
     listings: Any = field(default=None, repr=False, compare=False)
 
+    def code_at(self, path: tuple) -> A.Pos:
+        """Where the ruleset writes the code at `path` (its start): a rule error about what it gave points there."""
+        return self.source.origin(path).pos(1, 1)
+
     def budget(self) -> R.Budget:
         """A fresh work budget for one move (or one setup, or one legal-move listing)."""
         limits = self.limits

@@ -11,8 +11,8 @@ MASK = (1 << 64) - 1
 MAX_SEED = MASK  # seeds are 0..2^64-1: the generator has 2^64 states, so a larger seed would be some smaller one
 
 
-def check_seed(seed: object) -> int:
-    """`seed` if it is a seed, else TypeError or ValueError saying what one is: an int from 0 to 2^64-1.
+def check_seed(seed: object) -> None:
+    """A TypeError or ValueError unless `seed` is a seed: an int from 0 to 2^64-1.
 
     Every seed is reduced modulo 2^64 on the way in, so -1 and 2^64 + 5
     would silently play the games of 2^64-1 and 5; refusing them keeps one
@@ -22,7 +22,6 @@ def check_seed(seed: object) -> int:
         raise TypeError("seed must be an int")
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed {seed} is outside 0..{MAX_SEED} (2^64-1): give a seed in that range")
-    return seed
 
 
 def seed_state(seed: int) -> int:

@@ -32,7 +32,7 @@ def _per_player(ctx: R.Ctx, fn: R.Fn, path: tuple, local: str = "p") -> list:
         if not is_finite_number(value):
             shown = value if type(value) is float else type_name(value)
             raise R.RuleRuntimeError(f"`{'.'.join(map(str, path))}` gave {shown} for player {p}, not a "
-                                     f"finite number", ctx.model.source.origin(path).pos(1, 1),
+                                     f"finite number", ctx.model.code_at(path),
                                      hint="scores, tie-breakers, returns and heuristics are numbers")
         out.append(value)
     return out
@@ -61,7 +61,7 @@ def rank_returns(model: GameModel, data: dict) -> list[float]:
         for p, v in enumerate(out):
             if v is None:
                 raise R.RuleRuntimeError(f"`scoring.returns` gave a number too large for a utility for player {p}",
-                                         model.source.origin(path).pos(1, 1),
+                                         model.code_at(path),
                                          hint="returns are utilities, usually between -1 and 1")
         return out
     if n == 1:

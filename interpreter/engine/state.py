@@ -59,10 +59,10 @@ class GameOfState(Protocol):
     def check_invariants(self, state: "State") -> None: ...
 
 
-
 def _position_text(data: dict) -> str:
     """A state's data as canonical JSON text: what equality confirms and the hash is taken of."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
 
 class State:
     __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "_history", "_undo")
@@ -138,12 +138,11 @@ class State:
         ctx = R.Ctx(self.data["vars"], self.data["flow"], model, budget=model.budget())
         with R.recursion_guard():
             out = [outcome_weight(model, ctx, m) for m in moves]
-        total = sum(out)
-        if not total > 0 or not math.isfinite(total):
+        if not math.isfinite(sum(out)):  # the listing left only outcomes of weight above 0: the sum is > 0
             first = model.actions[moves[0].action]
-            raise R.RuleRuntimeError(f"the chance outcomes' weights sum to {total}: nothing can be drawn",
-                                     model.source.origin(first.path + ("weight",)).pos(1, 1),
-                                     hint="at least one outcome needs a weight above 0, and the sum must be finite")
+            raise R.RuleRuntimeError("the chance outcomes' weights sum to more than a float holds: nothing can "
+                                     "be drawn", model.code_at(first.path + ("weight",)),
+                                     hint="give the outcomes weights whose sum is a finite number")
         return out
 
     def explain(self, move: Move | str) -> str | None:

@@ -41,7 +41,7 @@ def _seats(model: GameModel, path: tuple, value: Any, players: int) -> tuple[int
     seats = value if type(value) is list else [value]
     if not all(type(s) is int and 0 <= s < players for s in seats):
         raise R.RuleRuntimeError(f"`seen_by` gave {R.quoted(value)}, not a seat or a list of seats 0..{players - 1}",
-                                 model.source.origin(path + ("seen_by",)).pos(1, 1),
+                                 model.code_at(path + ("seen_by",)),
                                  hint="name the seats that see the argument, e.g. `current` or `[current, 1 - current]`")
     return tuple(sorted(set(seats)))
 

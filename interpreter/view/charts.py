@@ -35,12 +35,16 @@ FORMATS = ("png", "svg")
 
 def chart_files(folder: Path) -> list[Path]:
     """Every file `write_charts(folder, ...)` writes, so a caller can check them before a long run."""
-    return [folder / f"{stem}.{ext}" for stem in CHARTS for ext in FORMATS]
+    return [path for stem in CHARTS for path in _files(folder, stem)]
+
+
+def _files(folder: Path, stem: str) -> list[Path]:
+    return [folder / f"{stem}.{ext}" for ext in FORMATS]
 
 
 def _save(plt: Any, figure: Any, folder: Path, stem: str) -> list[Path]:
     figure.tight_layout()
-    paths = [folder / f"{stem}.{ext}" for ext in FORMATS]
+    paths = _files(folder, stem)
     for path in paths:
         figure.savefig(path, dpi=120)
     plt.close(figure)

@@ -24,6 +24,7 @@ from .context import BuildContext
 # (a second or so per 100000); the seed games have at most 2744.
 MAX_PARAMETER_VALUES = 100_000
 
+
 def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticModel,
                   budget: Callable[[], R.Budget]) -> dict[str, Action]:
     """Every action; `budget()` bounds the work of computing one parameter's `of:` set."""

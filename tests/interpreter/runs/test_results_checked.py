@@ -59,3 +59,11 @@ def test_a_score_that_is_not_a_number_is_located(make_game, score, shown):
         final.scores()
     assert f"`scoring.score` gave {shown} for player 0, not a finite number" in err.value.message
     assert (err.value.pos.line, err.value.pos.col) == (18, 11)  # the score expression
+
+
+def test_weights_whose_sum_no_float_holds_are_located(make_game):
+    big = "1" + "0" * 298 + ".0 * 10000000000"  # 1e308 each: three of them sum past the largest float
+    state = game(make_game, weight=big).new_state(0)
+    with pytest.raises(RuleRuntimeError, match="weights sum to more than a float holds") as err:
+        state.apply_chance()
+    assert err.value.pos.line == 13

@@ -40,6 +40,14 @@ def bind(env: dict, names: tuple[str, ...], item: Any, pos: A.Pos) -> None:
             env[n] = v
 
 
+def _broken(message: str, pos: A.Pos, hint: str = "") -> Fn:
+    """Code that could not be compiled: it is never run, as its ruleset does not load, but it has to exist."""
+    def broken(ctx: R.Ctx) -> Any:
+        raise R.RuleRuntimeError(message, pos, hint)
+
+    return broken
+
+
 def suggest(name: str, candidates: list[str]) -> str:
     close = difflib.get_close_matches(name, candidates, n=3)
     return f"did you mean {', '.join(repr(c) for c in close)}?" if close else ""
@@ -129,15 +137,13 @@ class Checks:
         problem = CompileProblem(code, message, pos, hint)
         if problem not in self.problems:  # `x += 1` reads and writes `x`: an unknown `x` is one mistake
             self.problems.append(problem)
-
-        def broken(ctx: R.Ctx) -> Any:
-            raise R.RuleRuntimeError(message, pos, hint)
-
-        return broken
+        return _broken(message, pos, hint)
 
     def name_of(self, node: A.Name, scope: Scope) -> tuple[str, Any] | Fn:
         """What a name reads, (kind, key) as `Scope.resolve` says, or a broken Fn for an unknown one."""
         found = scope.resolve(node.name)
+        if found is None and node.name in scope.unavailable:  # reported where its value failed
+            return _broken(f"`{node.name}` has no value", node.pos)
         if found is None:
             return self.problem("RP210", f"unknown name `{node.name}`", node.pos,
                                 self.suggest(node.name, scope.known_names))
@@ -186,6 +192,8 @@ class Checks:
 
     def _base(self, target: A.Target, scope: Scope, writing: bool) -> tuple[str, str] | None:
         found = scope.resolve(target.name)
+        if found is None and target.name in scope.unavailable:
+            return None
         if found is None:
             self.problem("RP210", f"unknown name `{target.name}`", target.pos,
                          self.suggest(target.name, scope.known_names)

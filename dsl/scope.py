@@ -41,6 +41,9 @@ class Scope:
     # Locals bound by `let` hold their own copy and may be changed; parameters and
     # loop variables may share data with the state or constants, so they are read-only.
     lets: frozenset[str] = frozenset()
+    # Declared names with no value: derived constants that could not be computed.  Their failure is
+    # reported where it happened; a read of one is no second mistake, so it is not reported again.
+    unavailable: frozenset[str] = frozenset()
 
     def with_locals(self, *names: str) -> "Scope":
         return replace(self, locals=self.locals | frozenset(names), lets=self.lets - frozenset(names))

@@ -67,7 +67,8 @@ def _scope(b: BuildContext, constants: dict) -> Scope:
                hint="rename one of the two")
     functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
     procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
-    scope = Scope(state_names, constants, frozenset(), functions, procedures, b.disabled)
+    unavailable = frozenset(d.get("derived") or {}) - frozenset(constants)
+    scope = Scope(state_names, constants, frozenset(), functions, procedures, b.disabled, unavailable=unavailable)
     nodes = {}
     for n, f in (d.get("functions") or {}).items():
         b.cite(f.get("rule"), ("functions", n))

@@ -47,7 +47,10 @@ def build_derived(b: BuildContext, constants: dict[str, Any], static: StaticMode
     order = _order(b, trees)
     scope = Scope(state_names, out, frozenset(), {}, {}, b.disabled)
     ctx = R.Ctx({}, {"players": players}, static, budget=budget)
+    missing = set(specs) - set(constants)  # shrinks as values are computed; what is left has no value
     for name in order:
+        if any(n.name in missing for n in _free_names(trees[name])):
+            continue  # it reads a value that failed, which is reported where it failed
         before = len(b.diags)
         fn = b.compile(trees[name], scope)
         if fn is None or len(b.diags) > before:
@@ -55,6 +58,7 @@ def build_derived(b: BuildContext, constants: dict[str, Any], static: StaticMode
         try:
             with R.recursion_guard():
                 out[name] = fn(ctx)
+            missing.discard(name)
         except R.RuleRuntimeError as err:
             message = f"cannot compute derived constant {name!r}: {err.message}"
             hint = err.hint or "derived constants are computed once, when the game loads, within the work of one move"

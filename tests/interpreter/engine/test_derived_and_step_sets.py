@@ -84,6 +84,22 @@ limits:
     assert "cannot compute derived constant 'big'" in found[0].message
 
 
+def test_a_failed_derived_constant_is_reported_once_not_again_where_it_is_read(make_game):
+    found = errors(make_game, derived="""derived:
+  broken: 1 // 0
+  after: broken + 1
+  table: '[after, broken]'""", source="'[c for c in cells(\"h\") if c != broken and c != table[0]]'")
+    assert [(d.code, d.message) for d in found] == [
+        ("RP226", "cannot compute derived constant 'broken': division by zero in `//`")]
+
+
+def test_a_derived_constant_in_a_cycle_is_not_unknown_where_it_is_read(make_game):
+    found = errors(make_game, derived="""derived:
+  a: b + 1
+  b: a + 1""", source="'[a, b]'")
+    assert [d.code for d in found] == ["RP227"]
+
+
 def test_derived_constants_cannot_call_the_rulesets_functions(make_game):
     found = errors(make_game, derived="""derived:
   x: f(1)

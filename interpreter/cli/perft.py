@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import click
@@ -26,7 +27,7 @@ class StderrProgress:
         self.next = self.start + after
         self.interval = interval
         self.shown = False
-        self.rewrite = click.get_text_stream("stderr").isatty()
+        self.rewrite = sys.stderr.isatty()
 
     def __call__(self, states: int) -> None:
         now = time.monotonic()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -126,14 +126,16 @@ def load_all(files: list[Path], ruleset: str | None = None) -> list[Scenario | S
     return out
 
 
-def run_scenarios(paths: list[Path], games: GameFactory | None = None,
-                  ruleset: str | None = None) -> list[ScenarioResult]:
+def run_scenarios(paths: list[Path], games: GameFactory | None = None, ruleset: str | None = None,
+                  players: int | None = None, variant: str | None = None) -> list[ScenarioResult]:
     """Play every scenario file under `paths`; a file that cannot be read is a failed result.
 
     `ruleset` (a game name or path the caller chose) is played instead of
-    each file's `game:`.  Raises ScenarioError (RP640) if `paths` hold no
-    scenario file at all.
+    each file's `game:`, and `players` and `variant`, when given, instead of
+    each file's own, so one set of scenarios can be tried on a variant.
+    Raises ScenarioError (RP640) if `paths` hold no scenario file at all.
     """
     games = games or loading_factory()
-    return [item if isinstance(item, ScenarioResult) else run_scenario(item, games)
+    overrides = {k: v for k, v in (("players", players), ("variant", variant)) if v is not None}
+    return [item if isinstance(item, ScenarioResult) else run_scenario(replace(item, **overrides), games)
             for item in load_all(scenario_files(paths), ruleset)]

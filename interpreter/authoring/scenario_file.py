@@ -20,6 +20,7 @@ Schema violations reuse the ruleset schema's RP10x codes.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -302,3 +303,32 @@ def load_scenario(path: Path, ruleset: str | None = None) -> Scenario:
                     game=str(ruleset), players=data.get("players"),
                     variant=data.get("variant"), seed=data.get("seed", 0), setup=data.get("setup"), steps=steps,
                     game_text=text)
+
+
+_GAME_LINE = re.compile(r"""^game:[ \t]*["']?([^"'#\s]+)""", re.M)
+
+
+def declared_game(path: Path) -> str | None:
+    """The ruleset a scenario file names, resolved as `load_scenario` resolves it, even when the file is
+    broken (then its `game:` line, if it has one); None if it names none that may be read.
+
+    A command that writes a report must not let it replace a scenario's
+    ruleset, and a scenario that fails before its game loads would otherwise
+    never say which ruleset that is.
+    """
+    try:
+        raw = files.read_bytes(path, MAX_FILE_BYTES)
+    except OSError:
+        return None
+    try:
+        data = load_document(raw, str(path)).data
+        named = data.get("game") if isinstance(data, dict) else None
+    except YamlProblem:
+        found = _GAME_LINE.search(raw.decode("utf-8", "replace"))
+        named = found.group(1) if found else None
+    if not isinstance(named, str):
+        return None
+    try:
+        return str(resolve(named, path, "game"))
+    except UnsafeRulesetReference:
+        return None

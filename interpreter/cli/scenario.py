@@ -8,9 +8,12 @@ from typing import Callable
 
 import click
 
-from ..engine.game import Game
-from .options import json_option, load, reads_ruleset, ruleset_files, ruleset_options
-from .output import echo, emit_json, reads, reports_errors
+from ruleplay.dsl.diagnostics import RulesetError
+
+from ..engine.errors import RuleplayError
+from ..engine.game import Game, load_game
+from .options import WholeNumber, json_option, load, reads_game, reads_ruleset, ruleset_files
+from .output import OUTPUTS_KEY, echo, emit_json, reads, reports_errors
 
 
 @click.command("scenario")
@@ -20,7 +23,10 @@ from .output import echo, emit_json, reads, reports_errors
 @click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
               help="Play every scenario against this ruleset instead of its `game:` (which is followed only "
                    "to a built-in game or a file under the scenario's folder).")
-@ruleset_options
+@click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
+              help="Play every scenario (and --mutate GAME) with this many players instead of its own `players:`.")
+@click.option("--variant", default=None, metavar="V",
+              help="Play every scenario (and --mutate GAME) as this variant instead of its own `variant:`.")
 @json_option
 @reports_errors
 def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: str | None, players: int | None,
@@ -32,12 +38,18 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
     if not files and mutate_game is None:
         raise click.UsageError("give scenario files, or --mutate GAME")
     if files:
-        reads(scenario_files(list(files)), "a scenario file")
+        paths = scenario_files(list(files))
+        reads(paths, "a scenario file")
+        if ruleset is None:
+            _reads_declared_rulesets(paths)
     if ruleset is not None:  # even if no scenario gets as far as loading it
         reads_ruleset(ruleset)
     if mutate_game is not None:
         load(mutate_game, players, variant)
-    results = run_scenarios(list(files), _noting(loading_factory()), ruleset) if files else []
+    if files and variant is not None:
+        for ref in [ruleset] if ruleset is not None else _declared_rulesets(paths):
+            _check_variant(ref, players, variant)
+    results = run_scenarios(list(files), _noting(loading_factory()), ruleset, players, variant) if files else []
     report = mutate(mutate_game, list(files) or None, players=players, variant=variant,
                     ruleset=ruleset) if mutate_game else None
     failed = [r for r in results if not r.passed]
@@ -66,6 +78,36 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
                      f"{', '.join(report.unswitchable)}")
     if failed or (report is not None and report.survivors):
         raise click.exceptions.Exit(1)
+
+
+def _reads_declared_rulesets(paths: list[Path]) -> None:
+    """Note the ruleset every scenario names as read, with its files, also for a scenario that fails before
+    its game loads (which `_noting` then never sees): a report must not replace any of them."""
+    if not click.get_current_context().meta.get(OUTPUTS_KEY):
+        return  # nothing is written, so nothing can be replaced
+    for ref in _declared_rulesets(paths):
+        reads_ruleset(ref)
+        try:
+            reads_game(load_game(ref))
+        except (RulesetError, RuleplayError):
+            pass  # the run reports why it does not load; its own file is noted above
+
+
+def _declared_rulesets(paths: list[Path]) -> list[str]:
+    """The rulesets the scenario files name, each once (a file naming none that may be read adds none)."""
+    from ..authoring.scenario_file import declared_game
+
+    return list(dict.fromkeys(filter(None, map(declared_game, paths))))
+
+
+def _check_variant(ref: str, players: int | None, variant: str) -> None:
+    """A --variant the scenarios' game does not have (or not for --players) is a usage error (exit 2) before
+    any scenario runs.  --players alone is checked by each scenario's load, as each may name its own
+    variant; a ruleset that does not load for another reason is left to the run to report."""
+    try:
+        load(ref, players, variant)
+    except RulesetError:
+        pass
 
 
 def _noting(games: Callable[[str, int | None, str | None], Game]) -> Callable[[str, int | None, str | None], Game]:

@@ -23,6 +23,8 @@ from ruleplay.engine.loader import builtin_games
 from ruleplay.runs.perft import perft
 from ruleplay.validators.schema import schema
 
+REPO = Path(__file__).resolve().parents[3]
+
 GRAPHS = """
 graphs:
   ring: {board: grid, perimeter: true}
@@ -256,6 +258,16 @@ def test_scenario_pass_and_fail(tmp_path):
     assert f"FAIL {bad}: X fails in the centre" in result.output and "1 passed, 1 failed" in result.output
     data = json.loads(run("scenario", good, bad, "--json").stdout)
     assert [s["passed"] for s in data["scenarios"]] == [True, False] and data["mutation"] is None
+
+
+def test_scenario_players_and_variant_replace_each_files_own():
+    sharks = REPO / "tests" / "scenarios" / "lovci-pokladu" / "shark.yaml"
+    assert run("scenario", sharks).exit_code == 0
+    assert run("scenario", sharks, "--variant", "no-sharks").exit_code == 1  # the shark is open water there
+    six = REPO / "tests" / "scenarios" / "lovci-pokladu" / "crowded-six.yaml"
+    assert run("scenario", six, "--players", "5").exit_code == 1  # written for six players
+    unknown = run("scenario", sharks, "--variant", "nope")
+    assert unknown.exit_code == 2 and "has no variant 'nope'" in unknown.output
 
 
 # ------------------------------------------------------- the real executable

@@ -163,6 +163,22 @@ def test_an_output_naming_a_scenario_or_its_game_is_refused(game: Path, tmp_path
     assert result.exit_code == 2 and "is the ruleset" in result.output and unchanged(game, ttt_text())
 
 
+@pytest.mark.parametrize("broken", ["game: ttt.yaml\nsteps:\n  - moves: [place(1)\n",  # YAML that does not parse
+                                    "game: ttt.yaml\nsteps: []\n"])  # a scenario the schema refuses
+def test_a_scenario_that_fails_before_its_game_loads_still_protects_the_game(game: Path, tmp_path: Path,
+                                                                            broken: str) -> None:
+    game.write_text(ttt_text() + "spec: rules.md\n", encoding="utf-8")
+    (tmp_path / "rules.md").write_text((REPO / "seeds" / "tic-tac-toe.md").read_text(encoding="utf-8"),
+                                       encoding="utf-8")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(broken, encoding="utf-8")
+    for target in (game, tmp_path / "rules.md"):
+        before = target.read_text(encoding="utf-8")
+        result = run("scenario", scenario, "--report", target, "--overwrite")
+        assert result.exit_code == 2 and "that this command reads" in result.output, result.output
+        assert unchanged(target, before)
+
+
 def test_an_output_naming_the_log_or_the_saved_state_is_refused(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     assert run("play", "tic-tac-toe", "--log", log).exit_code == 0

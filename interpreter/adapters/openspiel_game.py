@@ -57,7 +57,10 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
 
     The name says the game, its variant and player count, and `seeds` and
     `history` when they are not the defaults, so that each differently made
-    game has its own; registering the same again returns the same name.
+    game has its own; registering the same again returns the same name.  A
+    different ruleset of the same game name (an edited copy) gets the name
+    with `_r` and the start of its ruleset hash added, as pyspiel cannot
+    replace a game it has registered.
     """
     game = resolve(game, players, variant)
     if type(seeds) is not int or seeds < 1:
@@ -66,6 +69,11 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
         raise ValueError(f"history must be a whole number of at least 0, not {history!r}")
     spec = _Spec(game, seeds, history, _utility(game, utility))
     known = _REGISTERED.get(spec.name)
+    if known is not None and known.game.info.ruleset_hash != game.info.ruleset_hash:
+        # Another ruleset under the same name (an edited copy of the game): pyspiel cannot replace the one
+        # registered, and handing its name back would play the other rules, so this one is named by its hash.
+        spec = _Spec(game, seeds, history, spec.utility, tag=f"_r{game.info.ruleset_hash[:12]}")
+        known = _REGISTERED.get(spec.name)
     if known is not None:
         if known.utility != spec.utility:
             raise ValueError(f"{spec.name} is registered already with utility={known.utility}, "
@@ -96,7 +104,8 @@ def _utility(game: Game, utility: tuple | None) -> tuple[float, float, float | N
 class _Spec:
     """Everything fixed about one registered game: its engine game, OpenSpiel headers and encodings."""
 
-    def __init__(self, game: Game, seeds: int, history: int, utility: tuple[float, float, float | None]):
+    def __init__(self, game: Game, seeds: int, history: int, utility: tuple[float, float, float | None],
+                 tag: str = ""):
         model, info = game.model, game.info
         self.game = game
         self.seeds = seeds if model.shuffles else 0
@@ -107,7 +116,7 @@ class _Spec:
         suffix = "" if info.variant is None else f"_{info.variant}"
         options = (f"_seeds{self.seeds}" if self.seeds not in (0, DEFAULT_SEEDS) else "") \
             + (f"_history{history}" if history != DEFAULT_HISTORY else "")
-        self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p{options}")
+        self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p{options}{tag}")
         hidden = model.hidden_info or model.shuffles or any(
             p.seen_by is not None for a in model.actions.values() for p in a.params)
         low, high, total = utility

@@ -13,6 +13,7 @@ from open_spiel.python.algorithms import (
     get_all_states,
 )
 from ruleplay import load_game
+from ruleplay.engine.loader import builtin_games
 from ruleplay.openspiel import register
 
 KUHN = {"utility": (-2, 2, 0)}  # kuhn-poker declares its returns: net chips
@@ -137,6 +138,18 @@ def test_registering_twice_gives_the_same_game():
     register("kuhn-poker", **KUHN)
     with pytest.raises(ValueError, match="registered already with utility"):
         register("kuhn-poker", utility=(-3, 3, 0))
+
+
+def test_an_edited_copy_of_a_registered_game_gets_a_name_of_its_own(tmp_path):
+    text = builtin_games()["tic-tac-toe"].read_text(encoding="utf-8")
+    edited = tmp_path / "tic-tac-toe.yaml"
+    edited.write_text("\n".join(line for line in text.splitlines() if not line.startswith("spec:"))
+                      .replace('cell: cells("grid")', "cell: '[4]'") + "\n", encoding="utf-8")  # one cell to play
+    base, copy = register("tic-tac-toe"), register(edited)
+    assert base == "ruleplay_tic_tac_toe_2p" and copy.startswith("ruleplay_tic_tac_toe_2p_r") and register(edited) == copy
+    state = pyspiel.load_game(copy).new_initial_state()
+    assert [state.action_to_string(0, a) for a in state.legal_actions()] == ["place(4)"]
+    assert len(pyspiel.load_game(base).new_initial_state().legal_actions()) == 9
 
 
 def test_only_a_seats_own_view_is_observed():

@@ -299,7 +299,8 @@ def equal(a: Any, b: Any) -> bool:
 
 
 def contains(container: Any, item: Any, budget: Budget, pos: Pos | None = None) -> bool:
-    """`item in container`; searching a list costs its size (a text or map is searched in C)."""
+    """`item in container`; searching a list costs its size, a text its length (a substring is searched
+    in C, but its time still grows with the text), a map nothing (its keys are hashed)."""
     t = type(container)
     if t is list:
         budget.scan(container, pos)
@@ -312,6 +313,7 @@ def contains(container: Any, item: Any, budget: Budget, pos: Pos | None = None) 
     if t is dict:
         return item in container if type(item) is str else False
     if t is str and type(item) is str:
+        budget.spend(len(container), pos)
         return item in container
     raise RuleRuntimeError(f"`in` needs a list, map or string, not {type_name(container)}", pos)
 

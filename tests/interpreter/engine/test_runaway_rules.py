@@ -125,6 +125,9 @@ def test_the_copy_budget_is_a_limit_a_ruleset_can_raise(tmp_path):
     ('join(repeat("a", 50000))', "n = len([big + big for i in range(100000)])", "values built or copied"),
     ("range(100000)", "x = [big] repeat 16 { x += x }", "values built or copied in one move"),
     ("range(1000)", "n = sum([len(range(1000)) for i in big])", "values built or copied in one move"),
+    # A substring search in a long text, once per item: searched in C, but in time linear in the text.
+    ('join(repeat("a", 99999))', 'let t = join(repeat("a", 500)) + "b"  n = len([i for i in range(2000) if t in big])',
+     "effect iteration limit exceeded"),
 ])
 def test_work_linear_in_a_large_value_is_charged(tmp_path, init, effects, message):
     state = load_game(ruleset(tmp_path, init=init, effects=effects)).new_state(0)

@@ -33,6 +33,7 @@ from pettingzoo.utils import wrappers
 from ..engine.errors import IllegalMoveError
 from ..engine.game import Game
 from ..engine.moves import Move
+from ..engine.rng import check_seed
 from ..engine.state import State
 from .encoding import Encoding
 from .games import resolve
@@ -67,15 +68,29 @@ class raw_env(AECEnv):
         self.game_state: State | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
+        self._seat_of(agent)  # any other name is a ValueError naming the agents
         return self._observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        self._seat_of(agent)
         return self._action_spaces[agent]
+
+    def _seat_of(self, agent: str) -> int:
+        """The seat of `agent`; a name that is none of this game's agents is a ValueError naming them."""
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"{agent!r} is not an agent of this game: the agents are {', '.join(self.possible_agents)}")
+        return seat
 
     # ----------------------------------------------------------------- play
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """A new game: `seed` fixes it (and the seeds of the resets after it); None draws a fresh one."""
+        """A new game: `seed` fixes it (and the seeds of the resets after it); None draws a fresh one.
+
+        A seed is an int 0..2^64-1, as the engine's: `random.Random` would
+        also take -1 for 1, True for 1 and any text, each silently a game.
+        """
         if seed is not None:
+            check_seed(seed)
             self._seeds = random.Random(seed)
         self.game_state = self._settle(self.game.new_state(seed=self._seeds.getrandbits(63)))
         self.agents = self.possible_agents[:]
@@ -89,13 +104,13 @@ class raw_env(AECEnv):
         self._accumulate_rewards()  # a game over from the start pays out at once
 
     def step(self, action: int | None) -> None:
+        if self.game_state is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         state = self.game_state
-        if state is None:
-            raise RuntimeError("call reset() before step()")
         move = self._move(action, agent)
         self._cumulative_rewards[agent] = 0.0
         self.game_state = self._settle(state.apply(move, self._seat[agent]))
@@ -137,7 +152,9 @@ class raw_env(AECEnv):
 
     # -------------------------------------------------------- observations
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        if self.game_state is None:
+            raise RuntimeError("call reset() before observe()")
+        seat = self._seat_of(agent)
         vector = np.asarray(self.encoding.encode(self.game_state.observe(seat)), dtype=np.float32)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         if not self.game_state.is_terminal() and self.game_state.current_player == seat:

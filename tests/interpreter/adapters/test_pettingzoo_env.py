@@ -126,6 +126,24 @@ def test_an_action_out_of_range_is_refused():
         e.step(9)
 
 
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), (2 ** 64, ValueError), (True, TypeError),
+                                         (1.5, TypeError), ("x", TypeError)])
+def test_a_seed_that_is_no_seed_is_refused(seed, error):
+    with pytest.raises(error, match="seed"):
+        raw_env("tic-tac-toe").reset(seed=seed)
+
+
+def test_using_the_environment_before_reset_or_with_another_name_says_what_is_wrong():
+    e = raw_env("tic-tac-toe")
+    for call in (lambda: e.step(4), lambda: e.observe("player_0")):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+            call()
+    e.reset(seed=0)
+    for call in (lambda: e.observe("player_9"), lambda: e.action_space("x"), lambda: e.observation_space(0)):
+        with pytest.raises(ValueError, match="not an agent of this game: the agents are player_0, player_1"):
+            call()
+
+
 def test_render_modes():
     e = raw_env("tic-tac-toe", render_mode="ansi")
     e.reset(seed=0)

@@ -28,9 +28,12 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import functools
+import ipaddress
 import logging
+import re
 import signal
 import threading
+import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -60,10 +63,36 @@ def check_executor(executor: str | None) -> None:
     if not is_dask(executor) or (executor.startswith(SCHEME) and ":" not in executor[len(SCHEME):]):
         raise ExecutorError(f"unknown executor {executor!r}: give 'process', 'dask-local' or "
                             f"'dask://HOST:PORT' (a running dask scheduler)")
+    if executor.startswith(SCHEME):
+        _check_address(executor[len(SCHEME):])
     try:
         import distributed  # noqa: F401
     except ImportError:
         raise ExecutorError(f"--executor {executor} needs Dask: pip install 'ruleplay[dask]'") from None
+
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+
+
+def _check_address(address: str) -> None:
+    """ExecutorError unless `address` is HOST:PORT: a host name, an IPv4 address or a bracketed IPv6 one, and a
+    port 1-65535; Dask would otherwise fail inside with its own exception, or wait 30 s for a port that cannot be."""
+    shown = address if len(address) <= 80 else address[:80] + "…"
+    problem = f"--executor dask://{shown}: give dask://HOST:PORT, a host name or address and a port 1-65535"
+    try:
+        parts = urllib.parse.urlsplit("tcp://" + address)
+        port, host = parts.port, parts.hostname
+    except ValueError:  # a port out of range or not a number, an unclosed bracket
+        raise ExecutorError(problem) from None
+    if not host or not port or parts.username is not None or parts.path or parts.query or parts.fragment:
+        raise ExecutorError(problem)
+    if ":" in host:  # only a bracketed IPv6 address holds a colon
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ExecutorError(problem) from None
+    elif not _HOST_NAME.fullmatch(host):
+        raise ExecutorError(problem)
 
 
 @functools.lru_cache(maxsize=4)

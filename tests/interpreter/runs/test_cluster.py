@@ -93,6 +93,18 @@ def test_an_unknown_executor_is_refused(executor: str) -> None:
         check_executor(executor)
 
 
+@pytest.mark.parametrize("address", ["[::1", "user:pass@host:80", "a" * 5000 + ":1", "127.0.0.1:99999", "h:0", "h:x",
+                                     "h:80/path", "-h:80", "[nohost]:80"])
+def test_a_scheduler_address_that_cannot_be_one_is_refused(address: str) -> None:
+    with pytest.raises(ExecutorError, match="give dask://HOST:PORT"):
+        check_executor("dask://" + address)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:8786", "[::1]:8786", "scheduler.example.org:8786", "node-7:1"])
+def test_a_scheduler_address_is_a_host_and_a_port(address: str) -> None:
+    check_executor("dask://" + address)
+
+
 def test_a_worker_killed_mid_run_loses_and_repeats_no_game(tmp_path: Path) -> None:
     """Two workers without nannies; one is killed once the first batch is back: its batches run again on
     the other, and the results file holds every game exactly once, as the process pool plays them."""

@@ -217,8 +217,20 @@ def parse_agents(ctx: click.Context, param: click.Parameter, value: str) -> list
         raise click.BadParameter(str(err)) from None
 
 
+def parse_headless_agents(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
+    """`parse_agents` for the commands no person sits at (simulations, comparisons, tournaments): an agent
+    that needs a person is a usage error saying how to play it, in every one of them alike."""
+    specs = parse_agents(ctx, param, value)
+    try:
+        seat_agents(specs, len(specs))  # as many agents as seats: only a person can be refused
+    except SeatingError as err:
+        raise click.BadParameter(str(err)) from None
+    return specs
+
+
 def _agents_option(people: bool) -> Callable[[Callable], Callable]:
-    return click.option("--agents", default="random", show_default=True, callback=parse_agents,
+    return click.option("--agents", default="random", show_default=True,
+                        callback=parse_agents if people else parse_headless_agents,
                         metavar="A[:OPT=V...][,B...]",
                         help=f"One agent for all seats, or one per seat, options after colons "
                              f"(mcts:iterations=400:depth=20,random). Agents: {agents_help(people)}.")

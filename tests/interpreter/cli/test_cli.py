@@ -515,6 +515,12 @@ def test_headless_commands_offer_only_agents_that_play_without_a_person(command)
     assert "human" not in text and "None" not in text  # no `x<=None` for an unbounded number
 
 
+@pytest.mark.parametrize("command", ["simulate", "compare", "tournament"])
+def test_headless_commands_refuse_the_human_agent_as_a_usage_error(command):
+    result = run(command, "tic-tac-toe", "--agents", "human,random")
+    assert result.exit_code == 2 and "the human agent needs a person at the table" in result.output
+
+
 def test_play_offers_the_human_agent_too():
     assert "human" in " ".join(run("play", "--help").output.split())
 

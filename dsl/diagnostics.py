@@ -12,6 +12,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .errors import RuleplayError
+
 ERROR = "error"
 WARNING = "warning"
 
@@ -77,15 +79,15 @@ def _clip(line: str, col: int) -> tuple[str, int]:
     return before + line[start:start + MAX_SHOWN] + after, col - start + len(before)
 
 
-class RulesetError(Exception):
-    """Raised when a ruleset cannot be loaded; holds every diagnostic found."""
+class RulesetError(RuleplayError):
+    """Raised when a ruleset cannot be loaded; holds every diagnostic found (`code` is the first error's)."""
 
     def __init__(self, diagnostics: list[Diagnostic]):
         self.diagnostics = diagnostics
         errors = [d for d in diagnostics if d.severity == ERROR]
         first = errors[0].format() if errors else "invalid ruleset"
         more = f"\n(+{len(errors) - 1} more)" if len(errors) > 1 else ""
-        super().__init__(first + more)
+        super().__init__(first + more, errors[0].code if errors else "RP100")
 
     def format(self) -> str:
         return "\n".join(d.format() for d in self.diagnostics)

@@ -14,19 +14,20 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from .ast import Pos
+from .errors import RuleplayError
 
 
-class RuleRuntimeError(Exception):
+class RuleRuntimeError(RuleplayError):
     """A fault while evaluating ruleset code (bad index, type mismatch, …)."""
 
     code = "RP500"
 
     def __init__(self, message: str, pos: Pos | None = None, hint: str = ""):
+        where = f"{pos}: " if pos and pos.line else ""
+        Exception.__init__(self, f"{where}{message}")  # the text shows where; `message` is the fault alone
         self.message = message
         self.pos = pos
         self.hint = hint
-        where = f"{pos}: " if pos and pos.line else ""
-        super().__init__(f"{where}{message}")
 
 
 class LimitError(RuleRuntimeError):

@@ -21,6 +21,7 @@ from .engine.errors import (
     ReplayError,
     ResultsFileError,
     RuleplayError,
+    RuleRuntimeError,
     RulesetError,
     SeatError,
     StateFormatError,
@@ -35,6 +36,6 @@ __version__ = ENGINE_VERSION
 
 __all__ = [
     "load_game", "Game", "GameInfo", "State", "Move", "parse_move", "CHANCE", "TERMINAL",
-    "RuleplayError", "RulesetError", "IllegalMoveError", "MoveParseError", "GameOverError",
+    "RuleplayError", "RulesetError", "RuleRuntimeError", "IllegalMoveError", "MoveParseError", "GameOverError",
     "SeatError", "StateFormatError", "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "__version__",
 ]

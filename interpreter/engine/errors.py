@@ -7,6 +7,7 @@ move was refused) and a message that names the move or position at fault.
 from __future__ import annotations
 
 from ruleplay.dsl.diagnostics import Diagnostic, RulesetError
+from ruleplay.dsl.errors import RuleplayError
 from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 
 __all__ = [
@@ -14,18 +15,6 @@ __all__ = [
     "ReplayError", "ResultsFileError", "WorkerLostError", "StepLimitError", "DeadlockError", "RulesetError",
     "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic",
 ]
-
-
-class RuleplayError(Exception):
-    """Base of the errors raised by the engine on bad moves, states and logs."""
-
-    code = "RP600"
-
-    def __init__(self, message: str, code: str | None = None):
-        super().__init__(message)
-        self.message = message
-        if code:
-            self.code = code
 
 
 class MoveParseError(RuleplayError, ValueError):

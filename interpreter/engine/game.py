@@ -313,7 +313,12 @@ class _WatchedRng(Rng):
 
 def load_game(name_or_path: str | os.PathLike, players: int | None = None, variant: str | None = None,
               *, checking: bool = False, disabled_rules: frozenset[str] = frozenset()) -> Game:
-    """Load a built-in game by name, or a ruleset file by path. Raises RulesetError."""
+    """Load a built-in game by name, or a ruleset file by path. Raises RulesetError (TypeError for a player
+    count that is no int, or a variant name that is no text: Python would take `2.0` or `"2"` part of the way)."""
+    if players is not None and type(players) is not int:
+        raise TypeError(f"players must be an int, not {type(players).__name__} {players!r}")
+    if variant is not None and type(variant) is not str:
+        raise TypeError(f"variant must be the variant's name as text, not {type(variant).__name__} {variant!r}")
     return Game(load_model(name_or_path, players, variant, disabled_rules), checking=checking)
 
 

@@ -136,7 +136,9 @@ def _literal(node: A.Expr, text: str) -> Any:
 
 def parse_move(text: str) -> Move:
     """Parse `action` or `action(arg, …)`; raises MoveParseError."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        raise MoveParseError(f"not a move text: {type(text).__name__} {str(text)[:60]}")
+    if not text.strip():
         raise MoveParseError("empty move text")
     return _parse_text(text)
 

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from ruleplay.dsl import runtime as R
 
-from .errors import IllegalMoveError, MoveParseError, RuleplayError, SeatError
+from .errors import IllegalMoveError, MoveParseError, RuleplayError, SeatError, StateFormatError
 from .flow import FlowRunner
 from .history import History
 from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate, outcome_weight
@@ -57,6 +57,9 @@ class GameOfState(Protocol):
     def state_header(self) -> dict: ...
 
     def check_invariants(self, state: "State") -> None: ...
+
+
+DATA_KEYS = frozenset({"vars", "flow", "rng"})  # what every state's data holds (`successor_data` makes them)
 
 
 def _position_text(data: dict) -> str:
@@ -373,7 +376,12 @@ class State:
     # ------------------------------------------------------ value semantics
     def with_data(self, data: dict) -> "State":
         """A state with other data and this state's history (who saw what included): positions set up
-        by hand, and information-set twins, keep the moves that led here."""
+        by hand, and information-set twins, keep the moves that led here.  `data` is taken as it is (this
+        is the fast way to make positions); only its shape is checked, for a clear error now rather than a
+        KeyError at the first move: `state_from_json` checks a position written by someone else."""
+        if type(data) is not dict or not DATA_KEYS <= data.keys():
+            raise StateFormatError(f"a state's data is a map with {', '.join(sorted(DATA_KEYS))}, "
+                                   f"not {str(data)[:60]}")
         return State(self.game, data, None, self._history)
 
     def copy(self) -> "State":

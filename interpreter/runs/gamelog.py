@@ -314,7 +314,7 @@ def _advance(where: str, game: Game, state: State, text: str) -> State:
                 raise ReplayError(f"{where}: chance gave {after.last_move}, the log says {text}")
         else:
             after = state.apply(move)
-    except (RuleplayError, RuleRuntimeError) as err:
+    except RuleplayError as err:
         if isinstance(err, ReplayError):
             raise
         raise ReplayError(f"{where}: move {text} does not replay: {err}") from None

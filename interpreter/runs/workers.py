@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from ..engine.errors import RuleplayError, RuleRuntimeError, WorkerLostError
+from ..engine.errors import RuleplayError, WorkerLostError
 from ..engine.game import Game, load_game
 from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.legal import CHANCE
@@ -133,7 +133,7 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
 
     try:
         result = play_game(game, agents, gseed, watch=count)
-    except (RuleRuntimeError, RuleplayError) as err:
+    except RuleplayError as err:
         return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
                                                             getattr(err, "hint", "")))
     digest = hashlib.blake2b("\n".join(result.moves).encode(), digest_size=8).hexdigest()

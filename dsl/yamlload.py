@@ -137,6 +137,7 @@ class Document:
     positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     key_positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     origins: dict[Path_, Origin] = field(default_factory=dict)
+    _lines: list[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def where(self, path: Path_, key: bool = False) -> tuple[int, int]:
         """Line and column of the value (or key) at `path`, or of its nearest ancestor."""
@@ -158,7 +159,9 @@ class Document:
         return Origin(self.file, line, col, col - 1)
 
     def source_line(self, line: int) -> str:
-        lines = self.text.splitlines()
+        lines = self._lines
+        if lines is None:  # split once: a file with thousands of diagnostics asks for thousands of lines
+            lines = self._lines = self.text.splitlines()
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import gc
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -119,7 +120,7 @@ def _load_model(name_or_path: str | os.PathLike, players: int | None, variant: s
         raise _fail([Diagnostic("RP006", f"the top level is {kind}, not a mapping", file, line, col,
                                 hint="a ruleset is a mapping that starts with `ruleplay: 1` and `game: NAME`",
                                 source_line=source)])
-    diags = _schema_diagnostics(data, smap)
+    diags = _base_schema_diagnostics(data, smap)
     if diags:
         raise _fail(diags)
     if variant is not None:
@@ -134,7 +135,8 @@ def _load_model(name_or_path: str | os.PathLike, players: int | None, variant: s
             data = apply_variant(data, smap, variant)
         except PatchProblem as err:
             raise _fail([err.diagnostic]) from None
-        diags = _schema_diagnostics(data, smap)
+        # The variants are the base's, checked above (no patch may touch `variants:`): only the rest changed.
+        diags = _schema_diagnostics({k: v for k, v in data.items() if k != "variants"}, smap)
         if diags:
             raise _fail(diags)
     model, diags = build_model(data, smap, players, variant, disabled_rules)
@@ -148,3 +150,20 @@ def _load_model(name_or_path: str | os.PathLike, players: int | None, variant: s
 
 def _schema_diagnostics(data: dict, smap: SourceMap) -> list[Diagnostic]:
     return list(check_schema(data, smap))
+
+
+_CHECKED_FILES: dict[str, list[Diagnostic]] = {}  # the schema's verdict on a ruleset's files, by their texts
+MAX_CHECKED_FILES = 16
+
+
+def _base_schema_diagnostics(data: dict, smap: SourceMap) -> list[Diagnostic]:
+    """`_schema_diagnostics` of a ruleset as its files are written, kept for the same texts: validating a
+    file with N variants loads it N + 1 times, and checking N variants each time made that quadratic."""
+    key = hashlib.sha256("\0".join(f"{doc.file}\0{doc.text}" for doc in smap.documents()).encode()).hexdigest()
+    found = _CHECKED_FILES.get(key)
+    if found is None:
+        found = _schema_diagnostics(data, smap)
+        if len(_CHECKED_FILES) >= MAX_CHECKED_FILES:
+            del _CHECKED_FILES[next(iter(_CHECKED_FILES))]
+        _CHECKED_FILES[key] = found
+    return list(found)

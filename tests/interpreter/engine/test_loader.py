@@ -64,3 +64,23 @@ end: [{when: n >= 3}]
 """)
     assert [(d.code, d.path) for d in err.value.diagnostics] == [("RP210", "actions.inc.effects"),
                                                                 ("RP210", "actions.dec.effects")]
+
+
+def test_a_files_schema_check_is_kept_for_its_variants(monkeypatch, tmp_path):
+    """Validating a file with N variants loads it N + 1 times; the base's check is made once, and a
+    variant's own check leaves out the variants, which it cannot change (the load was quadratic in N)."""
+    from ruleplay.engine import loader
+
+    checked: list[set] = []
+    real = loader.check_schema
+    monkeypatch.setattr(loader, "check_schema", lambda data, smap: checked.append(set(data)) or real(data, smap))
+    text = (loader.find_ruleset("tic-tac-toe").read_text(encoding="utf-8").replace("spec: ../seeds/tic-tac-toe.md\n", "")
+            + "variants:\n" + "".join(f"  v{i}: {{patch: []}}\n" for i in range(3)))
+    path = tmp_path / "many.yaml"
+    path.write_text(text, encoding="utf-8")
+    for variant in (None, "v0", "v1", "v2"):
+        load_model(path, variant=variant)
+    assert len(checked) == 4 and "variants" in checked[0] and not any("variants" in keys for keys in checked[1:])
+    path.write_text(text.replace("Three in a row", "Three in a line"), encoding="utf-8")  # other text: checked anew
+    load_model(path)
+    assert len(checked) == 5 and "variants" in checked[4]

@@ -8,11 +8,12 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..engine.game import Game
+from ..engine.loader import find_ruleset
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from .batches import charts, executor_option, spec_ids, workers_option
 from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, seated
-from .output import echo, emit_json, reports_errors
+from .output import echo, emit_json, reports_errors, same_file
 from .simulate import MAX_GAMES
 
 
@@ -23,6 +24,15 @@ def _side(game_name: str, variant: str | None, players: int | None) -> tuple[str
     if variant.endswith((".yaml", ".yml")) or Path(variant).is_file():
         return variant, None, variant
     return game_name, variant, variant
+
+
+def _check_extends(game_name: str, path: str, variant: Game) -> None:
+    """A usage error unless the ruleset at `path` is a variant of GAME: read from GAME's own file through its
+    `extends:` chain.  Otherwise the table would set two unrelated games side by side as base and variant."""
+    base = find_ruleset(game_name)
+    if not any(same_file(base, doc.file) for doc in variant.model.source.documents()):
+        raise click.BadParameter(f"{path} does not extend {game_name}: a variant file starts with `extends:` "
+                                 f"naming it (directly or through other variant files)", param_hint="--variant")
 
 
 def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -68,6 +78,9 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     sides = [_side(game_name, None, players)] if len(variants) == 1 else []
     sides += [_side(game_name, v, players) for v in variants]
     loaded: list[Game] = [load(ruleset, players, variant) for ruleset, variant, _ in sides]
+    for (ruleset, _, _), game in zip(sides, loaded):
+        if ruleset != game_name:
+            _check_extends(game_name, ruleset, game)
     if loaded[0].info.players != loaded[1].info.players:
         raise click.UsageError(f"A has {loaded[0].info.players} players and B {loaded[1].info.players}: "
                                f"give --players N for both")

@@ -71,6 +71,15 @@ def test_compare_resumes_its_results_files(misere, tmp_path):
     assert again["b"]["resumed"] == 20 and again["differences"] == first["differences"]
 
 
+def test_compare_refuses_a_ruleset_that_does_not_extend_the_game(misere, tmp_path):
+    base, variant = misere
+    other = tmp_path / "rules" / "connect-four.yaml"
+    shutil.copy(builtin_games()["connect-four"], other)
+    for sides in (["--variant", other], ["--variant", variant, "--variant", other]):
+        result = run("compare", base, *sides, "-n", "5")
+        assert result.exit_code == 2 and f"{other} does not extend {base}" in result.output, result.output
+
+
 def test_compare_needs_a_variant():
     result = run("compare", "tic-tac-toe")
     assert result.exit_code == 2 and "--variant V" in result.output

@@ -33,6 +33,10 @@ def initial_flow(model: GameModel) -> dict:
     }
 
 
+STUCK_HINT = ("when no seat can move the game must end: add an end condition that holds then (under `end:`, or "
+              "the phase's `end_if`), or set `when_stuck: end_game` on the phase")
+
+
 class FlowRunner:
     """Advances the flow of one state after a move or at the start of the game."""
 
@@ -297,12 +301,21 @@ class FlowRunner:
         """
         model, f, ctx = self.model, self.flow, self.ctx
         listing = listing or model.budget()
-        for _ in range(MAX_TRANSITIONS):
+        for passes in range(MAX_TRANSITIONS):
             if f["done"]:
                 return []
             budget, ctx.budget, ctx.env = ctx.budget, listing, {}  # the move's own context lists, as `generate`
             try:
                 moves = moves_now(model, ctx)
+            except R.LimitError as err:
+                if passes == 0:
+                    raise
+                # One step, one bound: seat after seat found without a move, the listing ran out of work before
+                # the pass guard below could say why; this says it, as the limit's own hint would mislead.
+                stuck = R.LimitError(f"{err.message}, listing the moves of seat after seat who had none "
+                                     f"({passes} passed in a row: `when_stuck: pass`)", err.pos, STUCK_HINT)
+                stuck.code = err.code
+                raise stuck from None
             finally:
                 ctx.budget = budget
             if moves:
@@ -321,6 +334,4 @@ class FlowRunner:
             raise DeadlockError(f"{who} has no legal move in {where}",
                                 hint="set `when_stuck: pass` or `end_game` on the phase, or add a pass action")
         raise R.LimitError(f"the seats passed {MAX_TRANSITIONS} turns in a row (`when_stuck: pass`) and the game "
-                           "did not end: no one can move",
-                           hint="add an end condition that holds when no seat can move (under `end:`, or the "
-                                "phase's `end_if`), or set `when_stuck: end_game` on the phase")
+                           "did not end: no one can move", hint=STUCK_HINT)

@@ -177,6 +177,17 @@ def test_seats_that_all_pass_for_ever_get_an_error_that_says_how_to_end(make_gam
     assert "when_stuck: end_game" in info.value.hint and "end condition" in info.value.hint
 
 
+def test_seats_that_all_pass_until_the_listing_runs_out_of_work_get_the_same_advice(make_game):
+    """Listing costly moves seat after seat runs out of the step's work before 1000 passes: the error still
+    says that no seat could move and how to end the game, not only to raise the limit."""
+    game = make_game(STUCK.replace("WHEN", "pass").replace("require: [current == 0]",
+                                                           "require: ['len([i for i in range(400)]) > 0 and n < 1']"))
+    with pytest.raises(LimitError, match=r"iteration limit exceeded in one move, listing the moves of seat after "
+                                         r"seat who had none \(\d+ passed in a row: `when_stuck: pass`\)") as info:
+        game.new_state().apply("inc")
+    assert "when_stuck: end_game" in info.value.hint and info.value.code == "RP501"
+
+
 def test_when_stuck_end_game(make_game):
     s = make_game(STUCK.replace("WHEN", "end_game")).new_state().apply("inc")
     assert s.is_terminal() and s.data["flow"]["ended_by"] == "stuck in main"

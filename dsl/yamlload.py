@@ -406,6 +406,18 @@ class _Builder:
                   "a pair of \\u escapes is not joined into one character")
 
     def check_tag(self, node: yaml.Node, path: Path_) -> None:
+        written = self.text.startswith("!", node.start_mark.index)
+        if written and self.text[node.start_mark.index + 1:node.start_mark.index + 2] in ("", " ", "\t", "\n", "\r"):
+            self.fail("RP007", "the non-specific YAML tag `!` is not allowed", node.start_mark, path=path,
+                      hint="remove it: quote a value to keep it as text")
+        kind = {yaml.MappingNode: "map", yaml.SequenceNode: "seq"}.get(type(node))
+        if node.tag in _ALLOWED_TAGS and (  # quotes, blocks and brackets resolve to str, map, seq: any other was written
+                (kind is not None and node.tag != f"tag:yaml.org,2002:{kind}")
+                or (kind is None and node.style is not None and node.tag != "tag:yaml.org,2002:str")):
+            name = node.tag.replace("tag:yaml.org,2002:", "!!")
+            what = {"map": "a mapping", "seq": "a list"}.get(kind, "quoted or block text")
+            self.fail("RP007", f"the YAML tag {name!r} does not fit {what}", node.start_mark, path=path,
+                      hint="remove the tag: a value's own form says what it is (quotes make text)")
         if node.tag not in _ALLOWED_TAGS:
             name = node.tag.replace("tag:yaml.org,2002:", "!!")
             if isinstance(node, yaml.ScalarNode) and node.style is None \

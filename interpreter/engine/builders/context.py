@@ -31,6 +31,9 @@ def noop(ctx: Any) -> None:
     return None
 
 
+LITERALS = frozenset({"true", "false", "null"})  # words that read as values wherever a name could stand
+
+
 class BuildContext:
     """The ruleset being compiled, with helpers that turn problems into diagnostics."""
 
@@ -93,6 +96,19 @@ class BuildContext:
             if isinstance(n, A.Cited):
                 self.cite(n.rule, path, mutable=True)
 
+    def _binders_in(self, node: Any, path: tuple) -> None:
+        """The names code binds (`let`, loop and comprehension names): a literal (`let true = 5`) binds a name
+        no code can read, as it reads the literal; a loop naming one variable twice keeps only the last."""
+        for n in A.walk(node):
+            names = (n.name,) if isinstance(n, A.Let) else n.names if isinstance(n, (A.For, A.Comprehension)) else ()
+            for i, name in enumerate(names):
+                if name in LITERALS:
+                    self.diag_at("RP219", f"`{name}` cannot be bound: code that reads it reads the literal",
+                                 n.pos, path, f"choose another name, e.g. `{name}_`")
+                elif name in names[:i] and name != "_":
+                    self.diag_at("RP216", f"the loop names `{name}` twice", n.pos, path,
+                                 "give each item a name of its own, or `_` for one you do not use")
+
     # ------------------------------------------------------------------ code
     def get(self, path: tuple, default: Any = None) -> Any:
         return lookup(self.data, path, default)
@@ -112,6 +128,7 @@ class BuildContext:
                                          path=format_path(path), source_line=self.lines.line(pos.file, pos.line)))
             return None
         self._cites_in(node, path)
+        self._binders_in(node, path)
         return node
 
     def expr(self, path: tuple, scope: Scope, default: Fn | None = None) -> Fn | None:

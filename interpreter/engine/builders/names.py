@@ -74,7 +74,15 @@ def _declared(d: dict) -> Iterator[tuple[str, str, tuple, bool, Callable[[str], 
 
 
 def check_names(b: BuildContext) -> None:
-    """Every state variable, constant, function, procedure and parameter must be a name code can write."""
+    """Every state variable, constant, function, procedure and parameter must be a name code can write, and a
+    function's or procedure's parameters must differ (of two alike, the call's last argument would win)."""
+    for kind in ("functions", "procedures"):
+        for name, spec in (b.data.get(kind) or {}).items():
+            params = list(spec.get("params") or ())
+            for i, param in enumerate(params):
+                if param in params[:i]:
+                    b.diag("RP216", f"{kind[:-1]} {name!r} names the parameter {param!r} twice",
+                           (kind, name, "params", i), hint="give each parameter a name of its own")
     for name, what, path, key, use in _declared(b.data):
         problem = name_problem(name, use)
         if problem is None:

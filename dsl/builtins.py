@@ -239,7 +239,7 @@ def flatten(xs):
 
 @builtin(1, returns="string", linear=False)
 def str_(x):
-    """Text form of a value."""
+    """Text form of a null, boolean, number or text (`str(null)` is "null"); a list or map gives only its type's name, "list" or "map", so str costs nothing however large the value."""
     if x is None:
         return "null"
     if type(x) is bool:

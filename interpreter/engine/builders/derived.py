@@ -41,7 +41,7 @@ def build_derived(b: BuildContext, constants: dict[str, Any], static: StaticMode
                    hint="rename one of the two")
             continue
         node = b.parse(path, effects=False)
-        if node is not None and _reads_only_fixed(b, name, node, state_names):
+        if node is not None and _reads_only_fixed(b, name, node, state_names) and _calls_no_function(b, name, node):
             trees[name] = node
     out = dict(constants)
     order = _order(b, trees)
@@ -88,6 +88,18 @@ def _reads_only_fixed(b: BuildContext, name: str, node: A.Node, state_names: fro
             continue
         b.diag_at("RP226", f"derived constant {name!r} reads {what}, which changes in play", n.pos,
                   ("derived", name), STATE_HINT)
+        return False
+    return True
+
+
+def _calls_no_function(b: BuildContext, name: str, node: A.Node) -> bool:
+    """False (reported where it is called) when the expression calls one of the ruleset's functions, which
+    are compiled after the derived constants, as they may read them."""
+    functions = b.data.get("functions") or {}
+    for call in (n for n in A.walk(node) if isinstance(n, A.Call) and n.func in functions):
+        b.diag_at("RP211", f"derived constant {name!r} calls the ruleset's function `{call.func}`, which a derived "
+                  "constant cannot: functions may read derived constants, so they are made after them", call.pos,
+                  ("derived", name), "write the function's expression here instead, or compute it with a function")
         return False
     return True
 

@@ -106,6 +106,7 @@ def test_derived_constants_cannot_call_the_rulesets_functions(make_game):
 functions:
   f: {params: [n], value: n + 1}""")
     assert [d.code for d in found] == ["RP211"]
+    assert "derived constant 'x' calls the ruleset's function `f`, which a derived constant cannot" in found[0].message
 
 
 def test_a_derived_constant_in_a_longer_cycle_is_reported_once(make_game):

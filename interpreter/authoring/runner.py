@@ -10,13 +10,16 @@ rule switched off.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
 from ruleplay.dsl.diagnostics import RulesetError
+from ruleplay.dsl.yamlload import MAX_FILE_BYTES
 
+from .. import files
 from ..engine.errors import RuleplayError
 from ..engine.game import Game, load_game
 from .scenario_file import Scenario, ScenarioError, load_scenario
@@ -40,8 +43,12 @@ class ScenarioResult:
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:
-    """Files as given; folders expand to their **/*.yaml, sorted.
+    """Files as given; folders expand to their **/*.yaml, sorted, less the rulesets among them.
 
+    A scenario names its game by a file under its folder, so a folder of
+    scenarios often holds the ruleset too (the tutorial's nim.yaml beside
+    nim-opening.yaml): a file that starts a ruleset (`ruleplay:`) or a
+    variant (`extends:`) at its top level is that, not a failed scenario.
     A folder without scenario files, or no paths at all, is a ScenarioError
     (RP640): a mistyped folder must fail a test run, not pass it with
     nothing run.
@@ -50,11 +57,23 @@ def scenario_files(paths: list[Path]) -> list[Path]:
         raise ScenarioError(["no scenario files given"])
     out: list[Path] = []
     for path in paths:
-        found = sorted(_yaml_under(path)) if path.is_dir() else [path]
+        found = sorted(p for p in _yaml_under(path) if not _is_ruleset(p)) if path.is_dir() else [path]
         if not found:
             raise ScenarioError([f"no scenario files (*.yaml) in {path}"])
         out += found
     return out
+
+
+_RULESET_KEY = re.compile(rb"^(ruleplay|extends):", re.M)
+
+
+def _is_ruleset(path: Path) -> bool:
+    """Whether the file holds a ruleset or a variant file: a top-level `ruleplay:` or `extends:` key, which no
+    scenario has (a file that cannot be read is left to fail as a scenario, saying why)."""
+    try:
+        return _RULESET_KEY.search(files.read_bytes(path, MAX_FILE_BYTES)) is not None
+    except OSError:
+        return False
 
 
 def _yaml_under(folder: Path) -> Iterator[Path]:

@@ -504,3 +504,13 @@ def test_mutate_refuses_an_empty_folder_and_scenarios_of_another_game(tmp_path: 
     write(tmp_path, "other/s.yaml", "game: coin.yaml\nmoves: [chance]\n")
     with pytest.raises(ScenarioError, match="is for .*coin.yaml, not for tic-tac-toe"):
         mutate("tic-tac-toe", [tmp_path / "other" / "s.yaml"])
+
+
+def test_a_folder_s_rulesets_and_variant_files_are_not_run_as_scenarios(tmp_path: Path) -> None:
+    ruleset = Path(__file__).resolve().parents[3] / "rulesets" / "tic-tac-toe.yaml"
+    write(tmp_path, "ttt.yaml", "".join(line for line in ruleset.read_text(encoding="utf-8").splitlines(True)
+                                        if not line.startswith("spec:")))
+    write(tmp_path, "sub/variant.yaml", "extends: ../ttt.yaml\npatch: []\n")
+    write(tmp_path, "opening.yaml", "game: ttt.yaml\nmoves: [place(4)]\nexpect: board[4] == 0\n")
+    assert [(Path(r.file).name, r.passed) for r in run_scenarios([tmp_path])] == [("opening.yaml", True)]
+    assert not run_scenarios([tmp_path / "ttt.yaml"])[0].passed  # a file named on its own is tried as a scenario

@@ -96,6 +96,12 @@ def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document
                                      SourceMap(patch_doc), where + (("op",) if isinstance(op, dict) else ()),
                                      "write e.g. {op: replace, path: end[0].when, value: ...}"))
         kind, text = op["op"], op.get("path", "")
+        if (kind == "remove") == ("value" in op):  # a `value:` given to `remove`, or missing from any other
+            raise PatchProblem(_diag(
+                "RP401", "a `remove` takes no `value:`" if kind == "remove" else f"`{kind}` needs a `value:`",
+                SourceMap(patch_doc), where + (("value",) if kind == "remove" else ("op",)),
+                "remove the `value:` (or use `set`/`replace` to give one)" if kind == "remove"
+                else "write the value to use, `value: null` for null"))
         path = parse_path(text) if isinstance(text, str) else None
         if path is None:
             raise PatchProblem(_diag("RP401", f"malformed patch path {text!r}", SourceMap(patch_doc),

@@ -35,11 +35,11 @@ from ruleplay.dsl.diagnostics import ERROR
 from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec, cut_off_warning
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
-from ..engine.loader import find_ruleset
+from ..engine.loader import builtin_games, find_ruleset
 from ..engine.rng import MAX_SEED
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
-from .output import OUTPUTS_KEY, REPORT_KEY, echo, reads, same_file
+from .output import OUTPUTS_KEY, REPORT_KEY, echo, reads, same_file, terminal_safe
 
 
 class WholeNumber(click.IntRange):
@@ -170,9 +170,22 @@ def load_noting_files(game_name: str | os.PathLike, players: int | None = None, 
     """`load_game`, noting the files it reads (see `reads`): the named file first, then every file of the
     loaded game."""
     reads_ruleset(game_name)
+    _note_shadowed_file(str(game_name))
     game = load_game(game_name, players, variant, **options)
     reads_game(game)
     return game
+
+
+def _note_shadowed_file(name: str) -> None:
+    """A built-in game's name is the built-in game, even with a file of that name here: say so on stderr,
+    as the user may have meant the file (`./NAME.yaml` names it)."""
+    if name not in builtin_games():
+        return
+    for local in (name, f"{name}.yaml"):
+        if os.path.isfile(local):
+            echo(terminal_safe(f"note: {name} is the built-in game, not the file {local} here "
+                               f"(give ./{local} to play the file)"), err=True)
+            return
 
 
 def reads_game(game: Game) -> None:

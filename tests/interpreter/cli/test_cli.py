@@ -521,6 +521,15 @@ def test_headless_commands_refuse_the_human_agent_as_a_usage_error(command):
     assert result.exit_code == 2 and "the human agent needs a person at the table" in result.output
 
 
+def test_a_file_named_like_a_built_in_game_is_noted_not_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tic-tac-toe.yaml").write_text("not read\n")
+    result = run("play", "tic-tac-toe", "--seed", "1")
+    assert result.exit_code == 0 and "note: tic-tac-toe is the built-in game, not the file tic-tac-toe.yaml here " \
+        "(give ./tic-tac-toe.yaml to play the file)" in result.output
+    assert "note:" not in run("play", "connect-four", "--seed", "1").output
+
+
 def test_play_offers_the_human_agent_too():
     assert "human" in " ".join(run("play", "--help").output.split())
 

@@ -65,8 +65,10 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
                     resume: bool, as_json: bool) -> None:
     """Play a base and a variant (or two variants) on the same seeds and agents, and test every difference.
 
-    Differences of proportions use Newcombe's hybrid score interval, of means a
-    percentile bootstrap; the intervals are Bonferroni-corrected for the number
+    Game i of A and game i of B share a seed, so the games are compared in pairs:
+    differences of proportions use Newcombe's score interval for paired
+    proportions, of means a percentile bootstrap of the games' differences;
+    the intervals are Bonferroni-corrected for the number
     of statistics tested, so "significant" keeps a 5% family-wise error rate.
     """
     from ..runs.workers import GameSpec

@@ -2,38 +2,81 @@
 
 Each side is a whole `simulate` batch with the same seed, agents and game
 count, so game i of A and game i of B start from the same seed (common
-random numbers): what differs is the rules.  Every statistic of
-`runs.summary` is set side by side with the difference B - A and an
-interval for it:
+random numbers): what differs is the rules.  So the games are compared in
+pairs, game i of A with game i of B, which is what makes a small change
+visible: where most pairs end alike, their differences vary far less than
+two independent batches do.  Every statistic of `runs.summary` is set side
+by side with the difference B - A and an interval for it:
 
 - proportions (win rate per seat, draw rate, decisiveness): Newcombe's
-  hybrid score interval for a difference of two independent proportions;
+  score interval for a difference of paired proportions (`stats.
+  newcombe_paired`), from the games' 2x2 table of outcomes;
 - means (return and score per seat, length, branching factor per game): a
-  percentile bootstrap of the difference of means (BOOTSTRAP_RESAMPLES
-  resamples of each side, seeded by the run's seed).
+  percentile bootstrap of the mean of the games' differences
+  (BOOTSTRAP_RESAMPLES resamples, seeded by the run's seed).
 
-A table of a dozen tests at 95% each would call something "significant"
-by chance about half the time, so the intervals are Bonferroni-corrected:
-each is built at confidence 1 - 0.05/m for the m statistics tested, and a
-difference is significant when its interval excludes 0; the family-wise
-error rate is then at most 5%.  Rule coverage is shown side by side but
-not tested (one test per rule would make the correction swallow the rest).
+Only games that finished on both sides are paired (a game a rule error
+stopped on either side is left out of the tests, and counted as failed in
+its side's report, as the side-by-side figures are).  A table of a dozen
+tests at 95% each would call something "significant" by chance about half
+the time, so the intervals are Bonferroni-corrected: each is built at
+confidence 1 - 0.05/m for the m statistics tested, and a difference is
+significant when its interval excludes 0; the family-wise error rate is
+then at most 5% (the more so as some statistics are functions of others,
+the draw rate and decisiveness of a two-player game, say, which makes the
+correction conservative).  Rule coverage is shown side by side but not
+tested (one test per rule would make the correction swallow the rest).
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..engine.game import Game
+from ..engine.outcome import GameOutcome
 from . import stats
-from .simulate import SimulationReport, simulate
+from .simulate import SimulationReport, by_agent, simulate
+from .summary import game_values
 from .workers import GameSpec
 
-NEWCOMBE = "Newcombe hybrid score interval (difference of proportions)"
-BOOTSTRAP = f"percentile bootstrap, {stats.BOOTSTRAP_RESAMPLES} resamples (difference of means)"
+NEWCOMBE = "Newcombe score interval for paired proportions (games paired by seed)"
+BOOTSTRAP = f"percentile bootstrap of the paired differences, {stats.BOOTSTRAP_RESAMPLES} resamples"
+
+
+class Pairs:
+    """Game i of A with game i of B, for every game that finished on both sides: a 2x2 table of outcomes
+    per proportion and the counted differences B - A per mean, so memory holds A's games only until B's
+    arrive, and the tests do not depend on the order games finished in."""
+
+    def __init__(self, players: int, rotate: bool):
+        self.players, self.rotate = players, rotate
+        self._a: dict[int, tuple[dict[str, bool], dict[str, float]]] = {}
+        self.tables: dict[str, Counter] = {}  # name -> Counter of (a, b) outcomes
+        self.differences: dict[str, Counter] = {}  # name -> Counter of b - a
+        self.games = 0
+
+    def _values(self, outcome: GameOutcome) -> tuple[dict[str, bool], dict[str, float]]:
+        return game_values(by_agent(outcome, self.players) if self.rotate else outcome, self.players)
+
+    def add_a(self, outcome: GameOutcome) -> None:
+        if outcome.failure is None:
+            self._a[outcome.index] = self._values(outcome)
+
+    def add_b(self, outcome: GameOutcome) -> None:
+        a = self._a.pop(outcome.index, None)
+        if a is None or outcome.failure is not None:
+            return
+        self.games += 1
+        (flags_a, values_a), (flags_b, values_b) = a, self._values(outcome)
+        for name, flag in flags_a.items():
+            self.tables.setdefault(name, Counter())[flag, flags_b[name]] += 1
+        for name, value in values_a.items():
+            if name in values_b:  # a mean both games have (branching needs a decision on each side)
+                self.differences.setdefault(name, Counter())[values_b[name] - value] += 1
 
 
 @dataclass
@@ -51,19 +94,23 @@ class Comparison:
                 "differences": [d.to_dict() for d in self.differences]}
 
 
-def differences(a: SimulationReport, b: SimulationReport, seed: int) -> tuple[float, list[stats.Difference]]:
-    """Every tested statistic of A and B with its corrected interval; the per-comparison confidence."""
+def differences(a: SimulationReport, b: SimulationReport, pairs: Pairs,
+                seed: int) -> tuple[float, list[stats.Difference]]:
+    """Every tested statistic of A and B with its corrected interval, from the paired games; the
+    per-comparison confidence.  The figures shown beside each are the sides' own (all their games)."""
     ma, mb = a.measures, b.measures
     assert ma is not None and mb is not None
     pa, pb, means_a, means_b = ma.proportions(), mb.proportions(), ma.means(), mb.means()
     confidence = stats.bonferroni(len(pa) + len(means_a))
     found = []
     for name in pa:
-        low, high = stats.newcombe(pa[name], ma.games, pb[name], mb.games, confidence)
+        table = pairs.tables.get(name, Counter())
+        low, high = stats.newcombe_paired(table[True, True], table[False, True], table[True, False],
+                                          table[False, False], confidence)
         found.append(stats.Difference(name, pa[name] / ma.games if ma.games else 0.0,
                                       pb[name] / mb.games if mb.games else 0.0, low, high, NEWCOMBE))
     for k, name in enumerate(means_a):
-        low, high = stats.bootstrap_difference(means_a[name], means_b[name], seed + k, confidence)
+        low, high = stats.bootstrap_mean(pairs.differences.get(name, Counter()), seed + k, confidence)
         found.append(stats.Difference(name, stats.mean(means_a[name]), stats.mean(means_b[name]), low, high,
                                       BOOTSTRAP))
     return confidence, found
@@ -76,11 +123,13 @@ def compare(specs: tuple[GameSpec, GameSpec], labels: tuple[str, str], n: int, s
             **options: Any) -> Comparison:
     """Play `n` games of each side and compare them; `out` is a folder of two results files, A.jsonl and
     B.jsonl (`resume` completes them like `simulate --resume`)."""
+    loaded = games or (specs[0].load(), specs[1].load())
+    pairs = Pairs(loaded[0].info.players, options.get("rotate", False))
     reports = []
     for side, (spec, name) in enumerate(zip(specs, ("A", "B"))):
         path = Path(out) / f"{name}.jsonl" if out is not None else None
         reports.append(simulate(spec, n, seed, agents, workers, out=path, resume=resume, keep_outcomes=False,
-                                game=games[side] if games else None, spec_ids=spec_ids[side],
-                                executor=executor, **options))
-    confidence, found = differences(reports[0], reports[1], seed)
+                                game=loaded[side], spec_ids=spec_ids[side], executor=executor,
+                                on_outcome=pairs.add_b if side else pairs.add_a, **options))
+    confidence, found = differences(reports[0], reports[1], pairs, seed)
     return Comparison(labels, reports[0], reports[1], confidence, found)

@@ -90,7 +90,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
              out: str | os.PathLike | None = None, resume: bool = False,
              keep_outcomes: bool = True, game: Game | None = None, verify_all: bool = False,
              spec_ids: Sequence[str] | None = None, rotate: bool = False,
-             executor: str | None = None) -> SimulationReport:
+             executor: str | None = None,
+             on_outcome: Callable[[GameOutcome], None] | None = None) -> SimulationReport:
     """Play `n` games; `progress(k)` is told each time k more games have finished.
 
     Games are tallied as they finish, so memory does not grow with `n`
@@ -112,7 +113,9 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     per game (game i seats `play.rotated(agents, i)`), and the report counts
     each agent wherever it sat, in `agents` order.  `executor` is None (or
     "process") for worker processes here, or a Dask one (`runs.cluster`);
-    the results are the same on every backend.
+    the results are the same on every backend.  `on_outcome` is handed
+    every game's outcome as it is tallied, those a resume reads back too,
+    in the order they finish (`compare` pairs the games of two batches).
     """
     if n < 0:
         raise ValueError("simulate needs n >= 0")
@@ -121,6 +124,12 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
     tally = Tally(game.info.players, keep_outcomes, rotate)
+
+    def record(outcome: GameOutcome) -> None:
+        tally.add(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+
     with contextlib.ExitStack() as stack:
         writer, finished = None, None
         if out is not None:
@@ -129,7 +138,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
                                        info.variant, info.players, seed, n, seats, game_spec.checking, rotate)
             if resume:
                 verify = functools.partial(_verify, game_spec, game, seats, seed, workers, out, rotate, executor)
-                writer, finished = results_file.resume(out, head, tally.add, verify, verify_all)
+                writer, finished = results_file.resume(out, head, record, verify, verify_all)
             else:
                 writer = results_file.create(out, head)
             stack.enter_context(writer)
@@ -143,7 +152,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
             for outcome in stream:
                 if writer is not None:
                     writer.write(outcome)
-                tally.add(outcome)
+                record(outcome)
                 if progress:
                     progress(1)
         elapsed = time.perf_counter() - start

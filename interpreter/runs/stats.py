@@ -4,7 +4,8 @@ Proportions (win rates, draws, decisiveness) get Wilson score intervals:
 unlike the normal approximation they stay inside [0, 1] and keep their
 coverage at rates near 0 or 1, which random play of a seed game often
 reaches.  A difference of two proportions gets Newcombe's hybrid score
-interval (his method 10), built from the two Wilson intervals.  Means
+interval (his method 10), built from the two Wilson intervals, in its
+independent or its paired form.  Means
 (returns, scores, lengths, branching) get a percentile bootstrap of the
 difference, since their distributions are far from normal (a game's length
 is often bimodal).
@@ -53,6 +54,29 @@ def newcombe(a: int, n_a: int, b: int, n_b: int, confidence: float = CONFIDENCE)
     return low, high
 
 
+def newcombe_paired(both: int, only_b: int, only_a: int, neither: int,
+                    confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Newcombe's interval for p_b - p_a when each trial has an outcome under both A and B (Newcombe 1998,
+    "Improved confidence intervals for the difference between binomial proportions based on paired data",
+    method 10): the Wilson intervals of the two margins, combined with the correlation of the pairs, so
+    that pairs which mostly agree give the narrower interval they justify.  The counts are of trials where
+    both succeed, only B, only A, and neither."""
+    n = both + only_b + only_a + neither
+    if n == 0:
+        return -1.0, 1.0
+    pb, pa = (both + only_b) / n, (both + only_a) / n
+    lb, ub = wilson(both + only_b, n, confidence)
+    la, ua = wilson(both + only_a, n, confidence)
+    margins = (both + only_b) * (only_a + neither) * (both + only_a) * (only_b + neither)
+    cross = both * neither - only_b * only_a
+    corrected = cross - n / 2 if cross > n / 2 else min(cross, 0)  # his continuity correction of phi
+    phi = corrected / math.sqrt(margins) if margins else 0.0
+    delta = pb - pa
+    low = delta - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))
+    high = delta + math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2))
+    return low, high
+
+
 def mean(values: Counter) -> float:
     """The mean of counted values; `fsum` is exactly rounded, so it does not depend on the order games arrived in."""
     total = sum(values.values())
@@ -98,11 +122,24 @@ def bootstrap_difference(a: Counter, b: Counter, seed: int, confidence: float = 
     if not a or not b:
         return -math.inf, math.inf
     rng = random.Random(seed)
-    diffs = sorted(y - x for x, y in zip(_resampled_means(a, rng, resamples), _resampled_means(b, rng, resamples)))
+    return _percentiles([y - x for x, y in zip(_resampled_means(a, rng, resamples),
+                                               _resampled_means(b, rng, resamples))], confidence)
+
+
+def _percentiles(resampled: list[float], confidence: float) -> tuple[float, float]:
+    """The central `confidence` interval of bootstrap resamples."""
+    ordered, count = sorted(resampled), len(resampled)
     tail = (1 - confidence) / 2
-    low = diffs[max(0, math.floor(tail * resamples))]
-    high = diffs[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
-    return low, high
+    return ordered[max(0, math.floor(tail * count))], ordered[min(count - 1, math.ceil((1 - tail) * count) - 1)]
+
+
+def bootstrap_mean(values: Counter, seed: int, confidence: float = CONFIDENCE,
+                   resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of counted values: of paired differences, the interval of
+    mean(b) - mean(a) that keeps each pair together."""
+    if not values:
+        return -math.inf, math.inf
+    return _percentiles(_resampled_means(values, random.Random(seed), resamples), confidence)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,20 @@ from .coverage import coverage
 BRANCHING_DIGITS = 6  # a game's mean branching factor is kept rounded, so equal games share one count
 
 
+def game_values(outcome: GameOutcome, players: int) -> tuple[dict[str, bool], dict[str, float]]:
+    """One finished game's part in each proportion and mean `Measures` reports, by the same names: what a
+    comparison pairs game by game (its branching is left out when the game had no decision)."""
+    winners = winning_seats(outcome.returns)
+    flags = {f"win_rate[{seat}]": seat in winners for seat in range(players)}
+    flags.update({"draw_rate": is_draw(outcome.returns), "decisiveness": len(winners) == 1})
+    values = {f"mean_return[{seat}]": outcome.returns[seat] for seat in range(players)}
+    values.update({f"mean_score[{seat}]": outcome.scores[seat] for seat in range(players)})
+    values["mean_length"] = outcome.length
+    if outcome.decisions:
+        values["mean_branching"] = round(outcome.branching / outcome.decisions, BRANCHING_DIGITS)
+    return flags, values
+
+
 class Measures:
     """The distributions of one batch's finished games (rule errors are counted elsewhere)."""
 

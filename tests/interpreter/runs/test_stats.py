@@ -42,3 +42,40 @@ def test_bonferroni_splits_the_error():
     assert stats.bonferroni(10) == pytest.approx(0.995)
     assert stats.Difference("x", 0.2, 0.5, 0.1, 0.4, "t").significant
     assert not stats.Difference("x", 0.2, 0.5, -0.1, 0.4, "t").significant
+
+
+def test_paired_newcombe_without_correlation_is_the_independent_interval():
+    # A 2x2 table whose cross products cancel has phi 0: the interval is Newcombe's for two samples of n.
+    assert stats.newcombe_paired(25, 25, 25, 25) == pytest.approx(stats.newcombe(50, 100, 50, 100))
+
+
+def test_paired_newcombe_is_narrower_when_the_pairs_agree():
+    # 100 pairs, 40 successes under A and 45 under B: mostly the same trials (phi high) or not at all.
+    agreeing = stats.newcombe_paired(40, 5, 0, 55)
+    unrelated = stats.newcombe(40, 100, 45, 100)
+    assert agreeing[0] < 0.05 < agreeing[1] and agreeing[1] - agreeing[0] < (unrelated[1] - unrelated[0]) / 2
+    assert agreeing[0] > 0  # five more successes out of five discordant pairs: a real difference
+
+
+def test_paired_newcombe_keeps_its_coverage_on_correlated_pairs():
+    """Monte Carlo: pairs that agree 85% of the time, true difference 0.05; the 95% interval must cover it."""
+    import random
+    rng = random.Random(7)
+    covered, runs, n = 0, 1500, 150
+    for _ in range(runs):
+        counts = Counter()
+        for _ in range(n):
+            a = rng.random() < 0.40
+            b = a if rng.random() < 0.85 else rng.random() < (0.45 - 0.85 * 0.40) / 0.15
+            counts[a, b] += 1
+        low, high = stats.newcombe_paired(counts[True, True], counts[False, True], counts[True, False],
+                                          counts[False, False])
+        covered += low <= 0.05 <= high
+    assert covered / runs > 0.93
+
+
+def test_the_bootstrap_of_a_mean_covers_it():
+    differences = Counter({-1: 20, 0: 50, 2: 30})  # mean 0.4
+    low, high = stats.bootstrap_mean(differences, seed=3)
+    assert low < 0.4 < high and low > 0 and stats.bootstrap_mean(differences, seed=3) == (low, high)
+    assert stats.bootstrap_mean(Counter(), seed=3) == (float("-inf"), float("inf"))

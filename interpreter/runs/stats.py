@@ -3,12 +3,11 @@
 Proportions (win rates, draws, decisiveness) get Wilson score intervals:
 unlike the normal approximation they stay inside [0, 1] and keep their
 coverage at rates near 0 or 1, which random play of a seed game often
-reaches.  A difference of two proportions gets Newcombe's hybrid score
-interval (his method 10), built from the two Wilson intervals, in its
-independent or its paired form.  Means
-(returns, scores, lengths, branching) get a percentile bootstrap of the
-difference, since their distributions are far from normal (a game's length
-is often bimodal).
+reaches.  A difference of two paired proportions (game i of two batches
+on one seed) gets Newcombe's score interval, built from the two Wilson
+intervals and the pairs' correlation.  Means (returns, scores, lengths,
+branching) get a percentile bootstrap, since their distributions are far
+from normal (a game's length is often bimodal).
 
 Values are held as `Counter`s of value -> games, so a batch of any size
 holds only its distinct values; quantiles are exact.  The bootstrap draws
@@ -43,17 +42,6 @@ def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def newcombe(a: int, n_a: int, b: int, n_b: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Newcombe's hybrid score interval for p_b - p_a (Newcombe 1998, method 10)."""
-    pa, pb = (a / n_a if n_a else 0.0), (b / n_b if n_b else 0.0)
-    la, ua = wilson(a, n_a, confidence)
-    lb, ub = wilson(b, n_b, confidence)
-    delta = pb - pa
-    low = delta - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
-    high = delta + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
-    return low, high
-
-
 def newcombe_paired(both: int, only_b: int, only_a: int, neither: int,
                     confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Newcombe's interval for p_b - p_a when each trial has an outcome under both A and B (Newcombe 1998,
@@ -64,13 +52,19 @@ def newcombe_paired(both: int, only_b: int, only_a: int, neither: int,
     n = both + only_b + only_a + neither
     if n == 0:
         return -1.0, 1.0
-    pb, pa = (both + only_b) / n, (both + only_a) / n
-    lb, ub = wilson(both + only_b, n, confidence)
-    la, ua = wilson(both + only_a, n, confidence)
     margins = (both + only_b) * (only_a + neither) * (both + only_a) * (only_b + neither)
     cross = both * neither - only_b * only_a
     corrected = cross - n / 2 if cross > n / 2 else min(cross, 0)  # his continuity correction of phi
-    phi = corrected / math.sqrt(margins) if margins else 0.0
+    return square_and_add((both + only_a) / n, wilson(both + only_a, n, confidence),
+                          (both + only_b) / n, wilson(both + only_b, n, confidence),
+                          corrected / math.sqrt(margins) if margins else 0.0)
+
+
+def square_and_add(pa: float, a_interval: tuple[float, float], pb: float, b_interval: tuple[float, float],
+                   phi: float = 0.0) -> tuple[float, float]:
+    """Newcombe's interval for pb - pa from the two proportions' own intervals, the distances to their ends
+    squared and added (with the correlation `phi` of paired data taken off; 0 for independent samples)."""
+    (la, ua), (lb, ub) = a_interval, b_interval
     delta = pb - pa
     low = delta - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))
     high = delta + math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2))
@@ -114,16 +108,6 @@ def _resampled_means(values: Counter, rng: random.Random, resamples: int) -> lis
     weights = [k for _, k in items]
     n = sum(weights)
     return [math.fsum(rng.choices(population, weights, k=n)) / n for _ in range(resamples)]
-
-
-def bootstrap_difference(a: Counter, b: Counter, seed: int, confidence: float = CONFIDENCE,
-                         resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
-    """Percentile bootstrap interval of mean(b) - mean(a), the two samples resampled independently."""
-    if not a or not b:
-        return -math.inf, math.inf
-    rng = random.Random(seed)
-    return _percentiles([y - x for x, y in zip(_resampled_means(a, rng, resamples),
-                                               _resampled_means(b, rng, resamples))], confidence)
 
 
 def _percentiles(resampled: list[float], confidence: float) -> tuple[float, float]:

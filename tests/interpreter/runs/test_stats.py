@@ -15,10 +15,14 @@ def test_wilson_matches_the_published_interval():
     assert stats.wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
 
 
-def test_newcombe_matches_the_published_interval():
+def independent(a: int, n_a: int, b: int, n_b: int) -> tuple[float, float]:
+    """Newcombe's interval for two independent samples: the square-and-add of their Wilson intervals."""
+    return stats.square_and_add(a / n_a, stats.wilson(a, n_a), b / n_b, stats.wilson(b, n_b))
+
+
+def test_square_and_add_matches_the_published_interval():
     # Newcombe (1998), table II, method 10: 56/70 - 48/80 = 0.2000, interval 0.0524 to 0.3339.
-    low, high = stats.newcombe(48, 80, 56, 70)
-    assert (low, high) == pytest.approx((0.0524, 0.3339), abs=1e-4)
+    assert independent(48, 80, 56, 70) == pytest.approx((0.0524, 0.3339), abs=1e-4)
 
 
 def test_quantiles_and_distribution_read_the_counts():
@@ -30,12 +34,12 @@ def test_quantiles_and_distribution_read_the_counts():
 
 
 def test_the_bootstrap_finds_a_shift_and_no_shift():
-    a = Counter({v: 1 for v in range(100)})
-    same = stats.bootstrap_difference(a, Counter(a), seed=1)
-    shifted = stats.bootstrap_difference(a, Counter({v + 30: 1 for v in range(100)}), seed=1)
+    centred = Counter({v - 50: 1 for v in range(101)})  # differences around 0
+    shifted = Counter({v - 20: 1 for v in range(101)})  # around 30
+    same, moved = stats.bootstrap_mean(centred, seed=1), stats.bootstrap_mean(shifted, seed=1)
     assert same[0] < 0 < same[1]
-    assert 20 < shifted[0] < 30 < shifted[1] < 40
-    assert stats.bootstrap_difference(a, Counter(a), seed=1) == same  # seeded: reproducible
+    assert 20 < moved[0] < 30 < moved[1] < 40
+    assert stats.bootstrap_mean(centred, seed=1) == same  # seeded: reproducible
 
 
 def test_bonferroni_splits_the_error():
@@ -46,13 +50,13 @@ def test_bonferroni_splits_the_error():
 
 def test_paired_newcombe_without_correlation_is_the_independent_interval():
     # A 2x2 table whose cross products cancel has phi 0: the interval is Newcombe's for two samples of n.
-    assert stats.newcombe_paired(25, 25, 25, 25) == pytest.approx(stats.newcombe(50, 100, 50, 100))
+    assert stats.newcombe_paired(25, 25, 25, 25) == pytest.approx(independent(50, 100, 50, 100))
 
 
 def test_paired_newcombe_is_narrower_when_the_pairs_agree():
     # 100 pairs, 40 successes under A and 45 under B: mostly the same trials (phi high) or not at all.
     agreeing = stats.newcombe_paired(40, 5, 0, 55)
-    unrelated = stats.newcombe(40, 100, 45, 100)
+    unrelated = independent(40, 100, 45, 100)
     assert agreeing[0] < 0.05 < agreeing[1] and agreeing[1] - agreeing[0] < (unrelated[1] - unrelated[0]) / 2
     assert agreeing[0] > 0  # five more successes out of five discordant pairs: a real difference
 

@@ -18,6 +18,9 @@ from . import ast as A
 from . import larktables
 from .keywords import KEYWORDS
 from .located import DslSyntaxError, Origin
+from .runtime import MAX_INT_BITS
+
+MAX_INT_DIGITS = len(str(2 ** MAX_INT_BITS))  # 309: a literal with more digits cannot be a number of the rules
 
 MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later pass recurses per level
 # Loops and comprehensions inside one another in one text: each is a block of the function generated for the
@@ -87,9 +90,13 @@ class _Build(Transformer):
             raise DslSyntaxError(f"the number {text} starts with a zero", self._p(meta),
                                  hint=f"write {plain}: YAML 1.1 and other languages read a leading zero as "
                                       "octal, so the language takes none")
-        value = float(text) if "." in text else int(text) if len(text) <= 300 else None
-        if value is None or value in (float("inf"), float("-inf")):
-            raise DslSyntaxError("number is too large", self._p(meta), hint="numbers in rules are small",
+        # Digits past what MAX_INT_BITS holds are refused unread: int() of a huge digit string costs time.
+        value = float(text) if "." in text else int(text) if len(text) <= MAX_INT_DIGITS else None
+        if value is None or value in (float("inf"), float("-inf")) \
+                or (type(value) is int and value.bit_length() > MAX_INT_BITS):
+            raise DslSyntaxError(f"the number {text[:20]}{'…' if len(text) > 20 else ''} is too large: whole "
+                                 f"numbers hold at most {MAX_INT_BITS} bits ({MAX_INT_DIGITS} digits), and "
+                                 "decimals must be finite", self._p(meta), hint="numbers in rules are small",
                                  code="RP203")
         return A.Literal(self._p(meta), value)
 
@@ -291,9 +298,9 @@ def _check_depth(tree: Tree, origin: Origin) -> None:
         if depth > MAX_TREE_DEPTH:
             meta = node.meta
             where = origin.pos(meta.line, meta.column) if not getattr(meta, "empty", True) else origin.pos(1, 1)
-            raise DslSyntaxError(f"the expression is nested more than {MAX_TREE_DEPTH} levels deep "
-                                 "(long chains of operators count)", where,
-                                 hint="split it with `let` or a named function", code="RP203")
+            raise DslSyntaxError(f"the code is nested more than {MAX_TREE_DEPTH} levels deep (each block such as "
+                                 "`if … { … }` counts two or more, and a long chain of operators one per operator)",
+                                 where, hint="split it with `let`, a named function or a procedure", code="RP203")
         # Children pushed last-first, so the first too-deep node found is the first in the text.
         stack.extend((child, depth + 1) for child in reversed(node.children) if isinstance(child, Tree))
 

@@ -506,7 +506,8 @@ def _yaml_error(file: str, text: str, err: yaml.YAMLError) -> Diagnostic:
         message = f"YAML syntax error: {problem} at line {problem_mark.line + 1} ({context} that starts here)"
         hint = _OPENED_AT[context]
     elif "\t" in problem or "'\\t'" in problem:
-        hint = "YAML indentation must use spaces, not tabs"
+        hint = "replace the tab with spaces: the YAML reader takes no tab here (in indentation, before a comment, " \
+               "or between the items of a [...] or {...})"
     elif "could not find expected ':'" in problem:
         hint = "a mapping entry needs `key: value`; a continued string needs quotes or a | block"
     elif "expected ',' or ']'" in problem or "expected ',' or '}'" in problem:

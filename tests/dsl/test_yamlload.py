@@ -230,7 +230,7 @@ def test_multiple_documents_are_refused_at_the_second():
 
 @pytest.mark.parametrize("raw, line, hint", [
     ("a: [1, 2\n", 1, "comma"),
-    ("a:\n\tb: 1\n", 2, "tabs"),
+    ("a:\n\tb: 1\n", 2, "replace the tab with spaces"),
     ("a: b: c\n", 1, "quote"),
 ])
 def test_yaml_syntax_errors_are_located_with_a_hint(raw, line, hint):

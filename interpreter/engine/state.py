@@ -324,7 +324,13 @@ class State:
         return seen
 
     def move_view(self, move: Move | str, player: int) -> str:
-        """`move`, made from this state, as seat `player` would be shown it: private arguments as `?`."""
+        """`move`, made from this state, as seat `player` would be shown it: private arguments as `?`.
+
+        Who may see an argument is decided in the state a move is made from (a
+        bid is hidden from the other seat while it bids), so a move already
+        made is labelled by `history_view` or `last_move_view`, which keep
+        what was decided then, and not by this from a later state.
+        """
         move = self._coerce(move)
         self._check_seat(player)
         if move.action not in self.game.model.actions:

@@ -13,7 +13,7 @@ from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from .batches import charts, executor_option, spec_ids, workers_option
 from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, seated
-from .output import echo, emit_json, reports_errors, same_file
+from .output import echo, emit_json, reports_errors, same_file, terminal_safe
 from .simulate import MAX_GAMES
 
 
@@ -104,15 +104,25 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     if as_json:
         emit_json({**result.to_dict(), "plots": [str(p) for p in written]})
         return
-    _print(game_name, result)
+    _print(game_name, result, [f"{label}: {_described(game, variant)}"
+                               for (_, variant, label), game in zip(sides, loaded) if variant is not None])
     if written:
         echo(f"charts: {', '.join(str(p) for p in written)}")
 
 
-def _print(game_name: str, result: Comparison) -> None:
+def _described(game: Game, variant: str) -> str:
+    """What a variant of the game changes, in its own words (its `description:`), on one line."""
+    spec = (game.model.data.get("variants") or {}).get(variant) or {}
+    text = " ".join(str(spec.get("description") or "").split()) or "(no description)"
+    return terminal_safe(text if len(text) <= 300 else text[:300] + "…")
+
+
+def _print(game_name: str, result: Comparison, variants: list[str]) -> None:
     a, b = result.labels
     echo(f"{game_name}: {a} (A) against {b} (B), {result.a.games} games each, seed {result.a.seed}, "
          f"agents {', '.join(result.a.agents)}")
+    for line in variants:
+        echo(f"  {line}")
     echo(f"intervals at {result.confidence:.2%} each: Bonferroni for {len(result.differences)} statistics "
          f"(5% family-wise error)")
     width = max(len(d.name) for d in result.differences)

@@ -80,6 +80,11 @@ def test_compare_refuses_a_ruleset_that_does_not_extend_the_game(misere, tmp_pat
         assert result.exit_code == 2 and f"{other} does not extend {base}" in result.output, result.output
 
 
+def test_compare_says_what_a_named_variant_changes():
+    text = run("compare", "nautilus-cards", "--variant", "seed-only", "-n", "2").output
+    assert text.splitlines()[1].startswith("  seed-only: ") and "(no description)" not in text
+
+
 def test_compare_needs_a_variant():
     result = run("compare", "tic-tac-toe")
     assert result.exit_code == 2 and "--variant V" in result.output

@@ -89,6 +89,10 @@ class RulesetError(RuleplayError):
         more = f"\n(+{len(errors) - 1} more)" if len(errors) > 1 else ""
         super().__init__(first + more, errors[0].code if errors else "RP100")
 
+    def __reduce__(self) -> tuple:
+        """Made again from its diagnostics, so it crosses to another process whole (a worker's load)."""
+        return type(self), (self.diagnostics,)
+
     def format(self) -> str:
         return "\n".join(d.format() for d in self.diagnostics)
 

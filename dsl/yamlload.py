@@ -40,6 +40,7 @@ MAX_DEPTH = 64
 Path_ = tuple[Any, ...]
 
 _BOOL_WORDS = {"true", "false"}
+_ANCHOR = re.compile(r"&[^\s,\[\]{}]+[ \t\r\n]+")  # `&name ` before a node's tag
 _ALLOWED_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "null", "bool", "int", "float", "map", "seq")}
 _OCTAL_LIKE = re.compile(r"^[-+]?0[0-9_]+$")
 _SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
@@ -406,8 +407,11 @@ class _Builder:
                   "a pair of \\u escapes is not joined into one character")
 
     def check_tag(self, node: yaml.Node, path: Path_) -> None:
-        written = self.text.startswith("!", node.start_mark.index)
-        if written and self.text[node.start_mark.index + 1:node.start_mark.index + 2] in ("", " ", "\t", "\n", "\r"):
+        at = node.start_mark.index  # the node's properties start here: an anchor may come before its tag
+        anchor = _ANCHOR.match(self.text, at)
+        at = anchor.end() if anchor else at
+        written = self.text.startswith("!", at)
+        if written and self.text[at + 1:at + 2] in ("", " ", "\t", "\n", "\r", ",", "]", "}"):
             self.fail("RP007", "the non-specific YAML tag `!` is not allowed", node.start_mark, path=path,
                       hint="remove it: quote a value to keep it as text")
         kind = {yaml.MappingNode: "map", yaml.SequenceNode: "seq"}.get(type(node))
@@ -420,8 +424,7 @@ class _Builder:
                       hint="remove the tag: a value's own form says what it is (quotes make text)")
         if node.tag not in _ALLOWED_TAGS:
             name = node.tag.replace("tag:yaml.org,2002:", "!!")
-            if isinstance(node, yaml.ScalarNode) and node.style is None \
-                    and not self.text.startswith("!", node.start_mark.index):  # no tag written: YAML's reading
+            if isinstance(node, yaml.ScalarNode) and node.style is None and not written:  # YAML's reading
                 self.fail("RP007", f"YAML reads {node.value!r} as a {name[2:]} ({name}), which rulesets do not "
                           "hold", node.start_mark, hint=f"quote it to keep it as text: \"{node.value}\"", path=path)
                 return

@@ -64,7 +64,7 @@ def scenario_files(paths: list[Path]) -> list[Path]:
     return out
 
 
-_RULESET_KEY = re.compile(rb"^(ruleplay|extends):", re.M)
+_RULESET_KEY = re.compile(rb"^(\xef\xbb\xbf)?[\"']?(ruleplay|extends)[\"']?[ \t]*:", re.M)  # after a BOM, quoted too
 
 
 def _is_ruleset(path: Path) -> bool:

@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.yamlload import MAX_FILE_BYTES, Document, YamlProblem, format_path, load_document
-from ruleplay.validators.schema import HINTS, KEYWORD_CODES
+from ruleplay.validators.schema import HINTS, KEYWORD_CODES, validator_class
 
 from .. import files
 from ..engine.errors import RuleplayError
@@ -140,7 +140,8 @@ def located(doc: Document, code: str, message: str, path: tuple, hint: str = "",
 # ---------------------------------------------------------------- schema
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    cls = jsonschema.validators.validator_for(SCHEMA)
+    """The rulesets' validator class (whole numbers written as such: `players: 2.0` is no count)."""
+    cls = validator_class(SCHEMA)
     cls.check_schema(SCHEMA)
     return cls(SCHEMA)
 

@@ -38,7 +38,6 @@ EXTRAS: dict[str, Callable[[State], Any]] = {
     "fired": lambda s: list(s.last_fired),
 }
 _COMPARISONS = {"==", "!=", "<", "<=", ">", ">=", "in", "not in"}
-_PLAY_ERRORS = (RuleplayError, R.RuleRuntimeError)
 
 
 class _Broken(Exception):
@@ -140,7 +139,7 @@ class ScenarioPlayer:
     def run(self) -> list[str]:
         try:
             self.state = self.game.new_state(self.sc.seed)
-        except _PLAY_ERRORS as err:
+        except RuleplayError as err:
             self.fail("RP643", f"cannot start the game: {err}", ("game",))
             return self.failures
         self.compile(list(self.state.observe(0)))
@@ -169,7 +168,7 @@ class ScenarioPlayer:
             runner = FlowRunner(self.model, ctx)
             if not runner.check_end():
                 runner.settle()
-        except _PLAY_ERRORS as err:
+        except RuleplayError as err:
             self.fail("RP643", f"setup failed: {err}", ("setup",))
             raise _Broken from None
         data["rng"] = rng.state
@@ -195,7 +194,7 @@ class ScenarioPlayer:
             self.fail("RP643", f"move {text} was refused{cite} ({err.code}): {err.reason}", step.path,
                       hint=self._legal_hint())
             raise _Broken from None
-        except _PLAY_ERRORS as err:
+        except RuleplayError as err:
             self.fail("RP643", f"playing {text} failed: {err}", step.path)
             raise _Broken from None
 
@@ -203,7 +202,7 @@ class ScenarioPlayer:
         assert self.state is not None
         try:
             legal = [str(m) for m in self.state.legal_moves()]
-        except _PLAY_ERRORS:
+        except RuleplayError:
             return ""
         shown = ", ".join(legal[:12]) + (", …" if len(legal) > 12 else "")
         return f"legal now: {shown or 'none'}"
@@ -228,7 +227,7 @@ class ScenarioPlayer:
             seen = f"by rule {err.rule}" if err.rule else "citing no rule"
             self.fail("RP642", f"{expected}, but it was refused {seen} with code {err.code}: {err.reason}",
                       step.path)
-        except _PLAY_ERRORS as err:
+        except RuleplayError as err:
             self.fail("RP642", f"{expected}, but playing it failed: {err}", step.path)
         else:
             self.fail("RP642", f"{expected}, but it is legal", step.path)
@@ -241,7 +240,7 @@ class ScenarioPlayer:
             ctx = self._ctx(cc)
             value = cc.fn(ctx)
             sides = [f"{label} side is {_show(side(ctx))}" for label, side in cc.sides] if value is not True else []
-        except _PLAY_ERRORS as err:
+        except RuleplayError as err:
             self.fail("RP642", f"check `{cc.check.text}` could not be evaluated on {where}: {err}", cc.check.path)
             return
         if value is True:
@@ -280,7 +279,7 @@ class ScenarioPlayer:
     def _numbers(self, step: Step, what: str, get: Callable[[], list]) -> None:
         try:
             seen = get()
-        except _PLAY_ERRORS as err:
+        except RuleplayError as err:
             self.fail("RP642", f"cannot compute {what}: {err}", step.path)
             return
         want = step.value

@@ -89,7 +89,8 @@ def _interval(ci: list[float]) -> str:
 
 def _spread(d: dict) -> str:
     q = d["quantiles"]
-    return (f"mean {d['mean']:.2f}, median {q['0.5']:g}, 10-90% {q['0.1']:g}-{q['0.9']:g}, "
+    low, high = d["ci95"]
+    return (f"mean {d['mean']:.2f} 95% CI [{low:.2f}, {high:.2f}], median {q['0.5']:g}, 10-90% {q['0.1']:g}-{q['0.9']:g}, "
             f"range {d['min']:g}-{d['max']:g}")
 
 

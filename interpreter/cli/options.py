@@ -176,11 +176,17 @@ def load_noting_files(game_name: str | os.PathLike, players: int | None = None, 
     return game
 
 
+NOTED_KEY = "ruleplay.noted"  # the built-in names a command has already said are not the local files
+
+
 def _note_shadowed_file(name: str) -> None:
     """A built-in game's name is the built-in game, even with a file of that name here: say so on stderr,
     as the user may have meant the file (`./NAME.yaml` names it)."""
-    if name not in builtin_games():
+    ctx = click.get_current_context(silent=True)
+    noted = ctx.meta.setdefault(NOTED_KEY, set()) if ctx is not None else set()
+    if name not in builtin_games() or name in noted:  # a command loading the game twice says it once
         return
+    noted.add(name)
     for local in (name, f"{name}.yaml"):
         if os.path.isfile(local):
             echo(terminal_safe(f"note: {name} is the built-in game, not the file {local} here "

@@ -35,6 +35,10 @@ class IllegalMoveError(RuleplayError, ValueError):
         cite = f" [{rule}]" if rule else ""
         super().__init__(f"illegal move {move}: {reason}{cite}", code)
 
+    def __reduce__(self) -> tuple:
+        """Made again from what it was made of, so it crosses to another process whole."""
+        return type(self), (self.move, self.reason, self.code, self.rule)
+
 
 class GameOverError(IllegalMoveError):
     code = "RP606"

@@ -308,12 +308,13 @@ class FlowRunner:
             try:
                 moves = moves_now(model, ctx)
             except R.LimitError as err:
-                if passes == 0:
-                    raise
-                # One step, one bound: seat after seat found without a move, the listing ran out of work before
-                # the pass guard below could say why; this says it, as the limit's own hint would mislead.
+                if passes < f["players"]:
+                    raise  # a seat not yet listed may have moves: the limit's own message is the truth
+                # One step, one bound: every seat was found without a move, and the listing ran out of work
+                # before the pass guard below could say why; this says it, as the limit's own hint would mislead.
                 stuck = R.LimitError(f"{err.message}, listing the moves of seat after seat who had none "
-                                     f"({passes} passed in a row: `when_stuck: pass`)", err.pos, STUCK_HINT)
+                                     f"({passes} passed in a row, every seat at least once: `when_stuck: pass`)",
+                                     err.pos, STUCK_HINT)
                 stuck.code = err.code
                 raise stuck from None
             finally:

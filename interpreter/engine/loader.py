@@ -13,6 +13,7 @@ import gc
 import hashlib
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -154,6 +155,7 @@ def _schema_diagnostics(data: dict, smap: SourceMap) -> list[Diagnostic]:
 
 _CHECKED_FILES: dict[str, list[Diagnostic]] = {}  # the schema's verdict on a ruleset's files, by their texts
 MAX_CHECKED_FILES = 16
+_CHECKED_LOCK = threading.Lock()
 
 
 def _base_schema_diagnostics(data: dict, smap: SourceMap) -> list[Diagnostic]:
@@ -163,7 +165,8 @@ def _base_schema_diagnostics(data: dict, smap: SourceMap) -> list[Diagnostic]:
     found = _CHECKED_FILES.get(key)
     if found is None:
         found = _schema_diagnostics(data, smap)
-        if len(_CHECKED_FILES) >= MAX_CHECKED_FILES:
-            del _CHECKED_FILES[next(iter(_CHECKED_FILES))]
-        _CHECKED_FILES[key] = found
+        with _CHECKED_LOCK:  # games may load in threads (a Dask worker's): the eviction must not race
+            while len(_CHECKED_FILES) >= MAX_CHECKED_FILES:
+                del _CHECKED_FILES[next(iter(_CHECKED_FILES))]
+            _CHECKED_FILES[key] = found
     return list(found)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import reprlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -137,7 +138,7 @@ def _literal(node: A.Expr, text: str) -> Any:
 def parse_move(text: str) -> Move:
     """Parse `action` or `action(arg, …)`; raises MoveParseError."""
     if not isinstance(text, str):
-        raise MoveParseError(f"not a move text: {type(text).__name__} {str(text)[:60]}")
+        raise MoveParseError(f"not a move text: {type(text).__name__} {reprlib.repr(text)}")
     if not text.strip():
         raise MoveParseError("empty move text")
     return _parse_text(text)

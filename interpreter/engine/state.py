@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from typing import Any, Protocol
 
 from ruleplay.dsl import runtime as R
@@ -387,7 +388,7 @@ class State:
         KeyError at the first move: `state_from_json` checks a position written by someone else."""
         if type(data) is not dict or not DATA_KEYS <= data.keys():
             raise StateFormatError(f"a state's data is a map with {', '.join(sorted(DATA_KEYS))}, "
-                                   f"not {str(data)[:60]}")
+                                   f"not {reprlib.repr(data)}")  # bounded, however large `data` is
         return State(self.game, data, None, self._history)
 
     def copy(self) -> "State":

@@ -71,7 +71,10 @@ def check_executor(executor: str | None) -> None:
         raise ExecutorError(f"--executor {executor} needs Dask: pip install 'ruleplay[dask]'") from None
 
 
-_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+# Labels of letters, digits, `-` and `_` (container and service names such as dask_scheduler have one), with a
+# final dot allowed (a fully qualified name); 253 characters in all.
+_HOST_NAME = re.compile(r"(?=.{1,254}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+                        r"(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?")
 
 
 def _check_address(address: str) -> None:

@@ -80,7 +80,7 @@ def check_names(b: BuildContext) -> None:
         for name, spec in (b.data.get(kind) or {}).items():
             params = list(spec.get("params") or ())
             for i, param in enumerate(params):
-                if param in params[:i]:
+                if param in params[:i] and param != "_":  # `_`, a parameter the body does not read, may repeat
                     b.diag("RP216", f"{kind[:-1]} {name!r} names the parameter {param!r} twice",
                            (kind, name, "params", i), hint="give each parameter a name of its own")
     for name, what, path, key, use in _declared(b.data):

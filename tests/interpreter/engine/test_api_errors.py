@@ -58,3 +58,20 @@ def test_with_data_refuses_what_is_no_states_data(data):
 def test_a_move_that_is_no_text_is_named():
     with pytest.raises(MoveParseError, match="not a move text: int 5"):
         parse_move(5)
+
+
+def test_errors_cross_to_another_process_whole():
+    import pickle
+
+    game = load_game("tic-tac-toe")
+    state = game.new_state().apply("place(4)")
+    caught = []
+    for action in (lambda: load_game("no-such-game"), lambda: state.apply("place(4)"), lambda: parse_move(5),
+                   lambda: state.with_data({})):
+        try:
+            action()
+        except RuleplayError as err:
+            caught.append(err)
+    for err in caught:
+        again = pickle.loads(pickle.dumps(err))
+        assert type(again) is type(err) and str(again) == str(err) and vars(again) == vars(err)

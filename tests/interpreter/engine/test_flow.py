@@ -183,7 +183,8 @@ def test_seats_that_all_pass_until_the_listing_runs_out_of_work_get_the_same_adv
     game = make_game(STUCK.replace("WHEN", "pass").replace("require: [current == 0]",
                                                            "require: ['len([i for i in range(400)]) > 0 and n < 1']"))
     with pytest.raises(LimitError, match=r"iteration limit exceeded in one move, listing the moves of seat after "
-                                         r"seat who had none \(\d+ passed in a row: `when_stuck: pass`\)") as info:
+                                         r"seat who had none \(\d+ passed in a row, every seat at least "
+                                         r"once: `when_stuck: pass`\)") as info:
         game.new_state().apply("inc")
     assert "when_stuck: end_game" in info.value.hint and info.value.code == "RP501"
 

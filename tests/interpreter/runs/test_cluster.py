@@ -100,7 +100,8 @@ def test_a_scheduler_address_that_cannot_be_one_is_refused(address: str) -> None
         check_executor("dask://" + address)
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:8786", "[::1]:8786", "scheduler.example.org:8786", "node-7:1"])
+@pytest.mark.parametrize("address", ["127.0.0.1:8786", "[::1]:8786", "scheduler.example.org:8786", "node-7:1",
+                                     "dask_scheduler:8786", "host.example.:8786"])
 def test_a_scheduler_address_is_a_host_and_a_port(address: str) -> None:
     check_executor("dask://" + address)
 

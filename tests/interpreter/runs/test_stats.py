@@ -83,3 +83,10 @@ def test_the_bootstrap_of_a_mean_covers_it():
     low, high = stats.bootstrap_mean(differences, seed=3)
     assert low < 0.4 < high and low > 0 and stats.bootstrap_mean(differences, seed=3) == (low, high)
     assert stats.bootstrap_mean(Counter(), seed=3) == (float("-inf"), float("inf"))
+
+
+def test_the_interval_of_a_mean_is_the_normal_one():
+    low, high = stats.mean_interval(Counter({0: 50, 1: 50}))  # s = 0.5025, s/√n = 0.05025
+    assert (low, high) == pytest.approx((0.5 - 1.959964 * 0.050252, 0.5 + 1.959964 * 0.050252), abs=1e-5)
+    assert stats.mean_interval(Counter({7: 1})) == (7, 7) and stats.mean_interval(Counter()) == (0.0, 0.0)
+    assert stats.distribution(Counter({1: 3, 3: 1}))["ci95"] == list(stats.mean_interval(Counter({1: 3, 3: 1})))

@@ -216,12 +216,15 @@ class _Limits:
         self._depth = 0
         self._total = 0
         self._cost: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) once expanded
+        self._aliased = False  # whether an alias has repeated an anchor: the likely cause of a size refused
 
     def _charge(self, values: int, levels: int, mark: Any) -> None:
         self._total += values
         if self._total > MAX_NODES:
             raise _Refused(f"the document expands to more than {MAX_NODES} values", mark,
-                           "aliases (*name) that repeat large anchors multiply the size; write the data out")
+                           "aliases (*name) that repeat large anchors multiply the size; write the data out"
+                           if self._aliased else "a ruleset holds tables, not data sets: compute large tables "
+                           "with `derived:` expressions from a few constants")
         if self._depth + levels > MAX_DEPTH:
             raise _Refused(f"the document is nested more than {MAX_DEPTH} levels deep", mark, "flatten the structure")
 
@@ -233,6 +236,7 @@ class _Limits:
             if cost is None:
                 raise _Refused(f"the alias *{event.anchor} is used inside its own anchor", event.start_mark,
                                "an anchored value cannot contain itself")
+            self._aliased = True
             self._charge(cost[0], cost[1] - 1, event.start_mark)
             return node
         self._charge(1, 0, event.start_mark)

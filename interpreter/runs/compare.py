@@ -61,7 +61,8 @@ class Pairs:
         every = GameOutcome(0, 0, scores=(0.0,) * players, returns=(0.0,) * players, decisions=1, branching=1)
         flags, values = game_values(every, players)  # a game with every statistic: the names, in order
         self._flag_names, self._value_names = tuple(flags), tuple(values)
-        self._packing = struct.Struct(f"<Q{len(self._value_names)}d")
+        self._flag_bytes = (len(self._flag_names) + 7) // 8  # one bit a flag, for any number of seats
+        self._packing = struct.Struct(f"<{self._flag_bytes}s{len(self._value_names)}d")
         self._a: dict[int, bytes] = {}
         self.tables: dict[str, Counter] = {}  # name -> Counter of (a, b) outcomes
         self.differences: dict[str, Counter] = {}  # name -> Counter of b - a
@@ -74,15 +75,16 @@ class Pairs:
         if outcome.failure is None:
             flags, values = self._values(outcome)
             bits = sum(1 << k for k, name in enumerate(self._flag_names) if flags[name])
-            self._a[outcome.index] = self._packing.pack(bits, *(values.get(name, math.nan)
-                                                                for name in self._value_names))
+            self._a[outcome.index] = self._packing.pack(bits.to_bytes(self._flag_bytes, "little"),
+                                                        *(values.get(name, math.nan) for name in self._value_names))
 
     def add_b(self, outcome: GameOutcome) -> None:
         packed = self._a.pop(outcome.index, None)
         if packed is None or outcome.failure is not None:
             return
         self.games += 1
-        bits, *values_a = self._packing.unpack(packed)
+        flag_bytes, *values_a = self._packing.unpack(packed)
+        bits = int.from_bytes(flag_bytes, "little")
         flags_b, values_b = self._values(outcome)
         for k, name in enumerate(self._flag_names):
             self.tables.setdefault(name, Counter())[bool(bits >> k & 1), flags_b[name]] += 1

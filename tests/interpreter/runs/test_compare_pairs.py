@@ -49,3 +49,13 @@ def test_a_games_values_are_what_the_batch_measures_count():
             values.setdefault(name, Counter())[value] += 1
     assert {k: flags[k] for k in report.measures.proportions()} == report.measures.proportions()
     assert values == report.measures.means()
+
+
+def test_a_game_of_many_seats_packs_all_its_flags():
+    seats = 70  # more flags than a 64-bit word holds
+    pairs = Pairs(seats, rotate=False)
+    returns = tuple(1.0 if s == 65 else -1.0 for s in range(seats))
+    pairs.add_a(GameOutcome(0, 0, length=3, scores=returns, returns=returns))
+    pairs.add_b(GameOutcome(0, 0, length=4, scores=returns, returns=returns))
+    assert pairs.tables["win_rate[65]"] == Counter({(True, True): 1})
+    assert pairs.tables["win_rate[64]"] == Counter({(False, False): 1}) and pairs.differences["mean_length"] == {1: 1}

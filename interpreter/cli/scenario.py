@@ -11,8 +11,8 @@ import click
 from ruleplay.dsl.diagnostics import RulesetError
 
 from ..engine.errors import RuleplayError
-from ..engine.game import Game, load_game
-from .options import WholeNumber, json_option, load, reads_game, reads_ruleset, ruleset_files
+from ..engine.game import Game
+from .options import WholeNumber, json_option, load, reads_ruleset, ruleset_files
 from .output import OUTPUTS_KEY, echo, emit_json, reads, reports_errors
 
 
@@ -37,19 +37,23 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
 
     if not files and mutate_game is None:
         raise click.UsageError("give scenario files, or --mutate GAME")
+    games = _noting(loading_factory())
+    writes = bool(click.get_current_context().meta.get(OUTPUTS_KEY))
+    if ruleset is not None:  # even if no scenario gets as far as loading it
+        reads_ruleset(ruleset)
     if files:
         paths = scenario_files(list(files))
         reads(paths, "a scenario file")
-        if ruleset is None:
-            _reads_declared_rulesets(paths)
-    if ruleset is not None:  # even if no scenario gets as far as loading it
-        reads_ruleset(ruleset)
+        declared = [ruleset] if ruleset is not None else \
+            _declared_rulesets(paths) if writes or variant is not None else []
+        if writes and ruleset is None:
+            _reads_declared_rulesets(declared, games)
+        if variant is not None:
+            for ref in declared:
+                _check_variant(ref, players, variant)
     if mutate_game is not None:
         load(mutate_game, players, variant)
-    if files and variant is not None:
-        for ref in [ruleset] if ruleset is not None else _declared_rulesets(paths):
-            _check_variant(ref, players, variant)
-    results = run_scenarios(list(files), _noting(loading_factory()), ruleset, players, variant) if files else []
+    results = run_scenarios(list(files), games, ruleset, players, variant) if files else []
     report = mutate(mutate_game, list(files) or None, players=players, variant=variant,
                     ruleset=ruleset) if mutate_game else None
     failed = [r for r in results if not r.passed]
@@ -80,15 +84,14 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
         raise click.exceptions.Exit(1)
 
 
-def _reads_declared_rulesets(paths: list[Path]) -> None:
+def _reads_declared_rulesets(declared: list[str], games: Callable[[str, int | None, str | None], Game]) -> None:
     """Note the ruleset every scenario names as read, with its files, also for a scenario that fails before
-    its game loads (which `_noting` then never sees): a report must not replace any of them."""
-    if not click.get_current_context().meta.get(OUTPUTS_KEY):
-        return  # nothing is written, so nothing can be replaced
-    for ref in _declared_rulesets(paths):
+    its game loads (which the run then never loads): a report must not replace any of them.  The games come
+    from the run's own factory, so a scenario of the base game does not load it again."""
+    for ref in declared:
         reads_ruleset(ref)
         try:
-            reads_game(load_game(ref))
+            games(ref, None, None)  # `_noting` notes its files
         except RuleplayError:
             pass  # the run reports why it does not load; its own file is noted above
 

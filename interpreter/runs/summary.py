@@ -53,18 +53,17 @@ class Measures:
         self.fired_in_games: Counter = Counter()  # rule -> games in which it fired
 
     def add(self, outcome: GameOutcome) -> None:
+        flags, values = game_values(outcome, self.players)  # the one definition `compare` pairs by as well
         self.games += 1
         self.lengths[outcome.length] += 1
         for seat in range(self.players):
             self.scores[seat][outcome.scores[seat]] += 1
             self.returns[seat][outcome.returns[seat]] += 1
-        winners = winning_seats(outcome.returns)
-        for seat in winners:
-            self.wins[seat] += 1
-        self.draws += is_draw(outcome.returns)
-        self.decisive += len(winners) == 1
-        if outcome.decisions:
-            self.branching[round(outcome.branching / outcome.decisions, BRANCHING_DIGITS)] += 1
+            self.wins[seat] += flags[f"win_rate[{seat}]"]
+        self.draws += flags["draw_rate"]
+        self.decisive += flags["decisiveness"]
+        if "mean_branching" in values:
+            self.branching[values["mean_branching"]] += 1
         self.decisions += outcome.decisions
         self.offered += outcome.branching
         for rule, moves in outcome.fired:

@@ -91,15 +91,13 @@ class BuildContext:
         """Whether mutation testing switched off one of these rules."""
         return any(r in self.disabled for r in rule_list(rules))
 
-    def _cites_in(self, node: Any, path: tuple) -> None:
+    def _check_tree(self, node: Any, path: tuple) -> None:
+        """One walk of parsed code: the rules it cites (`@ID`), and the names it binds (`let`, loop and
+        comprehension names): a literal (`let true = 5`) binds a name no code can read, as it reads the
+        literal; a loop naming one variable twice keeps only the last."""
         for n in A.walk(node):
             if isinstance(n, A.Cited):
                 self.cite(n.rule, path, mutable=True)
-
-    def _binders_in(self, node: Any, path: tuple) -> None:
-        """The names code binds (`let`, loop and comprehension names): a literal (`let true = 5`) binds a name
-        no code can read, as it reads the literal; a loop naming one variable twice keeps only the last."""
-        for n in A.walk(node):
             names = (n.name,) if isinstance(n, A.Let) else n.names if isinstance(n, (A.For, A.Comprehension)) else ()
             for i, name in enumerate(names):
                 if name in LITERALS:
@@ -127,8 +125,7 @@ class BuildContext:
             self.diags.append(Diagnostic(err.code, err.message, pos.file, pos.line, pos.col, hint=err.hint,
                                          path=format_path(path), source_line=self.lines.line(pos.file, pos.line)))
             return None
-        self._cites_in(node, path)
-        self._binders_in(node, path)
+        self._check_tree(node, path)
         return node
 
     def expr(self, path: tuple, scope: Scope, default: Fn | None = None) -> Fn | None:

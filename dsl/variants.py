@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import copy
 import errno
+import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,21 @@ LINKING_KEYS = ("extends", "include", "patch")  # what links files together: onl
 UNPATCHABLE = ("extends", "include", "variants", "patch")  # read before patches apply: a patch would be ignored
 
 
+def patch_value_problem(op: dict) -> tuple[str, str, str] | None:
+    """What is wrong with an operation's `value:` — (message, key to point at, hint) — or None.
+
+    A `remove` takes no value and every other operation needs one. The schema
+    states the same rule for editors; its check reports it through this
+    function, so a variant's patch and an `extends:` file's say the same.
+    """
+    kind = op.get("op")
+    if kind == "remove" and "value" in op:
+        return "a `remove` takes no `value:`", "value", "remove the `value:` (or use `set`/`replace` to give one)"
+    if kind != "remove" and "value" not in op:
+        return f"`{kind}` needs a `value:`", "op", "write the value to use, `value: null` for null"
+    return None
+
+
 def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document,
                 patch_path: tuple[Any, ...]) -> Any:
     """Apply patch operations; a path that does not exist is an error (RP401)."""
@@ -96,12 +113,10 @@ def apply_patch(data: Any, ops: list[dict], smap: SourceMap, patch_doc: Document
                                      SourceMap(patch_doc), where + (("op",) if isinstance(op, dict) else ()),
                                      "write e.g. {op: replace, path: end[0].when, value: ...}"))
         kind, text = op["op"], op.get("path", "")
-        if (kind == "remove") == ("value" in op):  # a `value:` given to `remove`, or missing from any other
-            raise PatchProblem(_diag(
-                "RP401", "a `remove` takes no `value:`" if kind == "remove" else f"`{kind}` needs a `value:`",
-                SourceMap(patch_doc), where + (("value",) if kind == "remove" else ("op",)),
-                "remove the `value:` (or use `set`/`replace` to give one)" if kind == "remove"
-                else "write the value to use, `value: null` for null"))
+        value_problem = patch_value_problem(op)
+        if value_problem is not None:
+            message, key, hint = value_problem
+            raise PatchProblem(_diag("RP401", message, SourceMap(patch_doc), where + (key,), hint))
         path = parse_path(text) if isinstance(text, str) else None
         if path is None:
             raise PatchProblem(_diag("RP401", f"malformed patch path {text!r}", SourceMap(patch_doc),
@@ -252,6 +267,31 @@ MAX_PARTS = 100  # files one ruleset is made of, counting every `extends:` and `
 MAX_TOTAL_FILES_FACTOR = 4  # all of a ruleset's distinct files together: this many times the one-file limit
 
 
+_PARSED: dict[tuple[str, int, str], Document] = {}  # documents by file name, byte limit and text digest
+MAX_PARSED = 16
+_PARSED_LOCK = threading.Lock()
+
+
+def parsed_document(raw: bytes, file: str, max_bytes: int) -> Document:
+    """`load_document`, kept for the same bytes: each load gets its own copy of the data.
+
+    Validating a file with N variants loads it N + 1 times, and parsing a
+    large file each time made that quadratic (1,000 variants took minutes);
+    a deep copy of the data costs a few percent of a parse. The positions
+    are shared: nothing writes to them after the parse. Only good parses
+    are kept, so a file's errors are found again every time.
+    """
+    key = (file, max_bytes, hashlib.sha256(raw).hexdigest())
+    kept = _PARSED.get(key)
+    if kept is None:
+        kept = load_document(raw, file, max_bytes=max_bytes)
+        with _PARSED_LOCK:  # games may load in threads (a Dask worker's): the eviction must not race
+            while len(_PARSED) >= MAX_PARSED:
+                del _PARSED[next(iter(_PARSED))]
+            _PARSED[key] = kept
+    return replace(kept, data=copy.deepcopy(kept.data))
+
+
 class _Parts:
     """The files of one ruleset: each read and parsed once, however often it is named, within totals.
 
@@ -286,7 +326,7 @@ class _Parts:
         if self.total > self.total_limit:
             raise PatchProblem(self._over(f"the ruleset's files together are over {self.total_limit} bytes",
                                           smap, at, path))
-        doc = load_document(raw, str(path), max_bytes=self.max_bytes)
+        doc = parsed_document(raw, str(path), self.max_bytes)
         self.docs[real] = doc
         return doc, False
 
@@ -385,7 +425,9 @@ def apply_variant(data: dict, smap: SourceMap, name: str) -> dict:
     """Apply the inline variant `name` (from `variants:`) to the data."""
     variants = data.get("variants") or {}
     variant = variants.get(name)
-    patched = copy.deepcopy(data)
+    # No patch may touch `variants:` (UNPATCHABLE), so it is shared, not copied: with many variants,
+    # copying all of them for each one made validating a file quadratic.
+    patched = {key: value if key == "variants" else copy.deepcopy(value) for key, value in data.items()}
     ops = variant.get("patch") or []
     patched = apply_patch(patched, ops, smap, smap.base if not smap.overlays else smap.locate(("variants",))[0],
                           smap.locate(("variants", name, "patch"))[1])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterator
 from ruleplay.dsl.compiler import suggest
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.parser import TOO_LONG_HINT, too_long
-from ruleplay.dsl.variants import SourceMap
+from ruleplay.dsl.variants import SourceMap, patch_value_problem
 from ruleplay.dsl.yamlload import format_path
 
 if TYPE_CHECKING:
@@ -173,6 +173,12 @@ def _is_code(part: dict) -> bool:
     return part is schema()["$defs"]["expression"] or part is schema()["$defs"]["effects"]
 
 
+def _is_patch_value_rule(part: dict) -> bool:
+    """Whether a schema part is the patch rule on `value:`: its failures are reported as the patch check's RP401."""
+    operation = schema()["$defs"]["patch"]["items"]
+    return part is operation["then"] or part is operation["else"]
+
+
 _NAME_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # `{of: range(1, 6)}`: in a `{...}` mapping a comma ends the value, so `6)` is read as a key of its own.
 _SPLIT_VALUE_HINT = ("a comma inside `{...}` ends a value: quote a text with commas in it, "
@@ -203,6 +209,9 @@ def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
             shown, kind = json.dumps(leaf.instance, ensure_ascii=False)[:40], _kind(leaf.instance)
             hint = (f"code is text: YAML read this as {'an' if kind[0] in 'aeiou' else 'a'} {kind}, so quote it "
                     f"as the language writes it, e.g. '{shown}'")
+        elif _is_patch_value_rule(leaf.schema) and isinstance(leaf.instance, dict):
+            message, value_key, hint = patch_value_problem(leaf.instance) or (message, "op", hint)
+            code, key, path = "RP401", False, path + (value_key,)
         elif code == "RP107" and not leaf.context:
             hint = "keep the keys of only one form"
         elif code == "RP105" and leaf.schema == schema()["$defs"]["rule_id"]:

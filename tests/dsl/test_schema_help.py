@@ -18,14 +18,14 @@ SCHEMA = json.loads((Path(__file__).parents[2] / "dsl" / "schema.json").read_tex
 
 
 def fields(node: Any, path: str = "#") -> Iterator[tuple[str, dict]]:
-    """Every definition and every property, at any depth (inside oneOf, items, ...), with its JSON path."""
+    """Every definition and every property, at any depth (inside oneOf, items, then, ...), with its JSON path."""
     if isinstance(node, dict):
         for key, sub in node.items():
             if key in ("properties", "$defs"):  # a map of fields by name: each is a field, and is walked
                 for name, field in sub.items():
                     yield f"{path}/{key}/{name}", field
                     yield from fields(field, f"{path}/{key}/{name}")
-            elif key != "examples":
+            elif key not in ("examples", "if"):  # an `if:` is a condition on the fields, not one of them
                 yield from fields(sub, f"{path}/{key}")
     elif isinstance(node, list):
         for k, sub in enumerate(node):

@@ -11,7 +11,7 @@ from ruleplay import RulesetError, load_game
 from ruleplay.dsl.variants import (
     PatchProblem, SourceMap, apply_patch, load_with_extends, parse_path,
 )
-from ruleplay.dsl.yamlload import YamlProblem, load_document
+from ruleplay.dsl.yamlload import MAX_FILE_BYTES, YamlProblem, load_document
 
 BASE = """\
 ruleplay: 1
@@ -288,6 +288,21 @@ def test_inline_variant_is_applied_when_chosen(tmp_path):
     assert game.model.constants == {"goal": 5, "steps": [1, 2, 3], "table": {"a": 1, "inner": {"x": 1, "y": 2}}}
     assert game.info.variant == "long" and game.info.variants == ("broken", "long")
     assert [str(m) for m in game.new_state().legal_moves()] == ["add(1)", "add(2)", "add(3)"]
+
+
+def test_a_file_is_parsed_once_for_all_its_variants_and_each_load_gets_its_own_data(tmp_path, monkeypatch):
+    import ruleplay.dsl.variants as variants
+
+    parsed = []
+    monkeypatch.setattr(variants, "load_document",
+                        lambda raw, file, **kw: parsed.append(file) or load_document(raw, file, **kw))
+    path = write(tmp_path, "counter.yaml", BASE)
+    first, _ = load_with_extends(path, MAX_FILE_BYTES)
+    first["constants"]["goal"] = 99  # what one load does with its data is not seen by the next
+    assert load_game(path, variant="long").model.constants["goal"] == 5
+    assert load_game(path).model.constants["goal"] == 3 and parsed == [str(path)]
+    path.write_text(BASE.replace("goal: 3", "goal: 4"), encoding="utf-8")  # a changed file is parsed again
+    assert load_game(path).model.constants["goal"] == 4 and parsed == [str(path)] * 2
 
 
 def test_unknown_variant(tmp_path):

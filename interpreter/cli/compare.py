@@ -11,9 +11,10 @@ from ..engine.game import Game
 from ..engine.loader import find_ruleset
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
+from ..runs.simulate import SimulationReport
 from .batches import charts, executor_option, spec_ids, workers_option
 from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, seated
-from .output import echo, emit_json, reports_errors, same_file, terminal_safe
+from .output import echo, echo_failures, emit_json, reports_errors, same_file, terminal_safe
 from .simulate import MAX_GAMES
 
 
@@ -103,11 +104,25 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     written = charts(plot_dir, game_name, dict(zip(labels, (result.a, result.b)))) if plot_dir else []
     if as_json:
         emit_json({**result.to_dict(), "plots": [str(p) for p in written]})
-        return
-    _print(game_name, result, [f"{label}: {_described(game, variant)}"
-                               for (_, variant, label), game in zip(sides, loaded) if variant is not None])
-    if written:
-        echo(f"charts: {', '.join(str(p) for p in written)}")
+    else:
+        _print(game_name, result, [f"{label}: {_described(game, variant)}"
+                                   for (_, variant, label), game in zip(sides, loaded) if variant is not None])
+        if written:
+            echo(f"charts: {', '.join(str(p) for p in written)}")
+    _report_failures(sides, (result.a, result.b))
+
+
+def _report_failures(sides: list[tuple[str, str | None, str]], reports: tuple[SimulationReport, ...]) -> None:
+    """Each side's rule errors on stderr, as `simulate` gives them, and exit 1 if there were any: a
+    comparison of the games that finished says nothing of the games a rule error stopped."""
+    failed = [(side, report) for side, report in zip(sides, reports) if report.failed]
+    for (ruleset, variant, label), report in failed:
+        echo(f"{label}: {report.failed} of {report.games} games stopped on rule errors", err=True)
+        echo_failures(report.errors, report.failed, "  ", err=True)
+        replay = f"ruleplay play {ruleset}" + (f" --variant {variant}" if variant else "")
+        echo(f"  replay a game with `{replay} --seed SEED`", err=True)
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 def _described(game: Game, variant: str) -> str:
@@ -119,12 +134,17 @@ def _described(game: Game, variant: str) -> str:
 
 def _print(game_name: str, result: Comparison, variants: list[str]) -> None:
     a, b = result.labels
-    echo(f"{game_name}: {a} (A) against {b} (B), {result.a.games} games each, seed {result.a.seed}, "
-         f"agents {', '.join(result.a.agents)}")
+    stopped = [f"{label} {report.failed}" for label, report in zip(("A", "B"), (result.a, result.b)) if report.failed]
+    echo(f"{game_name}: {a} (A) against {b} (B), {result.a.games} games each"
+         + (f" (stopped on rule errors: {', '.join(stopped)})" if stopped else "")
+         + f", seed {result.a.seed}, agents {', '.join(result.a.agents)}")
     for line in variants:
         echo(f"  {line}")
     echo(f"intervals at {result.confidence:.2%} each: Bonferroni for {len(result.differences)} statistics "
          f"(5% family-wise error)")
+    if result.paired_games < max(result.a.completed, result.b.completed):
+        echo(f"B - A and its interval are over the {result.paired_games} games that finished on both sides; "
+             f"A and B are each side's own ({result.a.completed} and {result.b.completed} finished)")
     width = max(len(d.name) for d in result.differences)
     echo(f"  {'statistic':<{width}}  {'A':>9} {'B':>9} {'B - A':>9}  {'interval':<21} significant  test")
     for d in result.differences:

@@ -99,19 +99,20 @@ class Comparison:
     a: SimulationReport
     b: SimulationReport
     confidence: float  # per comparison, after the Bonferroni correction
+    paired_games: int  # the games that finished on both sides, which the differences are taken from
     differences: list[stats.Difference] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"labels": list(self.labels), "a": self.a.to_dict(), "b": self.b.to_dict(),
                 "correction": "Bonferroni", "family_confidence": stats.CONFIDENCE,
-                "confidence_per_comparison": self.confidence,
+                "confidence_per_comparison": self.confidence, "paired_games": self.paired_games,
                 "differences": [d.to_dict() for d in self.differences]}
 
 
 def differences(a: SimulationReport, b: SimulationReport, pairs: Pairs,
                 seed: int) -> tuple[float, list[stats.Difference]]:
-    """Every tested statistic of A and B with its corrected interval, from the paired games; the
-    per-comparison confidence.  The figures shown beside each are the sides' own (all their games)."""
+    """Every tested statistic of A and B with B - A and its corrected interval, both from the paired games;
+    the per-comparison confidence.  The figures of A and B are the sides' own (all their games)."""
     ma, mb = a.measures, b.measures
     assert ma is not None and mb is not None
     pa, pb, means_a, means_b = ma.proportions(), mb.proportions(), ma.means(), mb.means()
@@ -121,12 +122,15 @@ def differences(a: SimulationReport, b: SimulationReport, pairs: Pairs,
         table = pairs.tables.get(name, Counter())
         low, high = stats.newcombe_paired(table[True, True], table[False, True], table[True, False],
                                           table[False, False], confidence)
+        paired = sum(table.values())
+        estimate = (table[False, True] - table[True, False]) / paired if paired else 0.0
         found.append(stats.Difference(name, pa[name] / ma.games if ma.games else 0.0,
-                                      pb[name] / mb.games if mb.games else 0.0, low, high, NEWCOMBE))
+                                      pb[name] / mb.games if mb.games else 0.0, estimate, low, high, NEWCOMBE))
     for k, name in enumerate(means_a):
-        low, high = stats.bootstrap_mean(pairs.differences.get(name, Counter()), seed + k, confidence)
-        found.append(stats.Difference(name, stats.mean(means_a[name]), stats.mean(means_b[name]), low, high,
-                                      BOOTSTRAP))
+        differences_b_a = pairs.differences.get(name, Counter())
+        low, high = stats.bootstrap_mean(differences_b_a, seed + k, confidence)
+        found.append(stats.Difference(name, stats.mean(means_a[name]), stats.mean(means_b[name]),
+                                      stats.mean(differences_b_a), low, high, BOOTSTRAP))
     return confidence, found
 
 
@@ -146,4 +150,4 @@ def compare(specs: tuple[GameSpec, GameSpec], labels: tuple[str, str], n: int, s
                                 game=loaded[side], spec_ids=spec_ids[side], executor=executor,
                                 on_outcome=pairs.add_b if side else pairs.add_a, **options))
     confidence, found = differences(reports[0], reports[1], pairs, seed)
-    return Comparison(labels, reports[0], reports[1], confidence, found)
+    return Comparison(labels, reports[0], reports[1], confidence, pairs.games, found)

@@ -144,18 +144,20 @@ def bootstrap_mean(values: Counter, seed: int, confidence: float = CONFIDENCE,
 
 @dataclass(frozen=True)
 class Difference:
-    """One statistic of two runs: their values, B - A, its interval and whether that excludes 0."""
+    """One statistic of two runs: their values, B - A with its interval, and whether that excludes 0.
+
+    `a` and `b` are each side's own figure; `difference` is the estimate the
+    interval is built around, which a paired test takes from the pairs alone.
+    The two agree unless some games are in one side's figure but in no pair.
+    """
 
     name: str
     a: float
     b: float
+    difference: float
     low: float
     high: float
     test: str
-
-    @property
-    def difference(self) -> float:
-        return self.b - self.a
 
     @property
     def significant(self) -> bool:

@@ -85,6 +85,51 @@ def test_compare_says_what_a_named_variant_changes():
     assert text.splitlines()[1].startswith("  seed-only: ") and "(no description)" not in text
 
 
+FAILS_ON_THREE = """\
+ruleplay: 1
+game: fails
+players: 2
+state:
+  total: {init: "0"}
+flow:
+  phases:
+    - name: play
+      actions: [add]
+actions:
+  add:
+    params:
+      n: range(1, 4)
+    effects: total += n
+end:
+  - when: total >= 6
+scoring:
+  score: "if current == p then 1 else 0"
+variants:
+  broken-on-three:
+    description: adding 3 is a rule error
+    patch:
+      - {op: replace, path: actions.add.effects, value: "total += [1, 2][n - 1]"}
+"""
+
+
+def test_compare_reports_the_games_rule_errors_stopped_and_pairs_only_the_rest(tmp_path):
+    path = tmp_path / "fails.yaml"
+    path.write_text(FAILS_ON_THREE, encoding="utf-8")
+    result = run("compare", path, "--variant", "broken-on-three", "-n", "60", "--seed", "3", "--json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["a"]["completed"] == 60 and 0 < doc["b"]["completed"] < 60
+    assert doc["paired_games"] == doc["b"]["completed"]  # the games B finished, where no 3 was added
+    for d in doc["differences"]:  # so the pairs are the same games on both sides: B - A is 0, A and B are not
+        assert d["difference"] == 0 and d["low"] <= 0 <= d["high"], d
+    assert any(d["a"] != d["b"] for d in doc["differences"])
+    assert "broken-on-three: " in result.stderr and "games stopped on rule errors" in result.stderr
+    assert "error RP500" in result.stderr and "--variant broken-on-three --seed SEED" in result.stderr
+    text = run("compare", path, "--variant", "broken-on-three", "-n", "60", "--seed", "3")
+    assert text.exit_code == 1 and "(stopped on rule errors: B " in text.stdout
+    assert f"over the {doc['paired_games']} games that finished on both sides" in text.stdout
+
+
 def test_compare_needs_a_variant():
     result = run("compare", "tic-tac-toe")
     assert result.exit_code == 2 and "--variant V" in result.output

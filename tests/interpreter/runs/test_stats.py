@@ -44,8 +44,8 @@ def test_the_bootstrap_finds_a_shift_and_no_shift():
 
 def test_bonferroni_splits_the_error():
     assert stats.bonferroni(10) == pytest.approx(0.995)
-    assert stats.Difference("x", 0.2, 0.5, 0.1, 0.4, "t").significant
-    assert not stats.Difference("x", 0.2, 0.5, -0.1, 0.4, "t").significant
+    assert stats.Difference("x", 0.2, 0.5, 0.3, 0.1, 0.4, "t").significant
+    assert not stats.Difference("x", 0.2, 0.5, 0.3, -0.1, 0.4, "t").significant
 
 
 def test_paired_newcombe_without_correlation_is_the_independent_interval():

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from ruleplay.dsl import runtime as R
 
-from .errors import IllegalMoveError, MoveParseError, RuleplayError, SeatError, StateFormatError
+from .errors import DeadlockError, IllegalMoveError, MoveParseError, RuleplayError, SeatError, StateFormatError
 from .flow import FlowRunner
 from .history import History
 from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate, outcome_weight
@@ -115,8 +115,22 @@ class State:
         """Legal moves (or chance outcomes) in the ruleset's fixed order."""
         if self._legal is None:
             with R.recursion_guard():
-                self._legal = generate(self.game.model, self.data["vars"], self.data["flow"])
+                legal = generate(self.game.model, self.data["vars"], self.data["flow"])
+            if not legal and not self.data["flow"]["done"]:
+                raise self._stuck()
+            self._legal = legal
         return list(self._legal)
+
+    def _stuck(self) -> DeadlockError:
+        """A position that is not over and where the seat to move has no move: one the rules never hand
+        out (after each move they settle a stuck turn by the phase's `when_stuck`), so a saved or
+        hand-made one. Its listing would be empty, which an agent or adapter takes for a broken game."""
+        flow = self.data["flow"]
+        who = "the chance player" if flow["player"] == CHANCE else f"player {flow['player']}"
+        return DeadlockError(f"{who} has no legal move in phase {flow['phase']!r} and the game is not over: "
+                             "a position the rules do not reach (a saved or hand-made state)",
+                             hint="save a position where the seat to move can move, or one whose game has "
+                                  "ended (flow.done)")
 
     def is_legal(self, move: Move) -> bool:
         return move in (self._legal if self._legal is not None else self.legal_moves())

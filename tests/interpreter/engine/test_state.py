@@ -262,3 +262,17 @@ def test_same_seed_same_game_in_any_order():
     a = game.new_state(seed=11)
     b = game.new_state(seed=11)
     assert a.dumps() == b.dumps()
+
+
+def test_a_saved_position_where_the_seat_to_move_cannot_move_is_refused_not_listed_empty():
+    from ruleplay.engine.errors import DeadlockError
+
+    game = load_game("tic-tac-toe")
+    saved = game.new_state(seed=1).to_json()
+    saved["data"]["vars"]["board"] = [0, 1, 0, 0, 1, 1, 1, 0, 0]  # full, no line: the rules would have ended it
+    state = game.state_from_json(saved)
+    assert not state.is_terminal()
+    with pytest.raises(DeadlockError, match="player 0 has no legal move in phase 'play' and the game is not over"):
+        state.legal_moves()
+    saved["data"]["flow"].update(done=True, player=-4)  # the same position, over: no moves, and no error
+    assert game.state_from_json(saved).legal_moves() == []

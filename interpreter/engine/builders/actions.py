@@ -8,7 +8,7 @@ last parameter it reads, so legal-move search tests it as soon as it can.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.scope import Scope
@@ -26,10 +26,11 @@ MAX_PARAMETER_VALUES = 100_000
 
 
 def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticModel,
-                  budget: Callable[[], R.Budget]) -> dict[str, Action]:
-    """Every action; `budget()` bounds the work of computing one parameter's `of:` set."""
+                  load_work: R.Budget) -> dict[str, Action]:
+    """Every action; `load_work` bounds the work of computing all parameters' `of:` sets together."""
     out = {}
     room = MAX_PARAMETER_VALUES  # the parameter values the actions not built yet may still have
+    spent = False  # the load's work ran out: the parameters after it are not computed, so not blamed
     for name, spec in (b.data.get("actions") or {}).items():
         path = ("actions", name)
         b.cite(spec.get("rule"), path, mutable=True)
@@ -39,8 +40,14 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
         longest_texts: list[int] = []  # per parameter, its longest value as a move text writes it
         for pname, pspec in (spec.get("params") or {}).items():
             ppath = path + ("params", pname)
-            universe, longest = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
-                                          R.Ctx({}, {"players": players}, static, budget=budget()), room)
+            universe: list | None = []
+            longest = 0
+            if not spent:
+                universe, longest = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",),
+                                              scope, R.Ctx({}, {"players": players}, static, budget=load_work),
+                                              room)
+            if universe is None:
+                spent, universe = True, []
             room -= len(universe)
             longest_texts.append(longest)
             pscope = scope.with_locals(*local)
@@ -72,9 +79,10 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
 
 
 def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.Ctx,
-              room: int) -> tuple[list, int]:
+              room: int) -> tuple[list | None, int]:
     """A parameter's `of:` values, computed now, and the length of the longest as a move text writes it;
-    [] (with a diagnostic) if they cannot be, or would pass the `room` left of `MAX_PARAMETER_VALUES`."""
+    [] (with a diagnostic) if they cannot be, or would pass the `room` left of `MAX_PARAMETER_VALUES`;
+    None (with a diagnostic) if the load's work ran out on them."""
     of_fn = b.expr(of_path, scope.only_locals())
     if of_fn is None:
         return [], 0
@@ -85,6 +93,11 @@ def _universe(b: BuildContext, pname: str, of_path: tuple, scope: Scope, ctx: R.
     except KeyError:
         b.diag("RP220", f"the values of parameter {pname!r} must not depend on the state",
                of_path, hint="put the full set of values in `of:` and narrow it with `from:` or `where:`")
+    except R.LimitError as err:
+        b.diag("RP220", f"cannot compute the values of parameter {pname!r}: {err.message} (a load computes "
+               f"every parameter's `of:` within one move's limits, together)",
+               of_path, hint=err.hint or "`of:` is computed once, when the game loads")
+        return None, 0
     except R.RuleRuntimeError as err:
         b.diag("RP220", f"cannot compute the values of parameter {pname!r}: {err.message}",
                of_path, hint=err.hint or "`of:` is computed once, when the game loads")

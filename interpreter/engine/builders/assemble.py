@@ -101,16 +101,16 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
     boards = build_boards(b)
     graphs, nx_graphs = build_graphs(b, boards)
     static = StaticModel(comp_ids, by_kind, props, boards, graphs)
-    constants = build_derived(b, dict(d.get("constants") or {}), static, players,
-                              R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"]))
+    constants = build_derived(b, dict(d.get("constants") or {}), static, players, _one_move(limits))
     check_names(b)
     scope = _scope(b, constants)
 
     vars_ = build_variables(b, scope)
     setup = b.effects(("setup",), scope)
-    actions = build_actions(b, scope, players, static,
-                            lambda: R.Budget(limits["iterations_per_move"], limits["max_depth"],
-                                             limits["copies_per_move"]))
+    # Every parameter's `of:` shares one move's limits, as the derived constants do (their own, so that
+    # their failure is not blamed on a parameter): with a budget each, a small file of many costly
+    # parameters kept a load busy for minutes.
+    actions = build_actions(b, scope, players, static, _one_move(limits))
     flow = build_flow(b, scope, actions)
     end = build_end(b, scope)
     scoring = build_scoring(b, scope) | build_heuristics(b, scope)
@@ -147,6 +147,10 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
     )
     model.num_actions = _number_actions(actions)
     return model
+
+
+def _one_move(limits: dict) -> R.Budget:
+    return R.Budget(limits["iterations_per_move"], limits["max_depth"], limits["copies_per_move"])
 
 
 def _shuffles(b: BuildContext) -> bool:

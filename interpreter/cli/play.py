@@ -8,12 +8,13 @@ from pathlib import Path
 import click
 
 from ..agents import is_interactive
+from ..engine.errors import RuleRuntimeError
 from ..engine.state import State
 from ..runs.play import MoveRecord, play_game
 from .options import (WholeNumber, check_seat, game_options, json_option, load, output_file, overwriting,
                       refuse_existing, seated, table_agents_option)
 from .output import echo, emit_json, reports_errors, silence_stdout
-from .table import play_with_person, result_text, seed_text, show_as, unseen_seed
+from .table import play_with_person, result_text, seed_text, show_as, unseen_seed, withheld
 
 
 def _show_state(state: State, record: MoveRecord | None) -> None:
@@ -73,7 +74,10 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
                 silence_stdout()
                 shows.clear()
 
-    result = play_game(game, seats, seed, watch=watch)
+    try:
+        result = play_game(game, seats, seed, watch=watch)
+    except RuleRuntimeError as err:
+        raise err if seat is None else withheld(err, game, seat) from None
     if log_file is not None:
         from ..runs.gamelog import write_log
 

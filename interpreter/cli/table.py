@@ -11,6 +11,7 @@ sees it, and the result line.
 
 from __future__ import annotations
 
+import copy
 import secrets
 import signal
 from pathlib import Path
@@ -21,7 +22,8 @@ from click.core import ParameterSource
 
 from ..agents import make_agent
 from ..agents.human import HELP, HumanAgent, StdioConsole
-from ..engine.errors import ReplayError
+from ..engine.errors import ReplayError, RuleRuntimeError
+from ..engine.game import Game
 from ..engine.render import render_seat_text
 from ..engine.state import State
 from ..runs.play import MoveRecord, PlayResult, SeatingError
@@ -133,7 +135,10 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
         game = load(game_name, players, variant)
         seats, person_seat = _seating(agents, game.info.players, human)
         seed, shown = unseen_seed(seed)  # the log keeps a drawn seed, for --resume
-        table = Table.new(game, seats, person_seat, seed)
+        try:
+            table = Table.new(game, seats, person_seat, seed)
+        except RuleRuntimeError as err:  # in the setup, or listing the first moves
+            raise withheld(err, game, person_seat) from None
         named = seed_text(shown)
     me = table.human
     echo(f"{table.game.info.title}: {named}, "
@@ -152,8 +157,34 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
             hang_up.playing = False
             _save(table, game_name, log_file)
             raise
+        except RuleRuntimeError as err:  # the log of the game a rule error stopped is what reports it
+            hang_up.playing = False
+            _save(table, game_name, log_file)
+            if log_file is not None:
+                moves = len(table.records)
+                echo(f"\nsaved to {log_file}: the {moves} move{'' if moves == 1 else 's'} before a rule error "
+                     f"stopped the game")
+            raise withheld(err, table.game, me) from None
         hang_up.playing = False
         _finish(table, stopped, game_name, log_file)
+
+
+def withheld(err: RuleRuntimeError, game: Game, seat: int) -> RuleRuntimeError:
+    """The rule error as seat `seat` may be shown it: in a game with hidden information, without its text.
+
+    A rule error's text quotes the values it failed on (`no key 'c2' in map`),
+    and the failing code may be reading what the seat cannot see: a card in
+    another hand, the masked items of its own view. Its code, its place in the
+    ruleset (public text) and its hint stay; the text is for whoever may see
+    the whole game (`ruleplay play` without --as or --human, with the seed).
+    """
+    if not game.info.hidden_information:
+        return err
+    shown = copy.copy(err)
+    shown.message = (f"a rule error; its text is withheld from player {seat}, as it may quote what that seat "
+                     f"cannot see")
+    shown.args = (f"{err.pos}: {shown.message}" if err.pos and err.pos.line else shown.message,)
+    return shown
 
 
 class _HangUp:

@@ -120,3 +120,81 @@ def test_resume_checks_the_log_and_the_options_given_again(tmp_path):
     log.write_text("\n".join(lines[:-1] + [lines[-1].replace("place(", "place(1")]) + "\n")
     bad = run("play", "tic-tac-toe", "--log", log, "--resume", input="")
     assert bad.exit_code == 1 and f"{log}:3: " in bad.output and "Traceback" not in bad.output
+
+
+DIVIDES = """\
+ruleplay: 1
+game: divides
+players: 2
+state:
+  x: {init: "0"}
+flow:
+  phases:
+    - name: a
+      actions: [go]
+actions:
+  go:
+    params:
+      d: range(3)
+    effects: x += 10 // d
+end:
+  - when: x > 40
+scoring:
+  score: x
+"""
+
+# Seat 0 is dealt two cards of the four; listing seat 0's moves reads the other hand, and fails on a card
+# the table lacks: the failure's text would name a card seat 0 cannot see.
+PEEKS = """\
+ruleplay: 1
+game: peeks
+players: 2
+components:
+  card:
+    items: [{id: c1}, {id: c2}, {id: c3}, {id: c4}]
+constants:
+  table: {c1: 1}
+state:
+  deck: {visibility: hidden, init: 'components("card")'}
+  hand: {per_player: true, init: "[]", visibility: owner}
+  taken: {init: "0"}
+setup: |
+  shuffle deck
+  for p in seats() { draw 2 from deck to hand[p] }
+flow:
+  phases:
+    - name: a
+      actions: [steal]
+actions:
+  steal:
+    params:
+      c: {of: 'components("card")', from: "hand[1 - current]", where: "table[c] == 1", seen_by: current}
+    effects: |
+      move c from hand[1 - current] to hand[current]
+      taken += 1
+end:
+  - when: taken >= 1
+scoring:
+  score: len(hand[p])
+"""
+
+
+def test_a_game_a_rule_error_stops_is_saved_up_to_it(tmp_path):
+    rules, log = tmp_path / "divides.yaml", tmp_path / "game.jsonl"
+    rules.write_text(DIVIDES, encoding="utf-8")
+    result = run("play", rules, "--human", "0", "--agents", "first", "--seed", "1", "--log", log, input="go(1)\n")
+    assert result.exit_code == 1 and "division by zero" in result.output  # no hidden information: all of it
+    assert f"saved to {log}: the 1 move before a rule error stopped the game" in result.output
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line.get("move") for line in lines[1:]] == ["go(1)"] and "end" not in lines[-1]
+
+
+def test_a_rule_error_shown_to_a_seat_does_not_quote_what_it_cannot_see(tmp_path):
+    rules = tmp_path / "peeks.yaml"
+    rules.write_text(PEEKS, encoding="utf-8")
+    whole = run("play", rules, "--seed", "1")
+    assert whole.exit_code == 1 and "no key 'c" in whole.output  # the author, seeing everything, is told all
+    for args in (["--human", "0", "--agents", "random"], ["--as", "0"], ["--as", "0", "--json"]):
+        seen = run("play", rules, "--seed", "1", *args, input="1\n")
+        assert seen.exit_code == 1 and "RP500" in seen.output and "peeks.yaml" in seen.output, seen.output
+        assert "its text is withheld from player 0" in seen.output and "no key" not in seen.output

@@ -4,9 +4,11 @@
 earlier contributes nothing, as in chess perft); `terminals` counts the
 games that ended within `depth` decisions: terminal states reached after
 0 to `depth` decisions, so a game over at exactly `depth` is counted in both
-and one over before it only in `terminals`.  Chance nodes with listed
-outcomes are expanded over every outcome; sampled ones draw from the
-state's seed.  Neither uses depth.
+and one over before it only in `terminals`.  Chance nodes are expanded
+over every outcome (their legal moves: an outcome of weight 0 is none),
+however many there are, and use no depth.  (`chance_outcomes()` gives up
+above `game.max_chance_outcomes`, as OpenSpiel's explicit chance lists do;
+a count cannot, or it would count one drawn outcome as the only one.)
 
 A long count can report how far it has got through `progress`, called with
 the number of states reached so far every `PROGRESS_EVERY` states; the
@@ -47,9 +49,6 @@ def _reported(reached: Iterator[tuple[State, int]], progress: Progress | None) -
         yield item
 
 
-_SAMPLE = object()  # the one "move" out of a chance node with too many outcomes to list: a draw
-
-
 def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
     """Every decision or terminal state within `depth` decisions, with its number of decisions.
 
@@ -66,8 +65,7 @@ def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
     k = 0
     while True:
         if s.is_chance_node():
-            outcomes = s.chance_outcomes()
-            frames.append((iter((_SAMPLE,) if outcomes is None else [m for m, _ in outcomes]), k))
+            frames.append((iter(s.legal_moves()), k))
         else:
             yield s, k
             frames.append((iter(s.legal_moves() if not s.is_terminal() and k < depth else ()), k + 1))
@@ -75,10 +73,7 @@ def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
             children, at = frames[-1]
             move = next(children, None)
             if move is not None:
-                if move is _SAMPLE:
-                    s.apply_chance_in_place()
-                else:
-                    s.apply_in_place(move)
+                s.apply_in_place(move)
                 k = at
                 break
             frames.pop()

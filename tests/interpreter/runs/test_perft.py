@@ -107,3 +107,37 @@ def test_perft_command_shows_progress_on_stderr_only(monkeypatch):
 def test_a_quick_perft_command_prints_no_progress():
     result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "2"])
     assert result.stderr == "" and result.stdout.startswith("perft 2: 72 nodes, 0 terminal states (")
+
+
+WIDE_ROLL = """\
+ruleplay: 1
+game: wide-roll
+players: 1
+state:
+  x: {init: "0"}
+flow:
+  phases:
+    - name: roll
+      order: chance
+      actions: [roll]
+    - name: play
+      actions: [stop]
+actions:
+  roll:
+    chance: true
+    params:
+      a: "range(1500)"
+    weight: "if a == 7 then 0 else 1"
+    effects: x = a
+  stop:
+    effects: end_game
+"""
+
+
+def test_a_chance_node_too_wide_to_list_with_probabilities_is_still_counted_outcome_by_outcome(tmp_path):
+    path = tmp_path / "wide-roll.yaml"
+    path.write_text(WIDE_ROLL, encoding="utf-8")
+    state = load_game(path).new_state()
+    assert state.chance_outcomes() is None  # past game.max_chance_outcomes, 1000
+    result = perft(state, 1)
+    assert (result.nodes, result.terminals) == (1499, 1499)  # every outcome but the one of weight 0

@@ -14,7 +14,8 @@ from ..runs.play import MoveRecord, play_game
 from .options import (WholeNumber, check_seat, game_options, json_option, load, output_file, overwriting,
                       refuse_existing, seated, table_agents_option)
 from .output import echo, emit_json, reports_errors, silence_stdout
-from .table import play_with_person, result_text, seed_text, show_as, unseen_seed, withheld
+from .table import (note_unfollowed_ruleset, play_with_person, result_text, seed_text, show_as, unseen_seed,
+                    withheld)
 
 
 def _show_state(state: State, record: MoveRecord | None) -> None:
@@ -82,6 +83,7 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
         from ..runs.gamelog import write_log
 
         write_log(log_file, result, game_name, game.info.ruleset_hash)
+        note_unfollowed_ruleset(log_file, game_name)
     if as_json:
         emit_json(result.to_dict() if seat is None else
                   {**result.to_dict(), "seed": shown, "seat": seat,

@@ -223,6 +223,23 @@ def _save(table: Table, game_name: str, log_file: Path | None) -> None:
     if log_file is not None:
         write_log(log_file, table.result(), game_name, table.game.info.ruleset_hash,
                   finished=table.state.is_terminal())
+        note_unfollowed_ruleset(log_file, game_name)
+
+
+def note_unfollowed_ruleset(log_file: Path, game_name: str) -> None:
+    """Say so when the log just written names its ruleset where reading it back will not follow it.
+
+    A log records its ruleset relative to its own folder, and a reader follows
+    no path out of that folder: a log written below the ruleset's folder
+    replays only with `--ruleset`, which is better known now than at replay.
+    """
+    from ..runs.ruleset_ref import recorded
+
+    ref = recorded(game_name, log_file)
+    if ref.startswith("../"):
+        echo(f"note: {log_file} names its ruleset {ref!r}, outside the log's folder, which `replay`, `view` "
+             f"and `render` do not follow: give them --ruleset {game_name} (or keep logs in the ruleset's "
+             f"folder or one above it)", err=True)
 
 
 def _finish(table: Table, stopped: str, game_name: str, log_file: Path | None) -> None:

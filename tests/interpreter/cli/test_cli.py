@@ -586,3 +586,14 @@ def test_a_perft_depth_past_any_game_is_refused_and_one_past_the_end_counts_the_
     whole = json.loads(run("perft", "kuhn-poker", "--depth", str(10 ** 7), "--json").stdout)
     assert whole["nodes"] == 0 and whole["terminals"] == json.loads(
         run("perft", "kuhn-poker", "--depth", "60", "--json").stdout)["terminals"] > 0
+
+
+def test_a_log_written_below_its_rulesets_folder_says_that_reading_it_back_needs_the_ruleset(tmp_path):
+    rules, seeds = tmp_path / "rulesets", tmp_path / "seeds"
+    (rules / "sub").mkdir(parents=True), seeds.mkdir()
+    shutil.copy(builtin_games()["tic-tac-toe"], rules / "ttt.yaml")
+    shutil.copy(Path(builtin_games()["tic-tac-toe"]).parents[1] / "seeds" / "tic-tac-toe.md", seeds)
+    below = CliRunner().invoke(main, ["play", str(rules / "ttt.yaml"), "--log", str(rules / "sub" / "a.jsonl")])
+    assert below.exit_code == 0 and "names its ruleset '../ttt.yaml', outside the log's folder" in below.stderr
+    beside = CliRunner().invoke(main, ["play", str(rules / "ttt.yaml"), "--log", str(rules / "b.jsonl")])
+    assert beside.exit_code == 0 and "note:" not in beside.stderr

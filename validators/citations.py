@@ -33,7 +33,10 @@ def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
         target = (folder / model.spec).resolve()
     except (OSError, ValueError):  # a name the OS refuses (NUL byte, too long) names no file
         return None, "missing"
-    allowed = inside(folder, target) or inside(folder.parent / "seeds", target)
+    seeds = folder.parent / "seeds"
+    # `seeds/` counts only as a folder of the ruleset's own tree: a link out of it (to /etc, say) would
+    # make validating a ruleset from anyone read, and quote, any file the user can read.
+    allowed = inside(folder, target) or (inside(folder.parent, seeds) and inside(seeds, target))
     if not allowed or Path(model.spec).is_absolute():
         return None, "outside"
     kind = file_kind(target)

@@ -192,6 +192,13 @@ def test_a_spec_must_be_in_the_folder_or_the_seeds_beside_it(tmp_path: Path, spe
     fails_with(path, code)
 
 
+def test_a_seeds_folder_that_links_out_of_the_rulesets_tree_is_not_followed(tmp_path: Path):
+    write(tmp_path, "elsewhere/rules.md", "- **MINI-1** A rule.\n")
+    (tmp_path / "tree" / "games").mkdir(parents=True)
+    (tmp_path / "tree" / "seeds").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    fails_with(write(tmp_path / "tree" / "games", "main.yaml", BODY + "spec: ../seeds/rules.md\n"), "RP403")
+
+
 @pytest.mark.parametrize("spec", ["rules.md", "../seeds/rules.md"])
 def test_the_allowed_spec_places_are_read(tmp_path: Path, spec: str):
     write(tmp_path, "games/rules.md", "- **MINI-1** The count goes up.\n")

@@ -62,7 +62,7 @@ def _flow_statements(model, node: A.Node, seen: frozenset[str]) -> Iterator[A.Co
                 yield from _flow_statements(model, body, seen | {item.name})
 
 
-def _ignored(model, body: A.Node, honoured: frozenset) -> Iterator[tuple[A.Node, A.Control]]:
+def ignored_flow_statements(model, body: A.Node, honoured: frozenset) -> Iterator[tuple[A.Node, A.Control]]:
     """(where to report, the statement) for each flow statement of `body` the hook does not honour: a
     statement of the hook itself where it stands, one of a called procedure at the call (its first)."""
     for item in A.walk(body):
@@ -82,7 +82,7 @@ def check_hook_statements(model, ruleset_path: Path) -> Iterator[Diagnostic]:
         body = _effects(model, path)
         if body is None:
             continue
-        for where, control in _ignored(model, body, honoured):
+        for where, control in ignored_flow_statements(model, body, honoured):
             statement = f"{control.op} {control.arg}" if control.arg is not None else control.op
             through = f" (procedure {where.name!r} says it)" if isinstance(where, A.CallProc) else ""
             src = docs[where.pos.file].source_line(where.pos.line) if where.pos.file in docs else ""

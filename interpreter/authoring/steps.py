@@ -21,6 +21,7 @@ from ruleplay.dsl.compiler import Compiler
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Scope
+from ruleplay.validators.hook_statements import GAME_HOOK, ignored_flow_statements
 
 from ..engine.errors import IllegalMoveError, MoveParseError, RuleplayError
 from ..engine.flow import FlowRunner
@@ -100,6 +101,7 @@ class ScenarioPlayer:
                 node = parse_effects(self.sc.setup, self.sc.doc.origin(("setup",)))
                 self.setup = compiler.block(node, game_scope)
                 self._report(compiler)
+                self._refuse_flow_statements(node)
             except DslSyntaxError as err:
                 self._syntax(err)
         for step in self.sc.steps:
@@ -111,6 +113,23 @@ class ScenarioPlayer:
                 cited = ", ".join(sorted(self.model.cited_rules)) or "none"
                 self.fail("RP641", f"rule {step.rule} is not cited anywhere in the ruleset", step.path,
                           hint=f"cited rules: {cited}")
+
+    def _refuse_flow_statements(self, setup: A.Node) -> None:
+        """`goto`, `stage`, `end_turn`, `end_phase` in the setup: refused, as in a ruleset's (RP324).
+
+        The setup arranges the variables of the position the game starts in,
+        as a ruleset's `setup:` does, and like it is a hook whose flow
+        statements the flow never reads: `goto guess` would leave the game in
+        its first phase and the scenario would test another position than the
+        one its author wrote."""
+        for where, control in ignored_flow_statements(self.model, setup, GAME_HOOK):
+            statement = f"{control.op} {control.arg}" if control.arg is not None else control.op
+            through = f" (procedure {where.name!r} says it)" if isinstance(where, A.CallProc) else ""
+            self.failures.append(Diagnostic(
+                "RP324", f"`{statement}` in the scenario's setup does nothing{through}: a setup sets variables, "
+                "the flow does not read it there", where.pos.file, where.pos.line, where.pos.col,
+                hint="reach another phase or stage with `move:` steps; in a setup only `end_game` takes effect",
+                source_line=self.sc.doc.source_line(where.pos.line)).format())
 
     def _compile_check(self, compiler: Compiler, check: Check, scope: Scope, extras: frozenset[str],
                        hint: str) -> None:

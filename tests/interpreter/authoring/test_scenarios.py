@@ -132,6 +132,20 @@ def test_setup_arranges_a_position_and_checks_call_game_functions(tmp_path: Path
     assert run_one(path).failures == []
 
 
+def test_a_flow_statement_in_the_setup_is_refused_as_in_a_rulesets_setup(tmp_path: Path) -> None:
+    path = write(tmp_path, "goto.yaml", """\
+        game: tic-tac-toe
+        setup: |
+          board[0] = 0
+          goto nowhere
+        steps:
+          - expect: board[0] == 0
+        """)
+    failure = only_failure(run_one(path))
+    assert "goto.yaml:4:3: error RP324: `goto nowhere` in the scenario's setup does nothing" in failure
+    assert "`move:` steps" in failure
+
+
 STUCK = """\
 ruleplay: 1
 game: stuck

@@ -63,13 +63,19 @@ def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None
                        "move": s.move if seat is None else s.state.last_move_view(seat),
                        "rules": list(s.rules) if seat is None else []} for s in steps[1:]]
     all_seeing = None in views  # scores come from the full state: a page of seats' views alone shows them at the end
-    scores = [{"scores": s.state.scores() if all_seeing or s.state.is_terminal() else None,
+    scores = [{"scores": _exact(s.state.scores()) if all_seeing or s.state.is_terminal() else None,
                "over": s.state.is_terminal()} for s in steps]
     return {"title": game.model.title, "game": game.name, "players": players,
             "views": [{"key": "all" if v is None else str(v), "name": "all-seeing" if v is None else f"seat {v}"}
                       for v in views],
             "pieces": list(pieces.index), "frames": frames, "moves": moves, "scores": scores,
             "length": len(steps) - 1}
+
+
+def _exact(scores: list) -> list[str]:
+    """Scores as the JSON output writes them, as text: a page's script reads JSON numbers as doubles, so
+    2**60 + 1 and 2**60 + 2 would be shown alike, a tie where one seat won."""
+    return [json.dumps(score) for score in scores]
 
 
 PLACEHOLDER = re.compile(r"\{\{(STYLE|SCRIPT|TITLE|DATA)\}\}")

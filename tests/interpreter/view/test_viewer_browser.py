@@ -135,3 +135,35 @@ def test_a_hidden_card_stays_hidden_in_a_seats_view(browser, tmp_path: Path) -> 
     assert "scores are shown at the end" in _by_id(browser, "scores").text
     _by_id(browser, "last").click()
     assert "final scores" in _by_id(browser, "scores").text
+
+
+BIG_SCORES = """\
+ruleplay: 1
+game: big-scores
+players: 2
+state:
+  x: {init: "0"}
+flow:
+  phases:
+    - name: play
+      actions: [go]
+actions:
+  go:
+    effects: x += 1
+end:
+  - when: x > 1
+scoring:
+  score: 1152921504606846977 + p
+"""
+
+
+def test_scores_past_a_doubles_precision_are_shown_exactly(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rules, log, page = tmp_path / "big.yaml", tmp_path / "big.jsonl", tmp_path / "big.html"
+    rules.write_text(BIG_SCORES, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", str(rules), "--log", str(log)]).exit_code == 0
+    assert runner.invoke(main, ["view", str(log), "-o", str(page)]).exit_code == 0
+    browser.get(page.as_uri())
+    _by_id(browser, "last").click()
+    # As doubles both are 1152921504606846976: the page would show a tie where seat 1 won.
+    assert "seat 0 1152921504606846977, seat 1 1152921504606846978" in _by_id(browser, "scores").text

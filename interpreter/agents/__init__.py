@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from ..engine.model import GameModel
 from .base import Agent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
@@ -77,6 +78,29 @@ def cut_off_warning(spec: str, game: str, heuristics: Collection[str]) -> str | 
             f"moves counts as level (0 for every seat); only games that end within it tell moves apart")
 
 
+def hidden_roll_warning(spec: str, model: GameModel) -> str | None:
+    """What `ismcts` will know in `model` that its seat should not, or None.
+
+    A determinization redraws a hidden component among the places of its
+    kind, but any other hidden value only by reordering the values of its
+    variable (`engine.determinize`): a chance outcome some seats do not see,
+    drawn as numbers or names (a die kept as 1-6), stays the values drawn in
+    every sample, so the search plays knowing them. No rule text tells the
+    engine what else they could have been, so this is a warning.
+    """
+    name, _ = parse_spec(spec, AGENTS)
+    if name != "ismcts":
+        return None
+    components = {c for ids in model.components_by_kind.values() for c in ids}
+    for action in model.actions.values():
+        if action.chance and any(p.seen_by is not None and any(not (isinstance(v, str) and v in components)
+                                                                for v in p.universe) for p in action.params):
+            return (f"agent {spec!r}: chance action {action.name!r} of {model.name} draws values that are not "
+                    f"components and not every seat sees: a determinization only reorders such values, so the "
+                    f"search knows which were drawn (docs/agents.md, What a determinization redraws)")
+    return None
+
+
 def make_agent(spec: str, seed: int = 0) -> Agent:
     """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError)."""
     name, options = parse_spec(spec, AGENTS)
@@ -90,4 +114,4 @@ def agents_help(people: bool = False) -> str:
 
 __all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent", "ISMCTSAgent",
            "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec", "cut_off_warning",
-           "is_interactive", "make_agent"]
+           "hidden_roll_warning", "is_interactive", "make_agent"]

@@ -32,7 +32,7 @@ import click
 
 from ruleplay.dsl.diagnostics import ERROR
 
-from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec, cut_off_warning
+from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec, cut_off_warning, hidden_roll_warning
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
 from ..engine.loader import builtin_games, find_ruleset
@@ -284,6 +284,7 @@ def check_heuristics(agents: Sequence[str], game: Game) -> None:
     except AgentSpecError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
     for spec in dict.fromkeys(agents):
-        warning = cut_off_warning(spec, game.info.name, game.model.heuristics)
-        if warning is not None:
-            echo(f"warning: {warning}", err=True)
+        for warning in (cut_off_warning(spec, game.info.name, game.model.heuristics),
+                        hidden_roll_warning(spec, game.model)):
+            if warning is not None:
+                echo(f"warning: {warning}", err=True)

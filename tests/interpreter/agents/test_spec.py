@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from ruleplay import load_game
 from ruleplay.agents import (AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_heuristic, check_spec,
-                             cut_off_warning, make_agent)
+                             cut_off_warning, hidden_roll_warning, make_agent)
 from ruleplay.agents.spec import parse_spec
 from ruleplay.cli import main
 
@@ -87,3 +88,47 @@ def test_a_search_cut_off_where_the_game_has_no_heuristic_is_warned_of():
         cut_off_warning("ismcts:depth=3", "tic-tac-toe", [])
     result = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "2", "--agents", "mcts:iterations=4:depth=2"])
     assert result.exit_code == 0 and result.output.count("warning: agent 'mcts:iterations=4:depth=2'") == 1
+
+
+HIDDEN_ROLL = """\
+ruleplay: 1
+game: hidden-roll
+players: 2
+state:
+  die: {per_player: true, init: "[]", visibility: owner}
+  called: {init: "0"}
+flow:
+  phases:
+    - name: roll
+      order: chance
+      actions: [roll]
+    - name: call
+      actions: [call]
+actions:
+  roll:
+    chance: true
+    params:
+      a: {of: "range(1, 7)", seen_by: "[0]"}
+    effects: append a to die[0]
+  call:
+    params:
+      n: range(1, 7)
+    effects: |
+      called = n
+      end_game
+scoring:
+  score: "if p == 1 and len(die[0]) > 0 and called == die[0][0] then 1 else 0"
+"""
+
+
+def test_ismcts_is_warned_of_when_a_hidden_chance_outcome_is_no_component(tmp_path):
+    """A determinization only reorders hidden numbers: the search for seat 1 would know seat 0's roll."""
+    path = tmp_path / "hidden-roll.yaml"
+    path.write_text(HIDDEN_ROLL, encoding="utf-8")
+    model = load_game(path).model
+    assert "chance action 'roll' of hidden-roll draws values that are not components" in \
+        hidden_roll_warning("ismcts:iterations=5", model)
+    assert hidden_roll_warning("mcts", model) is None  # mcts reads the full state, as documented
+    assert hidden_roll_warning("ismcts", load_game("kuhn-poker").model) is None  # its cards are components
+    result = CliRunner().invoke(main, ["simulate", str(path), "-n", "2", "--agents", "ismcts:iterations=4,random"])
+    assert result.exit_code == 0 and "warning: agent 'ismcts:iterations=4': chance action 'roll'" in result.output

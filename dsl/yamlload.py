@@ -523,6 +523,9 @@ def _yaml_error(file: str, text: str, err: yaml.YAMLError) -> Diagnostic:
         hint = "quote a value that contains `: `, or fix the indentation"
     elif "expected <block end>" in problem:
         hint = "this line is indented differently from the lines before it"
+    elif "cannot start any token" in problem:  # `@` and backquote are reserved in YAML: they cannot begin a value
+        hint = ("quote a value that starts with this character, e.g. effects: '@X x = n', or write code "
+                "as a | block")
     line = mark.line + 1 if mark is not None else 1
     col = mark.column + 1 if mark is not None else 1
     source = lines[line - 1] if 0 < line <= len(lines) else ""

@@ -410,3 +410,9 @@ def test_whatever_libyaml_composes_the_reference_composes_alike(path, rng):
     fast = _compose_fast(mutated)
     if fast is not None:
         assert [_shape(n) for n in fast] == [_shape(n) for n in _reference(mutated)]
+
+
+@pytest.mark.parametrize("start", ["@", "`"])
+def test_a_value_starting_with_a_character_yaml_reserves_is_told_to_be_quoted(start):
+    d = problem(f"actions:\n  a:\n    effects: {start}X x = n\n")
+    assert (d.code, d.line, d.col) == ("RP002", 3, 14) and "quote a value that starts with this character" in d.hint

@@ -20,7 +20,7 @@ from typing import Any, Callable
 import click
 from click.core import ParameterSource
 
-from ..agents import make_agent
+from ..agents import is_interactive, make_agent
 from ..agents.human import HELP, HumanAgent, StdioConsole
 from ..engine.errors import ReplayError, RuleRuntimeError
 from ..engine.game import Game
@@ -98,6 +98,10 @@ def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | Non
     logged_seats = header.get("agents")
     if not isinstance(logged_seats, list) or not all(isinstance(a, str) for a in logged_seats):
         raise ReplayError(f"{log_file}:1: header field 'agents' must be a list of agent names")
+    if not any(is_interactive(name) for name in logged_seats):
+        raise ReplayError(f"{log_file}:1: the game was played by agents {', '.join(logged_seats)}, with no person "
+                          f"at the table: only a game a person left can be resumed (the seats come from the log, "
+                          f"not from --agents or --human)")
     try:
         seats, seat = table_seats(logged_seats, info.players)
         for name in seats[:seat] + seats[seat + 1:]:
@@ -107,8 +111,11 @@ def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | Non
     for option, given, logged_value in (("--seed", seed, header["seed"]), ("--players", players, info.players),
                                         ("--variant", variant, header["variant"])):
         if _given(option.lstrip("-")) and given != logged_value:
-            raise click.BadParameter(f"the saved game was played with {option} {logged_value}; give that, or "
-                                     f"leave {option} out to take it from the log", param_hint=option)
+            # The seed fixes every hidden card: a person at the table is not told it (`unseen_seed`).
+            played = "another seed" if option == "--seed" else f"{option} {logged_value}"
+            raise click.BadParameter(f"the saved game was played with {played}; "
+                                     + ("" if option == "--seed" else "give that, or ")
+                                     + f"leave {option} out to take it from the log", param_hint=option)
     if (_given("agents") or human is not None) and _seating(agents, info.players, human) != (seats, seat):
         raise click.BadParameter(f"the saved game seats {', '.join(seats)}; leave --agents and --human out "
                                  f"to take them from the log", param_hint="--agents")

@@ -109,7 +109,8 @@ def test_resume_checks_the_log_and_the_options_given_again(tmp_path):
     assert run("play", "tic-tac-toe", "--log", tmp_path / "none.jsonl", "--resume").output.count(
         "no saved game") == 1
     seed = run("play", "tic-tac-toe", "--log", log, "--resume", "--seed", "9", input="")
-    assert seed.exit_code == 2 and "the saved game was played with --seed 1" in seed.output
+    assert seed.exit_code == 2 and "the saved game was played with another seed; leave --seed out" in seed.output
+    assert "--seed 1" not in seed.output  # the seed fixes every hidden card: the person is not told it
     seats = run("play", "tic-tac-toe", "--log", log, "--resume", "--human", "1", input="")
     assert seats.exit_code == 2 and "the saved game seats human, random" in seats.output
     same = run("play", "tic-tac-toe", "--log", log, "--resume", "--seed", "1", "--human", "0", input="q\n")
@@ -198,3 +199,13 @@ def test_a_rule_error_shown_to_a_seat_does_not_quote_what_it_cannot_see(tmp_path
         seen = run("play", rules, "--seed", "1", *args, input="1\n")
         assert seen.exit_code == 1 and "RP500" in seen.output and "peeks.yaml" in seen.output, seen.output
         assert "its text is withheld from player 0" in seen.output and "no key" not in seen.output
+
+
+def test_a_log_of_agents_alone_is_not_resumed_at_a_table(tmp_path):
+    log = tmp_path / "game.jsonl"
+    run("play", "tic-tac-toe", "--human", "0", "--seed", "1", "--log", log, input="q\n")
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([lines[0].replace('"human"', '"first"')] + lines[1:]) + "\n")  # no person's seat
+    result = run("play", "tic-tac-toe", "--log", log, "--resume", "--human", "1", input="")
+    assert result.exit_code == 1
+    assert "the game was played by agents first, random, with no person at the table" in result.output

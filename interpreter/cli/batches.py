@@ -3,12 +3,14 @@ statistics text."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import click
 
 from ..engine.game import Game
+from ..engine.outcome import GameFailure
 from .options import WholeNumber, overwriting
 from .output import echo
 
@@ -81,6 +83,29 @@ def spec_ids(game: Game) -> list[str] | None:
         return [rule.id for rule in read_spec(path)]
     except (OSError, UnicodeDecodeError):
         return None  # `validate` reports it
+
+
+def replay_command(ruleset: str, variant: str | None, players: int | None, seats: Sequence[str],
+                   rotate: bool = False) -> Callable[[GameFailure], str]:
+    """The `ruleplay play` command that plays a batch's failed game again, as a function of its failure.
+
+    A game of a batch is a function of its game seed and of the agents in
+    their seats (`play` seeds each seat's agent from the game seed, as the
+    batch did), so the command names the ruleset, variant and player count
+    the batch was given, the failure's seed and the agent of each seat; with
+    `rotate` those are the seating of that game (`runs.play.rotated`).
+    """
+    from ..runs.play import rotated
+
+    def command(failure: GameFailure) -> str:
+        seating = rotated(seats, failure.index) if rotate else seats
+        words = ["ruleplay", "play", ruleset]
+        words += ["--variant", variant] if variant is not None else []
+        words += ["--players", str(players)] if players is not None else []
+        words += ["--agents", ",".join(seating), "--seed", str(failure.seed)]
+        return shlex.join(words)
+
+    return command
 
 
 def _interval(ci: list[float]) -> str:

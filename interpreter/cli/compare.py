@@ -12,7 +12,7 @@ from ..engine.loader import find_ruleset
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from ..runs.simulate import SimulationReport
-from .batches import charts, executor_option, spec_ids, workers_option
+from .batches import charts, executor_option, replay_command, spec_ids, workers_option
 from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, seated
 from .output import echo, echo_failures, emit_json, reports_errors, same_file, terminal_safe
 from .simulate import MAX_GAMES
@@ -109,18 +109,18 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
                                    for (_, variant, label), game in zip(sides, loaded) if variant is not None])
         if written:
             echo(f"charts: {', '.join(str(p) for p in written)}")
-    _report_failures(sides, (result.a, result.b))
+    _report_failures(sides, players, (result.a, result.b))
 
 
-def _report_failures(sides: list[tuple[str, str | None, str]], reports: tuple[SimulationReport, ...]) -> None:
+def _report_failures(sides: list[tuple[str, str | None, str]], players: int | None,
+                     reports: tuple[SimulationReport, ...]) -> None:
     """Each side's rule errors on stderr, as `simulate` gives them, and exit 1 if there were any: a
     comparison of the games that finished says nothing of the games a rule error stopped."""
     failed = [(side, report) for side, report in zip(sides, reports) if report.failed]
     for (ruleset, variant, label), report in failed:
         echo(f"{label}: {report.failed} of {report.games} games stopped on rule errors", err=True)
-        echo_failures(report.errors, report.failed, "  ", err=True)
-        replay = f"ruleplay play {ruleset}" + (f" --variant {variant}" if variant else "")
-        echo(f"  replay a game with `{replay} --seed SEED`", err=True)
+        echo_failures(report.errors, report.failed, "  ", err=True,
+                      replay=replay_command(ruleset, variant, players, report.agents))
     if failed:
         raise click.exceptions.Exit(1)
 

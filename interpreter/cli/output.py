@@ -214,10 +214,14 @@ def silence_stdout() -> None:
 SHOWN_ERRORS = 10
 
 
-def echo_failures(failures: Sequence[Any], total: int, indent: str, err: bool) -> None:
-    """The first few of `total` per-game rule errors as text (JSON output lists the first thousand)."""
+def echo_failures(failures: Sequence[Any], total: int, indent: str, err: bool,
+                  replay: Callable[[Any], str] | None = None) -> None:
+    """The first few of `total` per-game rule errors as text (JSON output lists the first thousand), each
+    followed by `replay(failure)`, the command that plays that game again, if given."""
     for e in failures[:SHOWN_ERRORS]:
         echo(f"{indent}game {e.index} (seed {e.seed}): error {e.code}: {e.message}", err=err)
+        if replay is not None:
+            echo(f"{indent}  replay it: {replay(e)}", err=err)
     if total > SHOWN_ERRORS:
         echo(f"{indent}... and {total - SHOWN_ERRORS} more", err=err)
 

@@ -12,7 +12,7 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
-from .batches import charts, echo_statistics, executor_option, spec_ids, workers_option
+from .batches import charts, echo_statistics, executor_option, replay_command, spec_ids, workers_option
 from .options import WholeNumber, agents_option, check_heuristics, game_options, json_option, load, output_file
 from .output import INTERRUPTED, echo, echo_failures, emit_json, percent, reports_errors
 
@@ -74,6 +74,8 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
         emit_json({**report.to_dict(), "out": out_file and str(out_file), "plots": [str(p) for p in written]})
     else:
         _print_simulation(game_name, report, out_file)
+        if report.failed:
+            _print_failures(report, replay_command(game_name, variant, players, report.agents, rotate), check)
         if written:
             echo(f"  charts: {', '.join(str(p) for p in written)}")
     if report.failed:
@@ -128,6 +130,11 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     echo(f"  speed: {report.playouts_per_s:.1f} games/s ({report.seconds:.2f} s{resumed})")
     if out_file is not None:
         echo(f"  results: {out_file}")
-    if report.failed:
-        echo_failures(report.errors, report.failed, "  ", err=True)
-        echo(f"rule errors: replay a game with `ruleplay play {game_name} --seed SEED`", err=True)
+
+
+def _print_failures(report: Any, replay: Callable[[Any], str], checked: bool) -> None:
+    """The games rule errors stopped, on stderr, each with the `ruleplay play` command that replays it."""
+    echo_failures(report.errors, report.failed, "  ", err=True, replay=replay)
+    if checked:
+        echo("note: `ruleplay play` checks no invariants: a game a broken invariant stopped plays on there, "
+             "through the move that broke it", err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -124,10 +125,54 @@ def test_compare_reports_the_games_rule_errors_stopped_and_pairs_only_the_rest(t
         assert d["difference"] == 0 and d["low"] <= 0 <= d["high"], d
     assert any(d["a"] != d["b"] for d in doc["differences"])
     assert "broken-on-three: " in result.stderr and "games stopped on rule errors" in result.stderr
-    assert "error RP500" in result.stderr and "--variant broken-on-three --seed SEED" in result.stderr
+    assert "error RP500" in result.stderr
+    commands = _replays(result.stderr)
+    assert commands
+    for command in commands:  # each printed command plays the failed game again
+        assert command[3:5] == ["--variant", "broken-on-three"]
+        assert "error RP500" in run(*command[1:]).output
     text = run("compare", path, "--variant", "broken-on-three", "-n", "60", "--seed", "3")
     assert text.exit_code == 1 and "(stopped on rule errors: B " in text.stdout
     assert f"over the {doc['paired_games']} games that finished on both sides" in text.stdout
+
+
+def _replays(stderr: str) -> list[list[str]]:
+    """The `ruleplay play` commands a batch printed under its failed games, as argument lists."""
+    return [shlex.split(line.split("replay it: ", 1)[1]) for line in stderr.splitlines() if "replay it: " in line]
+
+
+FAILS_FOR_FIRST = """\
+ruleplay: 1
+game: fails-for-first
+players: 2
+state:
+  x: {init: "0"}
+flow:
+  phases:
+    - name: a
+      actions: [go]
+actions:
+  go:
+    params: {d: "range(11)"}
+    effects: x += 10 // d
+end:
+  - when: x > 0
+scoring:
+  score: x
+"""
+
+
+def test_simulate_prints_a_command_that_replays_each_failed_game_in_its_rotated_seating(tmp_path):
+    path = tmp_path / "fails-for-first.yaml"  # the first agent divides by zero; random rarely does
+    path.write_text(FAILS_FOR_FIRST, encoding="utf-8")
+    result = run("simulate", path, "-n", "6", "--agents", "random,first", "--rotate", "--players", "2")
+    assert result.exit_code == 1
+    commands = _replays(result.stderr)
+    assert len(commands) >= 3  # the odd games at least, where first moves first
+    for command in commands:
+        assert command[:3] == ["ruleplay", "play", str(path)] and command[3:5] == ["--players", "2"]
+        assert command[command.index("--agents") + 1] == "first,random"
+        assert "error RP500" in run(*command[1:]).output
 
 
 def test_compare_needs_a_variant():

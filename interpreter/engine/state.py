@@ -409,6 +409,14 @@ class State:
         return State(self.game, R.clone(self.data), list(self._legal) if self._legal is not None else None,
                      self._history)
 
+    def __copy__(self) -> "State":
+        """`copy.copy(state)` is `copy()`: a shallow copy would share the data `apply_in_place` changes."""
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict) -> "State":
+        """`copy.deepcopy(state)` is `copy()`: the game (compiled rules, a lock) is shared, not copied."""
+        return self.copy()
+
     def to_json(self) -> dict:
         entries = [str(m) if s is None else {"move": str(m), "seen_by": seen_to_json(s)}
                    for m, s in zip(self._history.moves(), self._history.seens())]

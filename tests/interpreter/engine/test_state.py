@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -10,6 +11,7 @@ import pytest
 
 from ruleplay import (GameOverError, IllegalMoveError, Move, MoveParseError, StateFormatError, load_game,
                       parse_move)
+from ruleplay.engine.errors import RuleplayError
 
 HIDDEN = """
 ruleplay: 1
@@ -67,6 +69,22 @@ def test_round_trip_copy_and_hash():
     twin = s.copy()
     twin.data["vars"]["board"][8] = 1
     assert s.data["vars"]["board"][8] is None and twin != s
+
+
+@pytest.mark.parametrize("copied", [copy.copy, copy.deepcopy])
+def test_the_copy_module_copies_a_state_as_copy_does(copied):
+    game = load_game("tic-tac-toe")
+    s = game.new_state(seed=3).apply("place(4)")
+    saved = s.dumps()
+    twin = copied(s)
+    assert twin == s and twin.game is s.game
+    twin.apply_in_place("place(0)", undo=False)  # changes the copy's own data
+    assert s.dumps() == saved
+    other = copied(s)
+    other.apply_in_place("place(1)")  # kept for undo() on that copy alone
+    with pytest.raises(RuleplayError, match="no move made in place"):
+        s.undo()
+    assert s.dumps() == saved and str(other.undo()) == "place(1)"
 
 
 def test_apply_leaves_the_old_state_alone():

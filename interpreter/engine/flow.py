@@ -36,6 +36,9 @@ def initial_flow(model: GameModel) -> dict:
 STUCK_HINT = ("when no seat can move the game must end: add an end condition that holds then (under `end:`, or "
               "the phase's `end_if`), or set `when_stuck: end_game` on the phase")
 
+ALL_SKIPPED_HINT = ("the game must end before `flow.skip_if` skips every seat: add an end condition (under `end:`) "
+                    "that holds once it does, or make skip_if leave a seat to act")
+
 
 class FlowRunner:
     """Advances the flow of one state after a move or at the start of the game."""
@@ -193,10 +196,16 @@ class FlowRunner:
                 return
             seat = first if self.active(first) else self.next_active(first)
             if seat is None:
-                raise DeadlockError(f"phase {name!r}: no player can act (all are skipped)")
+                raise self.all_skipped(name)
             self.set_seat(seat)
             f["queue"] = []
             return
+
+    def all_skipped(self, phase_name: str) -> DeadlockError:
+        """RP505 for a phase where `flow.skip_if` skips every seat, located at the skip_if: no move can
+        change that, so the rules must end the game before it happens (or leave a seat to act)."""
+        return DeadlockError(f"phase {phase_name!r}: no player can act (all are skipped)",
+                             self.model.code_at(("flow", "skip_if")), hint=ALL_SKIPPED_HINT)
 
     def leave_phase(self, phase: Phase) -> str | None:
         """Run the phase's end hook and pick the next phase; None when the game ended."""
@@ -260,7 +269,7 @@ class FlowRunner:
                 if nxt is not None:
                     self.set_seat(nxt)
                     return
-                raise DeadlockError(f"phase {phase.name!r}: no player can act (all are skipped)")
+                raise self.all_skipped(phase.name)
         nxt_name = self.leave_phase(phase)
         if nxt_name is not None:
             self.begin_phase(nxt_name)

@@ -70,6 +70,36 @@ def test_skip_if_leaves_seats_out(make_game):
     assert not any(entry.endswith(":1") for entry in end.data["vars"]["log"])
 
 
+ALL_SKIPPED = """
+ruleplay: 1
+game: all-skipped
+players: 2
+state:
+  x: {init: "0"}
+flow:
+  skip_if: x >= SKIPPED_FROM
+  phases:
+    - name: a
+      actions: [go]
+actions:
+  go:
+    effects: x += 1
+end:
+  - when: x > 5
+scoring:
+  score: x
+"""
+
+
+@pytest.mark.parametrize("skipped_from", [0, 1])  # at the phase's start, after a turn
+def test_a_phase_every_seat_of_which_is_skipped_is_rp505_at_the_skip_if_with_a_hint(make_game, skipped_from):
+    game = make_game(ALL_SKIPPED.replace("SKIPPED_FROM", str(skipped_from)))
+    with pytest.raises(DeadlockError, match="phase 'a': no player can act") as caught:
+        game.new_state().apply("go")
+    assert (caught.value.pos.line, caught.value.pos.col) == (8, 12)
+    assert "`end:`" in caught.value.hint and "skip_if" in caught.value.hint
+
+
 STAGES = """
 ruleplay: 1
 game: stages

@@ -119,6 +119,20 @@ def _natural(rule: str) -> list:
 def _coverage(plt: Any, title: str, runs: dict[str, Run]) -> Any:
     rules = sorted({r for _, s, _ in runs.values() for r in s["rules"]["fired"]}, key=_natural)
     figure, ax = plt.subplots(figsize=(8.5, max(2.5, 0.28 * len(rules) + 1)))
+    if rules:
+        _coverage_bars(ax, rules, runs)
+    else:  # no bar to draw, and an empty range of rules would be a singular y axis
+        ax.text(0.5, 0.5, "no rule fired in these games (does the ruleset cite rule ids?)", ha="center",
+                va="center", transform=ax.transAxes)
+        ax.set_yticks([])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of games in which the rule fired")
+    ax.set_title(f"{title}: rule coverage")
+    return figure
+
+
+def _coverage_bars(ax: Any, rules: list[str], runs: dict[str, Run]) -> None:
+    """One bar per rule and run: the share of the run's games in which the rule fired."""
     height = 0.8 / len(runs)
     for k, (label, (_, stats, _)) in enumerate(runs.items()):
         fired = stats["rules"]["fired"]
@@ -127,11 +141,7 @@ def _coverage(plt: Any, title: str, runs: dict[str, Run]) -> Any:
         ax.barh(ys, shares, height, color=COLOURS[k], alpha=0.8, label=label)
     ax.set_yticks(range(len(rules)), rules, fontsize=8)
     ax.set_ylim(len(rules) - 0.5, -0.5)  # first rule on top, no empty margin
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("share of games in which the rule fired")
-    ax.set_title(f"{title}: rule coverage")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars: full-length bars are common
-    return figure
 
 
 def write_charts(folder: Path, title: str, runs: dict[str, Run]) -> list[Path]:

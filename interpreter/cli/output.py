@@ -176,10 +176,13 @@ def reports_errors(fn: Callable) -> Callable:
                 if err.hint:
                     echo(f"  hint: {err.hint}", err=True)
         except RuleplayError as err:
+            hint = getattr(err, "hint", "")
             if as_json:
-                emit_json({"error": {"code": err.code, "message": err.message}})
+                emit_json({"error": {"code": err.code, "message": err.message, **({"hint": hint} if hint else {})}})
             else:
                 echo(f"error {err.code}: {err.message}", err=True)
+                if hint:
+                    echo(f"  hint: {hint}", err=True)
         except BrokenPipeError:
             silence_stdout()
         except OSError as err:

@@ -12,8 +12,8 @@ from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 
 __all__ = [
     "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "SeatError", "StateFormatError",
-    "ReplayError", "ResultsFileError", "WorkerLostError", "StepLimitError", "DeadlockError", "RulesetError",
-    "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic",
+    "ReplayError", "ResultsFileError", "WorkerLostError", "SchedulerError", "StepLimitError", "DeadlockError",
+    "RulesetError", "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic",
 ]
 
 
@@ -78,6 +78,17 @@ class ResultsFileError(RuleplayError):
     """A simulation results file that cannot be resumed (another run's, or damaged)."""
 
     code = "RP650"
+
+
+class SchedulerError(RuleplayError):
+    """The Dask scheduler of `--executor dask://HOST:PORT` did not answer: no game was played on it.
+    `hint` says what to check, as a rule error's does."""
+
+    code = "RP652"
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.hint = hint
 
 
 class WorkerLostError(RuleplayError):

@@ -37,12 +37,13 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from ..engine.errors import WorkerLostError
+from ..engine.errors import SchedulerError, WorkerLostError
 from ..engine.game import Game
 from ..engine.outcome import GameOutcome
 from .workers import GameSpec, outcomes, run_one
 
 BATCH_GAMES = 25
+CONNECT_TIMEOUT = 30  # seconds to reach a running scheduler before giving up
 IN_FLIGHT_PER_WORKER = 2
 LOCAL = "dask-local"
 SCHEME = "dask://"
@@ -139,8 +140,22 @@ def _client(executor: str, workers: int) -> Iterator[Any]:
                           preload=[__name__], silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             yield client
     else:
-        with Client(executor[len("dask://"):], timeout=30) as client:
+        with _connected(executor[len(SCHEME):]) as client:
             yield client
+
+
+def _connected(address: str) -> Any:
+    """A client of the running scheduler at `address`; SchedulerError (RP652) if it does not answer in
+    CONNECT_TIMEOUT seconds, instead of Dask's OSError that names no code and says nothing to do."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT)
+    except OSError as err:
+        raise SchedulerError(f"no Dask scheduler answered at {address} ({err})",
+                             hint=f"start one there (`dask scheduler`, with `dask worker {address}` on each "
+                                  f"machine that plays), check the host and port it prints, or run here with "
+                                  f"--executor dask-local") from None
 
 
 def cluster_workers(client: Any) -> int:

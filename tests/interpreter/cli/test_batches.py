@@ -207,3 +207,22 @@ def test_plots_are_written_and_a_missing_matplotlib_names_the_extra(tmp_path, mo
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     result = run("simulate", "tic-tac-toe", "-n", "10", "--plot", tmp_path / "more")
     assert result.exit_code == 2 and "ruleplay[plot]" in result.output
+
+
+def test_a_scheduler_that_does_not_answer_is_rp652_with_a_hint(monkeypatch):
+    pytest.importorskip("distributed")
+    import socket
+
+    from ruleplay.runs import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1)  # 30 s in a real run
+    with socket.socket() as s:  # a port no scheduler listens on
+        s.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{s.getsockname()[1]}"
+        result = run("simulate", "tic-tac-toe", "-n", "2", "--executor", f"dask://{address}")
+        doc = json.loads(run("compare", "nautilus-cards", "--variant", "seed-only", "-n", "2", "--executor",
+                             f"dask://{address}", "--json").stdout)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error RP652: no Dask scheduler answered at {address} (")
+    assert "hint: start one there (`dask scheduler`" in result.stderr
+    assert doc["error"]["code"] == "RP652" and "--executor dask-local" in doc["error"]["hint"]

@@ -18,7 +18,8 @@ from .simulate import MAX_GAMES
 @click.argument("game_name", metavar="GAME")
 @agents_option
 @click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=100, show_default=True,
-              metavar="N", help="Games per pairing, shared evenly between its seatings.")
+              metavar="N", help="Games per pairing, shared evenly between its seatings (every rotation of "
+                                "the two agents' seats), rounded up to a multiple of their number.")
 @click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
               help="Seed of every seating's batch (and of the bootstrap).")
 @workers_option
@@ -46,6 +47,7 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
         raise click.UsageError("--resume completes the results files in --out DIR")
     game = load(game_name, players, variant)
     check_heuristics(agents, game)
+    _note_rounding(n, game.info.players)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -76,3 +78,14 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     if failed:
         echo(f"{failed} games stopped on rule errors and are not counted", err=True)
         raise click.exceptions.Exit(1)
+
+
+def _note_rounding(n: int, players: int) -> None:
+    """Say on stderr when -n does not share evenly between a pairing's seatings, and what is played."""
+    from ..runs.tournament import games_per_seating, seatings
+
+    count = len(seatings(0, 1, players))
+    each = games_per_seating(n, players)
+    if each * count != n:
+        echo(f"note: {n} games per pairing do not share evenly between its {count} seatings: each pairing "
+             f"plays {each} per seating, {each * count} in all", err=True)

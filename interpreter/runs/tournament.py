@@ -8,7 +8,8 @@ the agents hold several seats each; over the seatings each agent holds
 every seat equally often, so no seat's advantage favours either.  A game
 is a win for the agent whose seats' mean return is higher, a draw when
 they are equal.  `-n` games per pairing are shared evenly between its
-seatings (at least one game each).  Each seating is one `simulate` batch,
+seatings, rounded up to a multiple of their number (`games_per_seating`),
+so a pairing plays at least the games asked for.  Each seating is one `simulate` batch,
 so the backend, `--out` and `--resume` work as there.
 
 Bradley-Terry: P(i beats j) = p_i / (p_i + p_j), fitted by Hunter's MM
@@ -48,6 +49,12 @@ def seatings(a: int, b: int, players: int) -> list[tuple[int, ...]]:
             if seating not in found:
                 found.append(seating)
     return found
+
+
+def games_per_seating(n: int, players: int) -> int:
+    """The games each seating of a pairing plays for `n` games per pairing: n shared evenly, rounded up,
+    so no pairing plays fewer games than asked (rounding down played 2 of `-n 3` with two seatings)."""
+    return -(-n // len(seatings(0, 1, players)))
 
 
 @dataclass
@@ -120,7 +127,7 @@ def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, wor
         raise ValueError("a tournament needs at least two agents")
     game = game if game is not None else spec.load()
     players = game.info.players
-    per_seating = max(1, n // len(seatings(0, 1, players)))
+    per_seating = games_per_seating(n, players)
     report = TournamentReport(list(agents), players, seed, per_seating)
     for a, b in itertools.combinations(range(len(agents)), 2):
         pairing = Pairing(a, b)

@@ -180,6 +180,15 @@ def test_compare_needs_a_variant():
     assert result.exit_code == 2 and "--variant V" in result.output
 
 
+def test_tournament_plays_at_least_n_games_per_pairing_and_says_when_it_rounds_up():
+    result = run("tournament", "tic-tac-toe", "--agents", "random,first", "-n", "3", "--json")
+    pairing = json.loads(result.stdout)["pairings"][0]
+    assert pairing["wins"] + pairing["draws"] + pairing["losses"] == 4  # 2 for each of the 2 seatings
+    assert "note: 3 games per pairing do not share evenly between its 2 seatings: each pairing plays 2 per " \
+           "seating, 4 in all" in result.stderr
+    assert "note:" not in run("tournament", "tic-tac-toe", "--agents", "random,first", "-n", "4").stderr
+
+
 def test_tournament_ranks_and_cross_tabulates():
     doc = json.loads(run("tournament", "tic-tac-toe", "--agents", "random,greedy", "-n", "60", "--json").output)
     assert [r["agent"] for r in doc["ranking"]] == ["greedy", "random"]

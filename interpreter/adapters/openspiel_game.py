@@ -193,6 +193,22 @@ class RuleplayState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         return sorted(self._held.state.legal_actions())
 
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The actions of the player to move, or of `player`: none for a player who is not to move, as
+        native pyspiel games answer; pyspiel's base for Python games gives any seat the chance outcomes
+        at a chance node."""
+        if player is None:
+            return super().legal_actions()
+        return super().legal_actions(player) if player == self.current_player() else []
+
+    def legal_actions_mask(self, player: int | None = None) -> list[int]:
+        """`legal_actions(player)` as 0/1 per action (per chance outcome for chance), as native games give it."""
+        if player is None or player == self.current_player():
+            return super().legal_actions_mask() if player is None else super().legal_actions_mask(player)
+        game = self.get_game()
+        return [0] * (game.max_chance_outcomes() if player == pyspiel.PlayerId.CHANCE
+                      else game.num_distinct_actions())
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         state = self._held.state
         if state is None:

@@ -63,6 +63,24 @@ def test_cfr_finds_kuhn_pokers_value_of_minus_one_eighteenth():
     assert exploitability.exploitability(game, policy) < 0.01
 
 
+def _legal_by_player(state, players):
+    return {p: (state.legal_actions(p), sum(state.legal_actions_mask(p))) for p in (pyspiel.PlayerId.CHANCE, *players)}
+
+
+def test_a_player_not_to_move_has_no_legal_actions_as_in_native_games():
+    games = (_load("kuhn-poker", **KUHN), pyspiel.load_game("kuhn_poker"))
+    for state in (game.new_initial_state() for game in games):  # the deal: only chance moves
+        legal = _legal_by_player(state, (0, 1))
+        assert legal[0] == legal[1] == ([], 0) and legal[pyspiel.PlayerId.CHANCE][0] == state.legal_actions()
+        assert len(state.legal_actions_mask(1)) == state.get_game().num_distinct_actions()
+        while state.is_chance_node():
+            state.apply_action(state.legal_actions()[0])
+        legal = _legal_by_player(state, (0, 1))  # player 0 to move
+        assert legal[pyspiel.PlayerId.CHANCE] == legal[1] == ([], 0)
+        assert legal[0] == (state.legal_actions(), len(state.legal_actions()))
+        assert len(state.clone().legal_actions(0)) == 2 and state.clone().legal_actions(1) == []
+
+
 def test_game_type_follows_the_ruleset():
     ttt, kuhn, cards = _load("tic-tac-toe").get_type(), _load("kuhn-poker", **KUHN).get_type(), \
         _load("nautilus-cards").get_type()

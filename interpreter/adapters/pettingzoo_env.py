@@ -21,6 +21,7 @@ a spectator, as a board game on a table); `human` prints it.
 
 from __future__ import annotations
 
+import numbers
 import os
 import random
 from typing import Any
@@ -39,6 +40,15 @@ from .encoding import Encoding
 from .games import resolve
 
 RENDER_MODES = ("ansi", "human")
+
+
+def _whole_seed(seed: object) -> int:
+    """`seed` as the int the engine checks: a numpy integer (numbers.Integral) is a whole number like an
+    int, and is taken as one; a bool is not a seed, and the engine refuses the rest."""
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        seed = int(seed)
+    check_seed(seed)
+    return seed  # type: ignore[return-value]  # check_seed let only an int through
 
 
 class raw_env(AECEnv):
@@ -86,12 +96,12 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new game: `seed` fixes it (and the seeds of the resets after it); None draws a fresh one.
 
-        A seed is an int 0..2^64-1, as the engine's: `random.Random` would
-        also take -1 for 1, True for 1 and any text, each silently a game.
+        A seed is a whole number 0..2^64-1, as the engine's (a numpy integer
+        too, as `step` takes its actions): `random.Random` would also take -1
+        for 1, True for 1 and any text, each silently a game.
         """
         if seed is not None:
-            check_seed(seed)
-            self._seeds = random.Random(seed)
+            self._seeds = random.Random(_whole_seed(seed))
         self.game_state = self._settle(self.game.new_state(seed=self._seeds.getrandbits(63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -127,10 +127,20 @@ def test_an_action_out_of_range_is_refused():
 
 
 @pytest.mark.parametrize("seed, error", [(-1, ValueError), (2 ** 64, ValueError), (True, TypeError),
-                                         (1.5, TypeError), ("x", TypeError)])
+                                         (1.5, TypeError), ("x", TypeError), (np.int64(-1), ValueError),
+                                         (np.bool_(True), TypeError), (np.float64(3.0), TypeError)])
 def test_a_seed_that_is_no_seed_is_refused(seed, error):
     with pytest.raises(error, match="seed"):
         raw_env("tic-tac-toe").reset(seed=seed)
+
+
+@pytest.mark.parametrize("seed", [np.int64(3), np.uint64(3), np.int8(3)])
+def test_a_numpy_integer_seed_is_the_seed_of_that_int(seed):
+    ours, theirs = raw_env("kuhn-poker"), raw_env("kuhn-poker")
+    ours.reset(seed=seed)
+    theirs.reset(seed=3)
+    assert ours.game_state.dumps() == theirs.game_state.dumps()
+    ours.reset(seed=np.uint64(2 ** 64 - 1))
 
 
 def test_using_the_environment_before_reset_or_with_another_name_says_what_is_wrong():

@@ -174,6 +174,26 @@ def json_value(text: str | bytes) -> Any:
         raise
 
 
+def json_line(text: str) -> Any:
+    """One line of a JSON Lines file (a game log, a results file): `json_value`, with a ValueError that
+    says what is wrong with the line the caller names, with its start, the fault placed by its column.
+
+    The decoder counts lines and characters itself, and the line ending made
+    a blank line `Expecting value: line 2 column 1 (char 1)`; a reader given
+    `file:4:` wants "a blank line", or the column of line 4.
+    """
+    line = text.rstrip("\r\n")
+    if not line.strip():
+        raise ValueError("a blank line, where every line holds one JSON object")
+    try:
+        return json_value(line)
+    except ValueError as err:
+        if isinstance(err, json.JSONDecodeError):
+            err = ValueError(f"{err.msg} " + ("at the end of the line" if err.pos >= len(line)
+                                              else f"at column {err.colno}"))
+        raise ValueError(f"not a JSON line ({err}): {line.rstrip()[:60]!r}") from None
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 

@@ -30,7 +30,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .. import files
 from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError
@@ -112,9 +112,9 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
         except UnicodeDecodeError:
             raise ReplayError(f"{path}:{number}: the line is not UTF-8 text") from None
         try:
-            value = files.json_value(line)
+            value = files.json_line(line)
         except ValueError as err:
-            raise ReplayError(f"{path}:{number}: not a JSON line ({err}): {line.rstrip()[:60]!r}") from None
+            raise ReplayError(f"{path}:{number}: {err}") from None
         if not isinstance(value, dict):
             raise ReplayError(f"{path}:{number}: expected a JSON object, got {line.rstrip()[:60]!r}")
         yield number, value
@@ -261,14 +261,26 @@ def read_log(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
                               f"the game has player {state.current_player}")
         state = _advance(where, game, state, line["move"])
         if state.last_fired != line["rules"]:
-            raise ReplayError(f"{where}: move {line['move']} fired {state.last_fired}, the log says {line['rules']}")
+            raise ReplayError(f"{where}: move {line['move']} fired {_json(state.last_fired)}, the log says "
+                              f"{_json(line['rules'])}")
         seen = seen_to_json(state.last_seen_by) if state.last_seen_by is not None else None
         if line.get("seen_by") != seen:
-            raise ReplayError(f"{where}: move {line['move']} is seen by {seen}, the log says {line.get('seen_by')}")
+            raise ReplayError(f"{where}: move {line['move']} {_seen_text(seen)}, the log "
+                              + (f"says {_json(line['seen_by'])}" if "seen_by" in line else "has no seen_by"))
         records.append(MoveRecord.of(n, line["player"], state))
         if on_state is not None:
             on_state(state)
     return LoggedGame(path, game, str(ruleset), header, records, state, None)
+
+
+def _json(value: Any) -> str:
+    """A value of a log line in the log's own words (JSON: null, ["KP-3.2"]), not Python's."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _seen_text(seen: list | None) -> str:
+    """Who the engine says saw a move's arguments, as a log line writes it (no seen_by: every seat)."""
+    return "is seen by every seat (no seen_by)" if seen is None else f"is seen by {_json(seen)}"
 
 
 def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,

@@ -257,9 +257,9 @@ def check_replayed(path: str | os.PathLike, number: int, recorded: GameOutcome, 
 
 def _parse(path: Path, number: int, text: str) -> Any:
     try:
-        return files.json_value(text)
+        return files.json_line(text)
     except ValueError as err:
-        raise ResultsFileError(f"{path}:{number}: not a JSON line ({err}): {text[:60]!r}") from None
+        raise ResultsFileError(f"{path}:{number}: {err}") from None
 
 
 def _check_header(path: Path, found: Any, expected: dict) -> None:

@@ -145,6 +145,49 @@ def test_tampering_is_refused_with_the_line(log, edit, message):
         replay(log)
 
 
+def _kuhn_log(folder: Path) -> Path:
+    game = load_game("kuhn-poker")
+    return write_log(folder / "kuhn.jsonl", play_game(game, ["random"], seed=2), "kuhn-poker", game.info.ruleset_hash)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda deal: deal.pop("seen_by"), 'is seen by [[0], [1]], the log has no seen_by'),
+    (lambda deal: deal.update(seen_by=None), 'is seen by [[0], [1]], the log says null'),
+    (lambda deal: deal.update(rules=[]), 'fired ["KP-2.2", "KP-2.3"], the log says []'),
+])
+def test_a_changed_field_is_named_in_the_logs_own_words(tmp_path, edit, message):
+    """The log is JSON: what it holds is said as JSON (null, ["KP-2.2"]), and a field it lacks as missing."""
+    log = _kuhn_log(tmp_path)
+    rows = lines(log)
+    edit(rows[1])
+    rewrite(log, rows)
+    with pytest.raises(ReplayError, match=re.escape(f":2: move {rows[1]['move']} {message}")):
+        replay(log)
+
+
+def test_a_public_move_given_a_seen_by_says_every_seat_sees_it(tmp_path):
+    log = _kuhn_log(tmp_path)
+    rows = lines(log)
+    rows[2]["seen_by"] = []
+    rewrite(log, rows)
+    with pytest.raises(ReplayError, match=re.escape(f":3: move {rows[2]['move']} is seen by every seat (no "
+                                                    f"seen_by), the log says []")):
+        replay(log)
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("\n", "a blank line, where every line holds one JSON object"),
+    ("  \r\n", "a blank line, where every line holds one JSON object"),
+    ('{"n": 2,\n', "not a JSON line (Expecting property name enclosed in double quotes at the end of the line)"),
+    ('{"n": 2 "player": 1}\n', "not a JSON line (Expecting ',' delimiter at column 9)"),
+])
+def test_a_line_that_is_no_json_object_is_named_by_its_column_not_the_decoders_lines(log, damage, message):
+    text = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(text[:2] + [damage] + text[2:]))
+    with pytest.raises(ReplayError, match=re.escape(f"{log}:3: {message}")):
+        replay(log)
+
+
 @pytest.mark.parametrize("spelling", ["{action}( {args} )", "{action}({args}.0)", " {action}({args})"])
 def test_a_move_written_otherwise_than_ruleplay_writes_it_is_refused(log, spelling):
     """The parser reads `place( 2 )` and `place(2.0)` as `place(2)`; a log line holds the move as written."""

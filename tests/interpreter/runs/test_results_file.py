@@ -111,7 +111,8 @@ def test_another_runs_file_is_refused_and_left_alone(tmp_path, change, named):
 
 
 @pytest.mark.parametrize("line,problem", [
-    ("not json", ":3: not a JSON line"),
+    ("not json", ":3: not a JSON line (Expecting value at column 1): 'not json'"),
+    ("", ":3: a blank line, where every line holds one JSON object"),
     ("[1, 2]", ":3: expected a JSON object"),
     ('{"index": 9, "seed": 1}', ":3: `index` must be a game number 0..4"),
     ('{"index": 0, "seed": 1, "error": {"code": "RP1", "message": "m", "hint": ""}}',

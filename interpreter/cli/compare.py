@@ -36,6 +36,27 @@ def _check_extends(game_name: str, path: str, variant: Game) -> None:
                                  f"naming it (directly or through other variant files)", param_hint="--variant")
 
 
+def _counts(game: Game) -> str:
+    low, high = game.info.min_players, game.info.max_players
+    return f"{low}" if low == high else f"{low} to {high}"
+
+
+def _check_player_counts(sides: list[Game], players: int | None) -> None:
+    """A usage error unless both sides (loaded at their own player counts) are played at one count: game i
+    of A and game i of B are a pair, the same seed and seats.  When no count suits both (a variant that
+    sets `players:`), no --players can help, and the message says so instead of asking for one."""
+    a, b = sides[0].info, sides[1].info
+    low, high = max(a.min_players, b.min_players), min(a.max_players, b.max_players)
+    if low > high:
+        raise click.UsageError(f"A is for {_counts(sides[0])} players and B for {_counts(sides[1])}: no player "
+                               f"count suits both, and compare pairs game i of A with game i of B at the same "
+                               f"seats, so these two cannot be compared")
+    if players is None and a.players != b.players:
+        choice = f"{low}" if low == high else f"from {low} to {high}"
+        raise click.UsageError(f"A has {a.players} players and B {b.players}: give --players N for both "
+                               f"(N {choice})")
+
+
 def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     if value is not None and value.exists() and not value.is_dir():
         raise click.BadParameter(f"{value} is not a folder: --out names a folder for A.jsonl and B.jsonl")
@@ -80,13 +101,13 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         raise click.UsageError("--resume completes the results files in --out DIR")
     sides = [_side(game_name, None, players)] if len(variants) == 1 else []
     sides += [_side(game_name, v, players) for v in variants]
-    loaded: list[Game] = [load(ruleset, players, variant) for ruleset, variant, _ in sides]
+    loaded: list[Game] = [load(ruleset, None, variant) for ruleset, variant, _ in sides]
     for (ruleset, _, _), game in zip(sides, loaded):
         if ruleset != game_name:
             _check_extends(game_name, ruleset, game)
-    if loaded[0].info.players != loaded[1].info.players:
-        raise click.UsageError(f"A has {loaded[0].info.players} players and B {loaded[1].info.players}: "
-                               f"give --players N for both")
+    _check_player_counts(loaded, players)
+    if players is not None:
+        loaded = [load(ruleset, players, variant) for ruleset, variant, _ in sides]
     seated(agents, loaded[0])
     check_heuristics(agents, loaded[1])
     if out_dir is not None:

@@ -7,13 +7,14 @@ every rule and result checked on the way.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import files
-from ..engine.errors import StateFormatError
-from ..engine.game import load_game
+from ..engine.errors import RulesetError, StateFormatError
+from ..engine.game import Game, load_game
 from ..engine.loader import builtin_games
 from ..engine.state import State
 from ..runs.gamelog import FORMAT, replay
@@ -76,11 +77,31 @@ def saved_state(path: str | os.PathLike, ruleset: str | os.PathLike | None = Non
         # as a path: `"game": "/etc/passwd"` would have the YAML error show that file's first line.
         raise StateFormatError(f"{path}: the state is of the game {data['game'][:80]!r}, which is not a "
                                "built-in game: give its ruleset with --ruleset PATH")
-    players = data.get("players")
-    variant = data.get("variant")
-    game = load_game(ruleset if ruleset is not None else data["game"],
-                     players if type(players) is int else None, variant if isinstance(variant, str) else None)
+    game = _state_game(path, data, ruleset)
     try:
         return game.state_from_json(data)
     except StateFormatError as err:
         raise StateFormatError(f"{Path(path)}: {err.message}") from None
+
+
+# The faults of a load that are the saved state's field, not the ruleset's: the state names a player count or
+# variant the game lacks (the command line has no --players or --variant for a state file to change)
+STATE_FIELDS = {"RP302": "players", "RP405": "variant"}
+
+
+def _state_game(path: str | os.PathLike, data: dict, ruleset: str | os.PathLike | None) -> Game:
+    """The game of the saved state `data`, at its player count and variant; a player count or variant the
+    game does not have is StateFormatError naming the state's field, since no option of the command sets it."""
+    players, variant = data.get("players"), data.get("variant")
+    given = {"players": players if type(players) is int else None,
+             "variant": variant if isinstance(variant, str) else None}
+    try:
+        return load_game(ruleset if ruleset is not None else data["game"], given["players"], given["variant"])
+    except RulesetError as err:
+        errors = [d for d in err.diagnostics if d.severity == "error"]
+        field = STATE_FIELDS.get(errors[0].code) if len(errors) == 1 else None
+        if field is None or given[field] is None:
+            raise
+        raise StateFormatError(f"{path}: the state says \"{field}\": {json.dumps(given[field])}, but "
+                               f"{errors[0].message} ({errors[0].code}): fix the state's \"{field}\", or give "
+                               f"the ruleset it was saved from with --ruleset") from None

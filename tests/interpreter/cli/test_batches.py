@@ -175,6 +175,55 @@ def test_simulate_prints_a_command_that_replays_each_failed_game_in_its_rotated_
         assert "error RP500" in run(*command[1:]).output
 
 
+PLAYER_COUNTS = """\
+ruleplay: 1
+game: counts
+players: {min: 2, max: 4, default: 2}
+state:
+  x: {init: "0"}
+flow:
+  phases:
+    - name: a
+      actions: [go]
+actions:
+  go:
+    effects: x += 1
+end:
+  - when: x > 2
+scoring:
+  score: x
+variants:
+  three-up:
+    description: three or four players
+    patch:
+      - {op: set, path: players, value: {min: 3, max: 4, default: 3}}
+  five:
+    description: five players only
+    patch:
+      - {op: set, path: players, value: 5}
+"""
+
+
+@pytest.mark.parametrize("players", [[], ["--players", "5"], ["--players", "2"]])
+def test_compare_says_when_no_player_count_suits_both_sides(tmp_path, players):
+    path = tmp_path / "counts.yaml"
+    path.write_text(PLAYER_COUNTS, encoding="utf-8")
+    result = run("compare", path, "--variant", "five", "-n", "2", *players)
+    assert result.exit_code == 2
+    assert "A is for 2 to 4 players and B for 5: no player count suits both" in result.output, result.output
+    assert "give --players" not in result.output and "use --players" not in result.output
+
+
+def test_compare_asks_for_a_player_count_both_sides_take(tmp_path):
+    path = tmp_path / "counts.yaml"
+    path.write_text(PLAYER_COUNTS, encoding="utf-8")
+    result = run("compare", path, "--variant", "three-up", "-n", "2")
+    assert result.exit_code == 2 and "A has 2 players and B 3: give --players N for both (N from 3 to 4)" \
+        in " ".join(result.output.split()), result.output
+    doc = json.loads(run("compare", path, "--variant", "three-up", "-n", "2", "--players", "4", "--json").stdout)
+    assert doc["a"]["players"] == doc["b"]["players"] == 4
+
+
 def test_compare_needs_a_variant():
     result = run("compare", "tic-tac-toe")
     assert result.exit_code == 2 and "--variant V" in result.output

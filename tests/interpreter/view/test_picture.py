@@ -187,6 +187,21 @@ def test_render_command_draws_a_saved_state(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--move is for game logs" in result.output
 
 
+@pytest.mark.parametrize("field, value, message", [
+    ("players", 3, 'the state says "players": 3, but kuhn-poker is for 2 players, not 3 (RP302): fix the '
+                   'state\'s "players", or give the ruleset it was saved from with --ruleset'),
+    ("variant", "nope", 'the state says "variant": "nope", but kuhn-poker has no variant \'nope\' (RP405)'),
+])
+def test_a_saved_state_at_a_player_count_or_variant_the_game_lacks_names_the_states_field(
+        tmp_path: Path, field: str, value: object, message: str) -> None:
+    """render has no --players or --variant: the fault is the state file's, and the message says so."""
+    saved = tmp_path / "s.json"
+    saved.write_text(json.dumps({**json.loads(_played("kuhn-poker", 1).dumps()), field: value}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["render", str(saved), "-o", str(tmp_path / "s.svg")])
+    assert result.exit_code == 1 and f"error RP620: {saved}: {message}" in result.output, result.output
+    assert "--players" not in result.output and "--variant" not in result.output
+
+
 @pytest.mark.parametrize("game", ["/etc/passwd", "../../etc/passwd", "no-such-game"])
 def test_a_saved_states_game_field_is_a_built_in_name_never_a_path_opened(tmp_path: Path, game: str) -> None:
     """The field comes from the file: opened as a path, its YAML error would show another file's first line."""

@@ -37,6 +37,8 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
 
     if not files and mutate_game is None:
         raise click.UsageError("give scenario files, or --mutate GAME")
+    if mutate_game is not None and ruleset is not None:
+        _check_one_ruleset(mutate_game, ruleset)
     games = _noting(loading_factory())
     writes = bool(click.get_current_context().meta.get(OUTPUTS_KEY))
     if ruleset is not None:  # even if no scenario gets as far as loading it
@@ -82,6 +84,22 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
                      f"{', '.join(report.unswitchable)}")
     if failed or (report is not None and report.survivors):
         raise click.exceptions.Exit(1)
+
+
+def _check_one_ruleset(mutate_game: str, ruleset: str) -> None:
+    """A usage error (exit 2) unless --mutate and --ruleset name one ruleset: mutation plays the scenarios
+    against GAME with a rule off, so scenarios played against another ruleset could not test it."""
+    from ..engine.loader import find_ruleset
+
+    try:
+        same = find_ruleset(mutate_game).resolve() == find_ruleset(ruleset).resolve()
+    except RulesetError:
+        return  # no such ruleset: loading it says so, with its diagnostic
+    if not same:
+        raise click.UsageError(f"--mutate {mutate_game} and --ruleset {ruleset} name two rulesets: --mutate GAME "
+                               f"turns GAME's rules off one at a time and plays the scenarios against GAME, "
+                               f"--ruleset plays them against another ruleset than their `game:`; give "
+                               f"--mutate alone, or --ruleset naming the same ruleset")
 
 
 def _reads_declared_rulesets(declared: list[str], games: Callable[[str, int | None, str | None], Game]) -> None:

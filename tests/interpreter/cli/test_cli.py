@@ -273,6 +273,17 @@ def test_scenario_players_and_variant_replace_each_files_own():
     assert unknown.exit_code == 2 and "has no variant 'nope'" in unknown.output
 
 
+def test_scenario_mutate_and_ruleset_naming_two_rulesets_is_a_usage_error(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(SCENARIO_PASS)
+    result = run("scenario", good, "--mutate", "tic-tac-toe", "--ruleset", "kuhn-poker")
+    assert result.exit_code == 2
+    assert "--mutate tic-tac-toe and --ruleset kuhn-poker name two rulesets: --mutate GAME turns GAME's rules " \
+           "off" in " ".join(result.output.split()), result.output
+    same = run("scenario", good, "--mutate", "tic-tac-toe", "--ruleset", builtin_games()["tic-tac-toe"], "--json")
+    assert json.loads(same.stdout)["mutation"]["rules_tested"], same.output
+
+
 # ------------------------------------------------------- the real executable
 
 def executable() -> str:

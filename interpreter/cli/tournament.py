@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from ..engine.errors import WorkerLostError
-from .batches import executor_option, workers_option
+from .batches import executor_option, replay_command, workers_option
 from .compare import out_folder
 from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, ruleset_options
-from .output import echo, emit_json, reports_errors
+from .output import echo, echo_failures, emit_json, reports_errors
 from .simulate import MAX_GAMES
 
 
@@ -77,6 +77,10 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     failed = sum(p.failed for p in report.pairings)
     if failed:
         echo(f"{failed} games stopped on rule errors and are not counted", err=True)
+        for seating, count, errors in report.failures:
+            echo(f"  seating {', '.join(seating)}: {count} stopped", err=True)
+            echo_failures(errors, count, "    ", err=True,
+                          replay=replay_command(game_name, variant, players, list(seating)))
         raise click.exceptions.Exit(1)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..engine.game import Game
+from ..engine.outcome import GameFailure
 from .simulate import simulate
 from .workers import GameSpec
 
@@ -104,6 +105,9 @@ class TournamentReport:
     seed: int
     games_per_seating: int
     pairings: list[Pairing] = field(default_factory=list)
+    # Per seating that had any: its agents in seat order, its failed games' count and the first of them
+    # (each a game of that seating's batch, so seed and seating replay it).
+    failures: list[tuple[tuple[str, ...], int, list[GameFailure]]] = field(default_factory=list)
     ratings: list[float] = field(default_factory=list)
     intervals: list[tuple[float, float]] = field(default_factory=list)
 
@@ -135,6 +139,8 @@ def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, wor
             path = Path(out) / f"{a}-{b}-{r}.jsonl" if out is not None else None
             batch = simulate(spec, per_seating, seed, [agents[k] for k in seating], workers, out=path,
                              resume=resume, game=game, executor=executor)
+            if batch.failed:
+                report.failures.append((tuple(batch.agents), batch.failed, batch.errors))
             for outcome in batch.outcomes:
                 if outcome.failure is not None:
                     pairing.failed += 1

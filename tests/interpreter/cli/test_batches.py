@@ -284,3 +284,14 @@ def test_a_scheduler_that_does_not_answer_is_rp652_with_a_hint(monkeypatch):
     assert result.stderr.startswith(f"error RP652: no Dask scheduler answered at {address} (")
     assert "hint: start one there (`dask scheduler`" in result.stderr
     assert doc["error"]["code"] == "RP652" and "--executor dask-local" in doc["error"]["hint"]
+
+
+def test_tournament_lists_the_games_rule_errors_stopped_with_commands_that_replay_them(tmp_path):
+    path = tmp_path / "fails-for-first.yaml"
+    path.write_text(FAILS_FOR_FIRST, encoding="utf-8")
+    result = run("tournament", path, "--agents", "random,first", "-n", "4")
+    assert result.exit_code == 1 and "games stopped on rule errors and are not counted" in result.stderr
+    assert "seating first, random: " in result.stderr
+    commands = _replays(result.stderr)
+    assert commands and all(command[command.index("--agents") + 1] == "first,random" for command in commands)
+    assert "error RP500" in run(*commands[0][1:]).output

@@ -120,7 +120,9 @@ class TournamentReport:
                 "ranking": [{"agent": self.agents[k], "rating": self.ratings[k], "ci95": list(self.intervals[k])}
                             for k in self.ranking()],
                 "pairings": [{"a": self.agents[p.a], "b": self.agents[p.b], "wins": p.wins, "draws": p.draws,
-                              "losses": p.losses, "failed": p.failed} for p in self.pairings]}
+                              "losses": p.losses, "failed": p.failed} for p in self.pairings],
+                "failures": [{"agents": list(seating), "failed": count, "errors": [e.to_dict() for e in errors]}
+                             for seating, count, errors in self.failures]}
 
 
 def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, workers: int = 1,

@@ -295,3 +295,6 @@ def test_tournament_lists_the_games_rule_errors_stopped_with_commands_that_repla
     commands = _replays(result.stderr)
     assert commands and all(command[command.index("--agents") + 1] == "first,random" for command in commands)
     assert "error RP500" in run(*commands[0][1:]).output
+    doc = json.loads(run("tournament", path, "--agents", "random,first", "-n", "4", "--json").stdout)
+    assert [f["agents"] for f in doc["failures"]] == [["first", "random"]]
+    assert doc["failures"][0]["errors"][0]["code"] == "RP500"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ..engine.model import GameModel
+from ..engine.game import Game
 from .base import Agent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
@@ -78,26 +78,32 @@ def cut_off_warning(spec: str, game: str, heuristics: Collection[str]) -> str | 
             f"moves counts as level (0 for every seat); only games that end within it tell moves apart")
 
 
-def hidden_roll_warning(spec: str, model: GameModel) -> str | None:
-    """What `ismcts` will know in `model` that its seat should not, or None.
+def hidden_roll_warning(spec: str, game: Game) -> str | None:
+    """What `ismcts` will know in `game` that its seat should not, or None.
 
     A determinization redraws a hidden component among the places of its
-    kind, but any other hidden value only by reordering the values of its
-    variable (`engine.determinize`): a chance outcome some seats do not see,
-    drawn as numbers or names (a die kept as 1-6), stays the values drawn in
-    every sample, so the search plays knowing them. No rule text tells the
-    engine what else they could have been, so this is a warning.
+    kind, and a hidden chance outcome of other values (a die kept as 1-6) by
+    playing the game again with that outcome drawn anew; but it can play a
+    game again only when every game starts alike, when the setup draws no
+    random number (`engine.determinize`). Otherwise such an outcome is only
+    reordered among the values drawn, so the search plays knowing them. No
+    rule text tells the engine what else they could have been, so this is a
+    warning.
     """
     name, _ = parse_spec(spec, AGENTS)
     if name != "ismcts":
         return None
+    model = game.model
     components = {c for ids in model.components_by_kind.values() for c in ids}
     for action in model.actions.values():
         if action.chance and any(p.seen_by is not None and any(not (isinstance(v, str) and v in components)
                                                                 for v in p.universe) for p in action.params):
+            if not game.setup_draws():
+                return None
             return (f"agent {spec!r}: chance action {action.name!r} of {model.name} draws values that are not "
-                    f"components and not every seat sees: a determinization only reorders such values, so the "
-                    f"search knows which were drawn (docs/agents.md, What a determinization redraws)")
+                    f"components and not every seat sees, and the setup draws random numbers, so a "
+                    f"determinization cannot play the game again: it only reorders such values, and the search "
+                    f"knows which were drawn (docs/agents.md, What a determinization redraws)")
     return None
 
 

@@ -285,6 +285,6 @@ def check_heuristics(agents: Sequence[str], game: Game) -> None:
         raise click.BadParameter(str(err), param_hint="--agents") from None
     for spec in dict.fromkeys(agents):
         for warning in (cut_off_warning(spec, game.info.name, game.model.heuristics),
-                        hidden_roll_warning(spec, game.model)):
+                        hidden_roll_warning(spec, game)):
             if warning is not None:
                 echo(f"warning: {warning}", err=True)

@@ -18,7 +18,15 @@ the places it could be, and leaves everything p sees as it is:
   of it as well (`seen`: what a seat once saw), so it stays where it is;
 - values that are not lists keep their value: there is no telling what
   else they could have been;
-- the random generator is drawn afresh: future chance is not known.
+- the random generator is drawn afresh: future chance is not known;
+- a chance outcome the viewer was not shown, drawn as values that are not
+  components (a die rolled as a number), is drawn again: permuting the
+  values rolled would keep them, and the viewer does not know them.  When
+  the setup draws no random number (so every game starts alike), the game
+  is played again from its start with each such outcome drawn anew by its
+  weights among those that show the viewer the same (`_Redraw`), every
+  other move as it was, and kept if the viewer sees the same state; else
+  (or after a few draws the viewer could tell) the permutation above is used.
 
 Each arrangement consistent with these constraints has a positive
 probability (the draw fills the masked slots one at a time, each from the
@@ -39,7 +47,9 @@ from typing import Any
 
 from ruleplay.dsl import runtime as R
 
+from .errors import RuleplayError
 from .model import GameModel, VarDecl
+from .moves import Move
 from .rng import Rng
 from .state import State
 
@@ -87,6 +97,7 @@ class Determinizer:
             self.groups.setdefault(kind, []).append(slot)
         self.groups = {k: slots for k, slots in self.groups.items() if len(slots) > 1}
         self._deals = [_Deal(self, slots) for slots in self.groups.values()]
+        self._redraw = _Redraw.of(state, viewer, frozenset(kinds))
 
     # ------------------------------------------------------------ hidden places
     def _slots(self, vars_: dict) -> list[Slot]:
@@ -133,6 +144,11 @@ class Determinizer:
         if not isinstance(rng, Rng):  # the engine's generator, whose state is data a state can carry
             raise TypeError(f"Determinizer.sample() needs a ruleplay.engine.rng.Rng (e.g. Rng(seed)), "
                             f"not {type(rng).__name__}")
+        if self._redraw is not None:
+            for _ in range(DRAWS):
+                played = self._redraw.play(rng)
+                if played is not None and self._seen_in(played):
+                    return self.state.with_data(dict(R.clone(played.data), rng=rng.next64()))
         data = R.clone(self.state.data)
         data["rng"] = rng.next64()
         for _ in range(DRAWS):
@@ -145,10 +161,76 @@ class Determinizer:
         return self.state.with_data(data)
 
     def _same_view(self, data: dict, vars_: dict) -> bool:
+        return self._seen_in(self.state.with_data(dict(data, vars=vars_)))
+
+    def _seen_in(self, state: State) -> bool:
+        """Whether the viewer sees `state` as it sees the real one (its history view included)."""
         try:
-            return _key(self.state.with_data(dict(data, vars=vars_)).observe(self.viewer)) == self.seen
+            return _key(state.observe(self.viewer)) == self.seen
         except R.RuleRuntimeError:
             return False
+
+
+class _Redraw:
+    """The game played again from its start, with the hidden chance outcomes of its history drawn anew.
+
+    Only for a setup that draws no random number: the start is then the real
+    game's. The moves the viewer saw whole are played as they were; each
+    hidden outcome is drawn by its weights among the outcomes of its action
+    that agree with what the viewer saw of it. A replay a move of which is
+    no longer legal, or that ends where the viewer would see something else,
+    is no draw (`None`, or refused by the caller).
+    """
+
+    def __init__(self, start: State, moves: tuple[Move, ...], shown: dict[int, tuple[bool, ...]]):
+        self.start, self.moves, self.shown = start, moves, shown
+
+    @classmethod
+    def of(cls, state: State, viewer: int, components: frozenset[str]) -> "_Redraw | None":
+        """The replay for `viewer`, or None where a permutation is exact (no hidden values but components)
+        or no replay is possible (the setup draws)."""
+        model, moves = state.game.model, state.history
+        shown: dict[int, tuple[bool, ...]] = {}
+        for i, (move, seen) in enumerate(zip(moves, state.history_seen_by())):
+            if seen is None or not model.actions[move.action].chance:
+                continue
+            sees = tuple(who is None or viewer in who for who in seen)
+            if any(not see and not (isinstance(arg, str) and arg in components)
+                   for see, arg in zip(sees, move.args)):
+                shown[i] = sees
+        if not shown or state.game.setup_draws():
+            return None
+        return cls(state.game.new_state(0), moves, shown)
+
+    def play(self, rng: Rng) -> State | None:
+        state = self.start.copy()
+        for i, move in enumerate(self.moves):
+            sees = self.shown.get(i)
+            try:
+                if sees is not None:
+                    drawn = self._draw(state, move, sees, rng)
+                    if drawn is None:
+                        return None
+                    move = drawn
+                state.apply_in_place(move, undo=False)
+            except RuleplayError:
+                return None
+        return state
+
+    @staticmethod
+    def _draw(state: State, real: Move, sees: tuple[bool, ...], rng: Rng) -> Move | None:
+        """An outcome of `real`'s action, by weight, that agrees with `real` wherever the viewer saw it."""
+        fitting = [m for m in state.legal_moves() if m.action == real.action
+                   and all(not see or a == b for see, a, b in zip(sees, m.args, real.args))]
+        if not fitting:
+            return None
+        weights = state.outcome_weights(fitting)
+        pick = rng.random() * sum(weights)
+        for move, weight in zip(fitting, weights):
+            if pick < weight:
+                return move
+            pick -= weight
+        return fitting[-1]
 
 
 class _Deal:

@@ -59,6 +59,7 @@ class Game:
         self.checking = checking
         self.max_chance_outcomes = 1000
         self._initial: State | None = None  # the initial state of a setup that draws no random number
+        self._setup_drew: bool | None = None  # whether the setup drew a random number (known once a state is made)
         self._index = {}
         for a in model.actions.values():
             self._index[a.name] = [{arg_key(v): i for i, v in enumerate(p.universe)} for p in a.params]
@@ -87,6 +88,7 @@ class Game:
         kept = self._initial
         if kept is None:
             state, drew = self._set_up(seed)
+            self._setup_drew = drew
             if not drew:
                 self._initial = state.copy()
         else:
@@ -96,6 +98,14 @@ class Game:
         if self.checking:
             self.check_invariants(state)
         return state
+
+    def setup_draws(self) -> bool:
+        """Whether setting a game up draws random numbers (a shuffle, a die in `setup:`), as recorded when
+        a first state was made: then two seeds start different games, else only their generators differ."""
+        if self._setup_drew is None:
+            self.new_state(0)
+        assert self._setup_drew is not None
+        return self._setup_drew
 
     def _set_up(self, seed: int) -> tuple[State, bool]:
         """A new initial state made by running the variables' `init`, `setup` and the flow's start;

@@ -147,11 +147,12 @@ class State:
         moves = self.legal_moves()
         if len(moves) > self.game.max_chance_outcomes:
             return None
-        weights = self._weights(moves)
+        weights = self.outcome_weights(moves)
         total = sum(weights)
         return [(m, w / total) for m, w in zip(moves, weights)]
 
-    def _weights(self, moves: list[Move]) -> list[float]:
+    def outcome_weights(self, moves: list[Move]) -> list[float]:
+        """The weights of chance outcomes `moves` here (relative, each above 0 for a listed outcome)."""
         model = self.game.model
         ctx = R.Ctx(self.data["vars"], self.data["flow"], model, budget=model.budget())
         with R.recursion_guard():
@@ -299,7 +300,7 @@ class State:
         if not self.is_chance_node():
             raise RuleplayError("apply_chance() at a node that is not a chance node", "RP607")
         moves = self.legal_moves()
-        weights = self._weights(moves)
+        weights = self.outcome_weights(moves)
         rng = Rng(self.data["rng"])
         pick = rng.random() * sum(weights)
         chosen = moves[-1]

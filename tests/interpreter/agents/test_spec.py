@@ -121,14 +121,18 @@ scoring:
 """
 
 
-def test_ismcts_is_warned_of_when_a_hidden_chance_outcome_is_no_component(tmp_path):
-    """A determinization only reorders hidden numbers: the search for seat 1 would know seat 0's roll."""
-    path = tmp_path / "hidden-roll.yaml"
+def test_ismcts_is_warned_of_a_hidden_roll_only_where_a_determinization_cannot_draw_it_again(tmp_path):
+    """A hidden roll is drawn again by playing the game again from its start, which needs a setup that
+    draws nothing; with a shuffle in the setup the values are only reordered, and the search knows them."""
+    path, shuffled = tmp_path / "hidden-roll.yaml", tmp_path / "shuffled.yaml"
     path.write_text(HIDDEN_ROLL, encoding="utf-8")
-    model = load_game(path).model
+    shuffled.write_text(HIDDEN_ROLL.replace('  called: {init: "0"}\n', '  called: {init: "0"}\n'
+                                            '  order: {init: "[1, 2, 3]"}\nsetup: shuffle order\n'), encoding="utf-8")
+    assert hidden_roll_warning("ismcts:iterations=5", load_game(path)) is None
+    game = load_game(shuffled)
     assert "chance action 'roll' of hidden-roll draws values that are not components" in \
-        hidden_roll_warning("ismcts:iterations=5", model)
-    assert hidden_roll_warning("mcts", model) is None  # mcts reads the full state, as documented
-    assert hidden_roll_warning("ismcts", load_game("kuhn-poker").model) is None  # its cards are components
-    result = CliRunner().invoke(main, ["simulate", str(path), "-n", "2", "--agents", "ismcts:iterations=4,random"])
+        hidden_roll_warning("ismcts:iterations=5", game)
+    assert hidden_roll_warning("mcts", game) is None  # mcts reads the full state, as documented
+    assert hidden_roll_warning("ismcts", load_game("kuhn-poker")) is None  # its cards are components
+    result = CliRunner().invoke(main, ["simulate", str(shuffled), "-n", "2", "--agents", "ismcts:iterations=4,random"])
     assert result.exit_code == 0 and "warning: agent 'ismcts:iterations=4': chance action 'roll'" in result.output

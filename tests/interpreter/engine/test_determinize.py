@@ -166,3 +166,66 @@ def test_sampling_with_another_generator_says_which_one_it_needs():
     state = load_game("kuhn-poker").new_state(1)
     with pytest.raises(TypeError, match=r"needs a ruleplay\.engine\.rng\.Rng .* not Random"):
         Determinizer(state, 0).sample(random.Random(1))
+
+
+HIDDEN_DICE = """\
+ruleplay: 1
+game: hidden-dice
+players: 2
+state:
+  dice: {per_player: true, init: "[]", visibility: owner}
+  bid: {init: "0"}
+flow:
+  phases:
+    - name: roll0
+      order: chance
+      actions: [roll0]
+    - name: roll1
+      order: chance
+      actions: [roll1]
+    - name: bid
+      actions: [call]
+actions:
+  roll0:
+    chance: true
+    params:
+      a: {of: "range(1, 7)", seen_by: "[0]"}
+      b: {of: "range(1, 7)", seen_by: "[0]"}
+    weight: "if a == 6 then 5 else 1"
+    effects: dice[0] = [a, b]
+  roll1:
+    chance: true
+    params:
+      a: {of: "range(1, 7)", seen_by: "[1]"}
+      b: {of: "range(1, 7)", seen_by: "[1]"}
+    effects: dice[1] = [a, b]
+  call:
+    params:
+      n: range(2, 13)
+    effects: |
+      bid = n
+      end_game
+scoring:
+  score: "if sum(dice[0]) + sum(dice[1]) >= bid then p else 1 - p"
+"""
+
+
+def test_a_hidden_roll_of_numbers_is_drawn_again_by_its_weights_not_kept(tmp_path):
+    """Permuting seat 0's dice would keep the numbers rolled (which pair, only not which die): seat 1 does
+    not know them, so a determinization plays the game again with seat 0's roll drawn anew, and seat 1's
+    own roll, which it saw, as it was."""
+    path = tmp_path / "hidden-dice.yaml"
+    path.write_text(HIDDEN_DICE, encoding="utf-8")
+    game = load_game(path)
+    state = game.new_state(3)
+    while state.is_chance_node():
+        state = state.apply_chance()
+    determinizer, rng = Determinizer(state, 1), Rng(9)
+    draws = [determinizer.sample(rng) for _ in range(600)]
+    seen = json.dumps(state.observe(1), sort_keys=True)
+    assert all(json.dumps(d.observe(1), sort_keys=True) == seen for d in draws) and determinizer.fallbacks == 0
+    assert all(d.data["vars"]["dice"][1] == state.data["vars"]["dice"][1] for d in draws)
+    assert all(d.history == state.history for d in draws)  # the state's own record, as documented
+    first = [d.data["vars"]["dice"][0][0] for d in draws]
+    assert set(first) == {1, 2, 3, 4, 5, 6} and {d.data["vars"]["dice"][0][1] for d in draws} == set(first)
+    assert 0.4 < first.count(6) / len(first) < 0.6  # by the weights: a first die's 6 is 5 in 10

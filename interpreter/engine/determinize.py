@@ -204,6 +204,7 @@ class _Redraw:
 
     def play(self, rng: Rng) -> State | None:
         state = self.start.copy()
+        state.data["rng"] = rng.next64()  # what effects draw themselves (a shuffle) is drawn anew too
         for i, move in enumerate(self.moves):
             sees = self.shown.get(i)
             try:

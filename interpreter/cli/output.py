@@ -224,7 +224,7 @@ def echo_failures(failures: Sequence[Any], total: int, indent: str, err: bool,
     for e in failures[:SHOWN_ERRORS]:
         echo(f"{indent}game {e.index} (seed {e.seed}): error {e.code}: {e.message}", err=err)
         if replay is not None:
-            echo(f"{indent}  replay it: {replay(e)}", err=err)
+            echo(f"{' ' * len(indent)}  replay it: {replay(e)}", err=err)
     if total > SHOWN_ERRORS:
         echo(f"{indent}... and {total - SHOWN_ERRORS} more", err=err)
 

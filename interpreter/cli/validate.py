@@ -9,6 +9,7 @@ import click
 from ruleplay.dsl.diagnostics import ERROR
 
 from ..engine.errors import RulesetError
+from .batches import replay_command
 from .options import WholeNumber, game_options, json_option, load_noting_files
 from .output import echo, echo_failures, emit_json, reports_errors
 
@@ -57,12 +58,12 @@ def validate_command(targets: tuple[str, ...], smoke: int, players: int | None, 
                      "smoke": e["smoke"] and e["smoke"].to_dict()} for e in entries])
     else:
         for e in entries:
-            _print_validation(e)
+            _print_validation(e, players)
     if not all(e["ok"] for e in entries):
         raise click.exceptions.Exit(1)
 
 
-def _print_validation(entry: dict) -> None:
+def _print_validation(entry: dict, players: int | None) -> None:
     label = entry["target"] + (f" (variant {entry['variant']})" if entry["variant"] else "")
     for d in entry["diagnostics"]:
         echo(d.format())
@@ -77,4 +78,5 @@ def _print_validation(entry: dict) -> None:
         return
     echo(f"  smoke: {report.completed} of {report.games} random games ended, "
          f"mean length {report.mean_length:.1f} moves")
-    echo_failures(report.errors, report.failed, "  smoke ", err=False)
+    echo_failures(report.errors, report.failed, "  smoke ", err=False,
+                  replay=replay_command(entry["target"], entry["variant"], players, report.agents))

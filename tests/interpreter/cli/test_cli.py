@@ -95,6 +95,10 @@ def test_validate_smoke_catches_a_game_that_never_ends(ruleset):
     result = run("validate", path, "--smoke", "2")
     assert result.exit_code == 1
     assert "error RP504" in result.output and "0 of 2 random games ended" in result.output
+    replay = [line.split("replay it: ", 1)[1] for line in result.output.splitlines() if "replay it: " in line]
+    assert len(replay) == 2 and replay[0].startswith(f"ruleplay play {path} --agents random,random --seed ")
+    again = run(*replay[0].split()[1:])
+    assert again.exit_code == 1 and "error RP504" in again.output
 
 
 def test_graph_exports_dot_graphml_and_json(ruleset):

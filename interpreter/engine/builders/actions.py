@@ -40,14 +40,11 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
         longest_texts: list[int] = []  # per parameter, its longest value as a move text writes it
         for pname, pspec in (spec.get("params") or {}).items():
             ppath = path + ("params", pname)
-            universe: list | None = []
-            longest = 0
-            if not spent:
-                universe, longest = _universe(b, pname, ppath if isinstance(pspec, str) else ppath + ("of",),
-                                              scope, R.Ctx({}, {"players": players}, static, budget=load_work),
-                                              room)
-            if universe is None:
-                spent, universe = True, []
+            found, longest = ([], 0) if spent else _universe(
+                b, pname, ppath if isinstance(pspec, str) else ppath + ("of",), scope,
+                R.Ctx({}, {"players": players}, static, budget=load_work), room)
+            spent = spent or found is None
+            universe = found or []
             room -= len(universe)
             longest_texts.append(longest)
             pscope = scope.with_locals(*local)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,20 @@ def test_a_files_schema_check_is_kept_for_its_variants(monkeypatch, tmp_path):
     path.write_text(text.replace("Three in a row", "Three in a line"), encoding="utf-8")  # other text: checked anew
     load_model(path)
     assert len(checked) == 5 and "variants" in checked[4]
+
+
+COSTLY_LITTLE = "'[y for y in range(2) if len([w for w in range(9)]) < 0] + [1]'"
+
+
+def test_once_the_loads_work_runs_out_the_parameters_after_it_are_not_blamed(tmp_path):
+    """All parameters' `of:` share one move's work: the one where it runs out is RP220, and the ones after
+    it are not computed, so not reported as if they had failed too."""
+    shared = Path(__file__).parents[2] / "bad_rulesets" / "parameter_values_share_the_load_work.yaml"
+    text = shared.read_text(encoding="utf-8").replace("actions: [tick, tock]", "actions: [tick, tock, tack]")
+    tack = f"  tack:\n    params:\n      w: {COSTLY_LITTLE}\n      u: {COSTLY_LITTLE}\n    effects: count += w + u\n"
+    path = tmp_path / "three.yaml"
+    path.write_text(text.replace("end:\n", tack + "end:\n"), encoding="utf-8")
+    with pytest.raises(RulesetError) as err:
+        load_model(path)
+    assert [(d.code, d.path) for d in err.value.diagnostics if d.severity == "error"] == [
+        ("RP220", "actions.tock.params.v")]

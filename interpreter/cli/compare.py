@@ -106,8 +106,9 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         if ruleset != game_name:
             _check_extends(game_name, ruleset, game)
     _check_player_counts(loaded, players)
-    if players is not None:
-        loaded = [load(ruleset, players, variant) for ruleset, variant, _ in sides]
+    if players is not None:  # loaded again only at a count other than the side's own
+        loaded = [game if game.info.players == players else load(ruleset, players, variant)
+                  for (ruleset, variant, _), game in zip(sides, loaded)]
     seated(agents, loaded[0])
     check_heuristics(agents, loaded[1])
     if out_dir is not None:

@@ -223,15 +223,7 @@ class _Redraw:
         """An outcome of `real`'s action, by weight, that agrees with `real` wherever the viewer saw it."""
         fitting = [m for m in state.legal_moves() if m.action == real.action
                    and all(not see or a == b for see, a, b in zip(sees, m.args, real.args))]
-        if not fitting:
-            return None
-        weights = state.outcome_weights(fitting)
-        pick = rng.random() * sum(weights)
-        for move, weight in zip(fitting, weights):
-            if pick < weight:
-                return move
-            pick -= weight
-        return fitting[-1]
+        return state.draw_outcome(fitting, rng) if fitting else None
 
 
 class _Deal:

@@ -147,12 +147,11 @@ class State:
         moves = self.legal_moves()
         if len(moves) > self.game.max_chance_outcomes:
             return None
-        weights = self.outcome_weights(moves)
+        weights = self._weights(moves)
         total = sum(weights)
         return [(m, w / total) for m, w in zip(moves, weights)]
 
-    def outcome_weights(self, moves: list[Move]) -> list[float]:
-        """The weights of chance outcomes `moves` here (relative, each above 0 for a listed outcome)."""
+    def _weights(self, moves: list[Move]) -> list[float]:
         model = self.game.model
         ctx = R.Ctx(self.data["vars"], self.data["flow"], model, budget=model.budget())
         with R.recursion_guard():
@@ -299,17 +298,19 @@ class State:
         """The outcome the state's generator draws here (by weight), and the generator's state after it."""
         if not self.is_chance_node():
             raise RuleplayError("apply_chance() at a node that is not a chance node", "RP607")
-        moves = self.legal_moves()
-        weights = self.outcome_weights(moves)
         rng = Rng(self.data["rng"])
+        return self.draw_outcome(self.legal_moves(), rng), rng.state
+
+    def draw_outcome(self, moves: list[Move], rng: Rng) -> Move:
+        """One of the chance outcomes `moves` of this node, drawn with `rng` by their weights here (a
+        determinization draws among the outcomes that fit what its seat saw)."""
+        weights = self._weights(moves)
         pick = rng.random() * sum(weights)
-        chosen = moves[-1]
-        for m, w in zip(moves, weights):
-            if pick < w:
-                chosen = m
-                break
-            pick -= w
-        return chosen, rng.state
+        for move, weight in zip(moves, weights):
+            if pick < weight:
+                return move
+            pick -= weight
+        return moves[-1]
 
     # ------------------------------------------------------------- results
     def scores(self) -> list[float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ import click
 from ..engine.errors import WorkerLostError
 from ..engine.game import Game
 from ..engine.loader import find_ruleset
+from ..runs import stats
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from ..runs.simulate import SimulationReport
@@ -89,7 +91,8 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
 
     Game i of A and game i of B share a seed, so the games are compared in pairs:
     differences of proportions use Newcombe's score interval for paired
-    proportions, of means a percentile bootstrap of the games' differences;
+    proportions, of means a percentile bootstrap of the games' differences,
+    widened for small batches (too few pairs leave a mean unbounded);
     the intervals are Bonferroni-corrected for the number
     of statistics tested, so "significant" keeps a 5% family-wise error rate.
     """
@@ -167,11 +170,14 @@ def _print(game_name: str, result: Comparison, variants: list[str]) -> None:
     if result.paired_games < max(result.a.completed, result.b.completed):
         echo(f"B - A and its interval are over the {result.paired_games} games that finished on both sides; "
              f"A and B are each side's own ({result.a.completed} and {result.b.completed} finished)")
+    if any(not math.isfinite(d.low) for d in result.differences):
+        echo(f"the means are not bounded from {result.paired_games} paired games: a distribution-free test needs "
+             f"at least {stats.fewest_to_tell(result.confidence)} at this confidence (raise -n)")
     width = max(len(d.name) for d in result.differences)
     echo(f"  {'statistic':<{width}}  {'A':>9} {'B':>9} {'B - A':>9}  {'interval':<21} significant  test")
     for d in result.differences:
         test = "Newcombe" if d.test.startswith("Newcombe") else "bootstrap"
-        interval = f"[{d.low:.3f}, {d.high:.3f}]"
+        interval = f"[{d.low:.3f}, {d.high:.3f}]" if math.isfinite(d.low) else "unbounded"
         echo(f"  {d.name:<{width}}  {d.a:9.3f} {d.b:9.3f} {d.difference:+9.3f}  {interval:<21} "
              f"{'yes' if d.significant else 'no':<11}  {test}")
     rules_a, rules_b = result.a.statistics["rules"], result.b.statistics["rules"]

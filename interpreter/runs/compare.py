@@ -13,7 +13,10 @@ by side with the difference B - A and an interval for it:
   newcombe_paired`), from the games' 2x2 table of outcomes;
 - means (return and score per seat, length, branching factor per game): a
   percentile bootstrap of the mean of the games' differences
-  (BOOTSTRAP_RESAMPLES resamples, seeded by the run's seed).
+  (BOOTSTRAP_RESAMPLES resamples, seeded by the run's seed), expanded for a
+  small batch, and unbounded with fewer pairs than a distribution-free test
+  needs at the corrected confidence (`stats.bootstrap_mean`: 9 pairs for
+  ten statistics), so a handful of games is never "significant".
 
 Only games that finished on both sides are paired (a game a rule error
 stopped on either side is left out of the tests, and counted as failed in
@@ -46,7 +49,8 @@ from .summary import game_values
 from .workers import GameSpec
 
 NEWCOMBE = "Newcombe score interval for paired proportions (games paired by seed)"
-BOOTSTRAP = f"percentile bootstrap of the paired differences, {stats.BOOTSTRAP_RESAMPLES} resamples"
+BOOTSTRAP = (f"percentile bootstrap of the paired differences, {stats.BOOTSTRAP_RESAMPLES} resamples, "
+             "expanded for the batch's size")
 
 
 class Pairs:

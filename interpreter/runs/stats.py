@@ -136,10 +136,88 @@ def _percentiles(resampled: list[float], confidence: float) -> tuple[float, floa
 def bootstrap_mean(values: Counter, seed: int, confidence: float = CONFIDENCE,
                    resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of counted values: of paired differences, the interval of
-    mean(b) - mean(a) that keeps each pair together."""
-    if not values:
+    mean(b) - mean(a) that keeps each pair together.
+
+    A plain percentile bootstrap is too narrow on few values: it never
+    reaches past the values seen, and its width is about z·s/√n with the
+    spread taken over n, not n - 1 (four pairs that all moved by -17 to -20
+    gave [-20, -17], "significant" at 99.5%).  Two corrections keep it
+    honest on small batches and leave it as it was on hundreds of games:
+    the interval is widened about the mean by Student's t over the normal
+    quantile, with the n - 1 spread (Hesterberg's expanded percentile
+    interval, "What teachers should know about the bootstrap", 2015), and
+    with fewer values than a distribution-free test needs to reach
+    `confidence` at all (`too_few_to_tell`), the mean is not bounded.
+    """
+    n = sum(values.values())
+    if too_few_to_tell(n, confidence):
         return -math.inf, math.inf
-    return _percentiles(_resampled_means(values, random.Random(seed), resamples), confidence)
+    low, high = _percentiles(_resampled_means(values, random.Random(seed), resamples), confidence)
+    centre = mean(values)
+    widen = math.sqrt(n / (n - 1)) * t_quantile(0.5 + confidence / 2, n - 1) / z_value(confidence)
+    return centre - (centre - low) * widen, centre + (high - centre) * widen
+
+
+def too_few_to_tell(n: int, confidence: float) -> bool:
+    """Whether n paired values are too few for any distribution-free test at `confidence` (`fewest_to_tell`)."""
+    return n < fewest_to_tell(confidence)
+
+
+def fewest_to_tell(confidence: float) -> int:
+    """The fewest paired values a distribution-free test can find a difference in at `confidence`: with
+    fewer, even all n differences of one sign, the most extreme outcome a sign test sees, are as likely by
+    chance as 2^(1-n) > 1 - confidence (6 pairs at 95%, 9 at 99.5%)."""
+    n = 2
+    while 2.0 ** (1 - n) > 1 - confidence:
+        n += 1
+    return n
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile (p in (0.5, 1)): bisection on `t_cdf`, to double precision."""
+    low, high = 0.0, 1.0
+    while t_cdf(high, df) < p:
+        low, high = high, high * 2
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if t_cdf(middle, df) < p:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def t_cdf(t: float, df: int) -> float:
+    """Student's t distribution function, from the regularized incomplete beta function."""
+    tail = 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + t * t))
+    return 1 - tail if t > 0 else tail
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction (modified Lentz), on
+    whichever side of the mean a / (a + b) it converges fast."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _incomplete_beta(b, a, 1 - x)
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return front * result / a
 
 
 @dataclass(frozen=True)
@@ -164,8 +242,12 @@ class Difference:
         return self.low > 0 or self.high < 0
 
     def to_dict(self) -> dict:
+        """The difference as JSON data; an unbounded end (too few pairs to tell) is null, as JSON has no
+        infinity."""
         return {"statistic": self.name, "a": self.a, "b": self.b, "difference": self.difference,
-                "low": self.low, "high": self.high, "significant": self.significant, "test": self.test}
+                "low": self.low if math.isfinite(self.low) else None,
+                "high": self.high if math.isfinite(self.high) else None,
+                "significant": self.significant, "test": self.test}
 
 
 def bonferroni(comparisons: int, confidence: float = CONFIDENCE) -> float:

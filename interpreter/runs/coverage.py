@@ -5,8 +5,9 @@ action's own rule, the `@ID` blocks its effects, procedures, hooks and
 triggers ran, the end condition that ended the game.  Some citations are
 never reported by a move, because they label what is checked or built
 rather than done: components, functions, setup (run before the first
-move), scoring, requirements, the own label of a phase or a procedure
-(the blocks inside them fire), assumptions.  A rule
+move), scoring, invariants, requirements, a parameter's own label (its
+`from:` and `where:` filter, as a requirement checks), the own label of a
+phase or a procedure (the blocks inside them fire), assumptions.  A rule
 cited only there is `static`, not dead.  A rule cited where moves do fire
 rules but that no game of the run fired is `possibly_dead`: a rule the
 agents never reached, or one that cannot happen — the run cannot tell which.
@@ -18,7 +19,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
-STATIC_SECTIONS = {"components", "functions", "setup", "scoring", "assumptions", "variants", "heuristics"}
+STATIC_SECTIONS = {"components", "functions", "setup", "scoring", "assumptions", "variants", "heuristics",
+                   "invariants"}
 
 
 def _static(path: Sequence) -> bool:
@@ -27,6 +29,8 @@ def _static(path: Sequence) -> bool:
         return True
     if len(path) == 2 and path[0] == "procedures":
         return True  # the procedure's own label
+    if len(path) == 4 and path[0] == "actions" and path[2] == "params":
+        return True  # a parameter's own label: it filters the values, as a requirement checks
     return len(path) == 3 and path[0] == "flow" and path[1] == "phases"  # the phase's own label
 
 

@@ -45,11 +45,18 @@ def test_rotation_counts_each_agent_wherever_it_sat():
 
 def test_coverage_names_dead_static_and_uncited_rules():
     cited = {"R-1": [("actions", "go", "effects")], "R-2": [("actions", "go", "require", 0)],
-             "R-3": [("end", 0)], "R-4": [("setup",)]}
+             "R-3": [("end", 0)], "R-4": [("setup",)], "R-6": [("invariants", 0)],
+             "R-7": [("actions", "go", "params", "cell")]}
     found = coverage(cited, fired=Counter({"R-1": 5}), fired_in_games=Counter({"R-1": 2}), games=4,
-                     spec_ids=["R-1", "R-2", "R-3", "R-4", "R-5"])
+                     spec_ids=["R-1", "R-2", "R-3", "R-4", "R-5", "R-6", "R-7"])
     assert found["fired"]["R-1"] == {"moves": 5, "games": 2, "share_of_games": 0.5}
     assert found["possibly_dead"] == ["R-3"]
-    assert found["static"] == ["R-2", "R-4"]
+    assert found["static"] == ["R-2", "R-4", "R-6", "R-7"]  # an invariant and a parameter label, never fired
     assert found["uncited"] == ["R-5"]
+
+
+def test_a_games_invariants_are_not_possibly_dead():
+    """Connect Four cites CF-1.1 and CF-1.3 only on its invariants, which check every state and fire nothing."""
+    rules = simulate(GameSpec("connect-four"), 2, seed=1).statistics["rules"]
+    assert {"CF-1.1", "CF-1.3"} <= set(rules["static"]) and not {"CF-1.1", "CF-1.3"} & set(rules["possibly_dead"])
 

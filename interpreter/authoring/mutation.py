@@ -61,14 +61,18 @@ def _unswitchable(game: Game) -> list[str]:
 
 
 def _factory(game: str, players: int | None, variant: str | None, disabled: frozenset[str]) -> GameFactory:
-    """Loads `game` with `disabled` rules off, for scenarios that name this same ruleset."""
+    """Loads `game` with `disabled` rules off, for scenarios that name this same ruleset.
+
+    `players`, when given, replaces each scenario's own `players:`, as `run_scenarios` does: the mutants
+    are the game at that count, and a scenario played at its own count would test another game.
+    """
     target = find_ruleset(game).resolve()
     cache: dict[tuple, Game] = {}
 
     def load(ref: str, p: int | None, v: str | None) -> Game:
         if find_ruleset(ref).resolve() != target:
             raise ScenarioError([f"this scenario is for {ref}, not for {game}"])
-        key = (p if p is not None else players, v if v is not None else variant)
+        key = (players if players is not None else p, v if v is not None else variant)
         if key not in cache:
             cache[key] = load_game(game, key[0], key[1], disabled_rules=disabled)
         return cache[key]
@@ -84,7 +88,7 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
     the scenarios for `variant` are played: a base-game scenario may use what a
     variant removes, and a variant's scenarios do not test the base game's rules.
     `ruleset` (as for `run_scenarios`) is what the scenarios are for instead of
-    their `game:`.  Raises RulesetError if the game does not load, ScenarioError
+    their `game:`, and `players` the count they are played at instead of their own.  Raises RulesetError if the game does not load, ScenarioError
     if there are no scenarios for the variant or they already fail on the
     unmodified game (every mutant would then look killed).
     """

@@ -503,6 +503,20 @@ def test_mutate_plays_only_the_scenarios_written_for_the_variant(tmp_path: Path)
         mutate(game, [folder / "base.yaml"], variant="ones", ruleset=game)
 
 
+def test_mutate_plays_every_scenario_at_the_players_given_instead_of_its_own(tmp_path: Path) -> None:
+    write(tmp_path, "count.yaml", COUNT.replace("players: 2", "players: {min: 2, max: 3}"))
+    write(tmp_path, "s/two.yaml", "game: ../count.yaml\nplayers: 2\nmoves: [add_one, add_one]\n"
+                                  "expect: current == 0\n")
+    game, folder = str(tmp_path / "count.yaml"), tmp_path / "s"
+    assert list(mutate(game, [folder], ruleset=game).killed) == ["R-1"]
+    # At three players the scenario fails, as `scenario --players 3` reports: the mutants of the
+    # three-player game must not be judged by it played at two.
+    [run] = run_scenarios([folder], ruleset=game, players=3)
+    assert not run.passed
+    with pytest.raises(ScenarioError, match="must pass on the unmodified game"):
+        mutate(game, [folder], players=3, ruleset=game)
+
+
 def test_mutate_refuses_scenarios_that_fail_on_the_unmodified_game(tmp_path: Path) -> None:
     write(tmp_path, "wrong.yaml", "game: tic-tac-toe\nmoves: [place(0)]\nexpect: winner == 0\n")
     with pytest.raises(ScenarioError, match="must pass on the unmodified game") as caught:

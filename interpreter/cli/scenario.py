@@ -26,7 +26,8 @@ from .output import OUTPUTS_KEY, echo, emit_json, reads, reports_errors
 @click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
               help="Play every scenario (and --mutate GAME) with this many players instead of its own `players:`.")
 @click.option("--variant", default=None, metavar="V",
-              help="Play every scenario (and --mutate GAME) as this variant instead of its own `variant:`.")
+              help="Play every scenario as this variant instead of its own `variant:`; --mutate GAME "
+                   "mutates this variant, judged by the scenarios written for it (`variant: V`).")
 @json_option
 @reports_errors
 def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: str | None, players: int | None,

@@ -277,6 +277,41 @@ def test_scenario_players_and_variant_replace_each_files_own():
     assert unknown.exit_code == 2 and "has no variant 'nope'" in unknown.output
 
 
+ONES = """\
+ruleplay: 1
+game: ones
+players: 2
+state:
+  total: {init: "0"}
+flow:
+  phases:
+    - name: play
+      actions: [add_one, add_two]
+actions:
+  add_one: {rule: R-1, effects: total += 1}
+  add_two: {rule: R-2, effects: total += 2}
+end:
+  - when: total >= 3
+variants:
+  ones:
+    patch:
+      - {op: remove, path: actions.add_two}
+      - {op: set, path: "flow.phases[0].actions", value: [add_one]}
+"""
+
+
+def test_scenario_mutate_with_a_variant_is_judged_by_the_scenarios_written_for_it(tmp_path):
+    (tmp_path / "ones.yaml").write_text(ONES)
+    (tmp_path / "base.yaml").write_text("game: ones.yaml\nmoves: [add_two]\nexpect: total == 2\n")
+    (tmp_path / "only.yaml").write_text("game: ones.yaml\nvariant: ones\nmoves: [add_one]\nexpect: total == 1\n")
+    result = run("scenario", tmp_path / "base.yaml", tmp_path / "only.yaml", "--mutate", tmp_path / "ones.yaml",
+                 "--variant", "ones")
+    # The run plays both as the variant (base.yaml fails there); the mutants are judged by only.yaml.
+    assert result.exit_code == 1 and "1 passed, 1 failed" in result.output
+    assert "1 rules tested, 1 caught, 0 survived" in result.output
+    assert "judged by the scenarios written for it" in " ".join(run("scenario", "--help").output.split())
+
+
 def test_scenario_mutate_and_ruleset_naming_two_rulesets_is_a_usage_error(tmp_path):
     good = tmp_path / "good.yaml"
     good.write_text(SCENARIO_PASS)

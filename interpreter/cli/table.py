@@ -11,7 +11,6 @@ sees it, and the result line.
 
 from __future__ import annotations
 
-import copy
 import secrets
 import signal
 from pathlib import Path
@@ -23,6 +22,7 @@ from click.core import ParameterSource
 from ..agents import is_interactive, make_agent
 from ..agents.human import HELP, HumanAgent, StdioConsole
 from ..engine.errors import ReplayError, RuleRuntimeError
+from ..engine.errors import withheld as withheld_text
 from ..engine.game import Game
 from ..engine.render import render_seat_text
 from ..engine.state import State
@@ -177,21 +177,10 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
 
 
 def withheld(err: RuleRuntimeError, game: Game, seat: int) -> RuleRuntimeError:
-    """The rule error as seat `seat` may be shown it: in a game with hidden information, without its text.
-
-    A rule error's text quotes the values it failed on (`no key 'c2' in map`),
-    and the failing code may be reading what the seat cannot see: a card in
-    another hand, the masked items of its own view. Its code, its place in the
-    ruleset (public text) and its hint stay; the text is for whoever may see
-    the whole game (`ruleplay play` without --as or --human, with the seed).
-    """
-    if not game.info.hidden_information:
-        return err
-    shown = copy.copy(err)
-    shown.message = (f"a rule error; its text is withheld from player {seat}, as it may quote what that seat "
-                     f"cannot see")
-    shown.args = (f"{err.pos}: {shown.message}" if err.pos and err.pos.line else shown.message,)
-    return shown
+    """The rule error as seat `seat` may be shown it: in a game that keeps secrets, without its text
+    (`engine.errors.withheld`); the text is for whoever may see the whole game (`ruleplay play` without
+    --as or --human, with the seed)."""
+    return withheld_text(err, seat) if game.model.keeps_secrets else err
 
 
 class _HangUp:

@@ -6,6 +6,8 @@ move was refused) and a message that names the move or position at fault.
 
 from __future__ import annotations
 
+import copy
+
 from ruleplay.dsl.diagnostics import Diagnostic, RulesetError
 from ruleplay.dsl.errors import RuleplayError
 from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
@@ -13,7 +15,7 @@ from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 __all__ = [
     "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "SeatError", "StateFormatError",
     "ReplayError", "ResultsFileError", "WorkerLostError", "SchedulerError", "StepLimitError", "DeadlockError",
-    "RulesetError", "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic",
+    "RulesetError", "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic", "withheld",
 ]
 
 
@@ -95,3 +97,19 @@ class WorkerLostError(RuleplayError):
     """A worker process of a simulation died; the games it had not finished are lost (resume replays them)."""
 
     code = "RP651"
+
+
+def withheld(err: RuleRuntimeError, seat: int) -> RuleRuntimeError:
+    """`err` as seat `seat` may be shown it: the same class, code, place in the ruleset and hint, without its text.
+
+    A rule error's text quotes the values it failed on (`no key 'queen' in
+    map`), and the failing code may be reading what the seat cannot see: a
+    card in another hand, the masked items of its own view.  The copy keeps
+    no link to `err` (no cause, context or attribute holding it), so it can
+    be shown, logged or sent to the seat whole.
+    """
+    shown = copy.copy(err)  # the class and its attributes; an exception's cause, context and traceback stay behind
+    shown.message = (f"a rule error; its text is withheld from player {seat}, as it may quote what that seat "
+                     f"cannot see")
+    shown.args = (f"{err.pos}: {shown.message}" if err.pos and err.pos.line else shown.message,)
+    return shown

@@ -261,6 +261,12 @@ class GameModel:
     # Each action's generated listing, made when first listed (`engine.listing`); None: the reference listing.
     listings: Any = field(default=None, repr=False, compare=False)
 
+    @property
+    def keeps_secrets(self) -> bool:
+        """Whether some seat may not see something: a variable that is not public or masked by `visible_if`
+        (`hidden_info`), or an argument of a move kept to some seats (`seen_by:`)."""
+        return self.hidden_info or any(action.private for action in self.actions.values())
+
     def code_at(self, path: tuple) -> A.Pos:
         """Where the ruleset writes the code at `path` (its start): a rule error about what it gave points there."""
         return self.source.origin(path).pos(1, 1)

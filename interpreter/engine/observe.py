@@ -7,16 +7,24 @@ item, with `index` null.  Masked values keep only what a
 player may know: a hidden list shows its length, a hidden item shows its
 `back` (e.g. a card's colour) or null.  The random generator's state is
 never observed.
+
+Nor does anything leave through an error: a rule error raised while a
+seat's view is worked out (a `visible_if` that fails on another seat's
+card) reaches that seat without its text (`errors.withheld`) in a game that
+keeps secrets; whoever runs the game sees everything and asks for the text
+with `full_errors=True`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ruleplay.dsl import runtime as R
 
-from .errors import SeatError
+from .errors import SeatError, withheld
 from .model import GameModel, VarDecl
+
+T = TypeVar("T")
 
 
 def _masked(value: Any) -> Any:
@@ -41,11 +49,43 @@ def _item(decl: VarDecl, item: Any, index: int | None, ctx: R.Ctx, viewer: int, 
     return R.clone(decl.back(ctx)) if decl.back is not None else None
 
 
-def observe(model: GameModel, data: dict, player: int) -> dict:
+def seat_facing(model: GameModel, seat: int, work: Callable[[], T], full_errors: bool = False) -> T:
+    """`work()`, done for seat `seat` alone: a rule error in it leaves without its text, unless `full_errors`.
+
+    Only a game that keeps secrets withholds: elsewhere the text quotes what
+    every seat sees.  The error shown is raised once the one caught is no
+    longer being handled, so it holds no trace of it (no `__context__`).
+    """
+    try:
+        return work()
+    except R.RuleRuntimeError as err:
+        if full_errors or not model.keeps_secrets:
+            raise
+        shown = withheld(err, seat)
+    raise shown
+
+
+def observe(model: GameModel, data: dict, player: int, full_errors: bool = False) -> dict:
+    """What seat `player` sees of the state `data` (`full_errors`: a rule error keeps its text, for the operator)."""
     flow = data["flow"]
     if type(player) is not int or not 0 <= player < flow["players"]:
         raise SeatError(f"observe(): {player!r} is not a seat of this game (0..{flow['players'] - 1})")
-    ctx = R.Ctx(data["vars"], flow, model, budget=model.budget())
+    seen = seat_facing(model, player, lambda: _seen_vars(model, data, player), full_errors)
+    return {
+        "game": model.name,
+        "viewer": player,
+        "round": flow["round"],
+        "phase": flow["phase"],
+        "stage": flow["stage"],
+        "current": flow["player"],
+        "terminal": flow["done"],
+        "state": seen,
+    }
+
+
+def _seen_vars(model: GameModel, data: dict, player: int) -> dict[str, Any]:
+    """Every state variable as seat `player` sees it."""
+    ctx = R.Ctx(data["vars"], data["flow"], model, budget=model.budget())
     seen: dict[str, Any] = {}
     for name, decl in model.vars.items():
         value = data["vars"][name]
@@ -61,13 +101,4 @@ def observe(model: GameModel, data: dict, player: int) -> dict:
             seen[name] = _masked(value)
         else:
             seen[name] = _items(decl, value, ctx, player, None)
-    return {
-        "game": model.name,
-        "viewer": player,
-        "round": flow["round"],
-        "phase": flow["phase"],
-        "stage": flow["stage"],
-        "current": flow["player"],
-        "terminal": flow["done"],
-        "state": seen,
-    }
+    return seen

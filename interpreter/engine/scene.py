@@ -123,14 +123,15 @@ def _scene_item(model: GameModel, item: RenderItem, ctx: R.Ctx) -> dict:
     return out
 
 
-def scene(model: GameModel, data: dict, viewer: int | None = None) -> dict:
+def scene(model: GameModel, data: dict, viewer: int | None = None, full_errors: bool = False) -> dict:
     """The picture's content: a header and one entry per render item that is not hidden from pictures.
 
     `viewer` None is the all-seeing picture; a seat's picture is made from
-    its observation alone.
+    its observation alone, whose rule errors keep their text only with
+    `full_errors` (`observe`), for a page that shows everything anyway.
     """
     flow = data["flow"]
-    values = data["vars"] if viewer is None else observe(model, data, viewer)["state"]
+    values = data["vars"] if viewer is None else observe(model, data, viewer, full_errors)["state"]
     ctx = R.Ctx(values, flow, model, budget=model.budget())  # one bound for the whole picture
     who = ("game over" if flow["done"] else "chance" if flow["player"] == CHANCE
            else f"player {flow['player']} to move")

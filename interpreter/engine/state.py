@@ -34,7 +34,7 @@ from .history import History
 from .legal import CHANCE, TERMINAL, available_actions, bind, explain, generate, outcome_weight
 from .model import GameModel
 from .moves import Move, parse_move
-from .observe import observe
+from .observe import observe, seat_facing
 from .render import render_text
 from .rng import Rng
 from .scoring import rank_returns, scores
@@ -329,30 +329,38 @@ class State:
         best = max(r)
         return [p for p, v in enumerate(r) if v == best] if len(set(r)) > 1 else list(range(len(r)))
 
-    def observe(self, player: int) -> dict:
+    def observe(self, player: int, *, full_errors: bool = False) -> dict:
         """`player`'s information state: what they see now, and every move so far as they saw it.
 
         `["history"]` has one entry per entry of `history`, chance moves
         included, each with the arguments `player` may not see masked (`?`).
+        A rule error raised while the view is worked out (a `visible_if` that
+        fails) is a RuleRuntimeError without its text in a game that keeps
+        secrets, since the text may quote what `player` cannot see; the
+        operator, who sees everything, gets the text with `full_errors=True`.
         """
         with R.recursion_guard():
-            seen = observe(self.game.model, self.data, player)
+            seen = observe(self.game.model, self.data, player, full_errors)
         seen["history"] = self.history_view(player)
         return seen
 
-    def move_view(self, move: Move | str, player: int) -> str:
+    def move_view(self, move: Move | str, player: int, *, full_errors: bool = False) -> str:
         """`move`, made from this state, as seat `player` would be shown it: private arguments as `?`.
 
         Who may see an argument is decided in the state a move is made from (a
         bid is hidden from the other seat while it bids), so a move already
         made is labelled by `history_view` or `last_move_view`, which keep
-        what was decided then, and not by this from a later state.
+        what was decided then, and not by this from a later state.  A rule
+        error in `seen_by` reaches `player` as `observe`'s do.
         """
         move = self._coerce(move)
         self._check_seat(player)
         if move.action not in self.game.model.actions:
             raise IllegalMoveError(move, f"there is no action {move.action!r}", "RP602")
-        return view_text(move, seen_by(self.game.model, self.data["vars"], self.data["flow"], move), player)
+        model = self.game.model
+        seen = seat_facing(model, player, lambda: seen_by(model, self.data["vars"], self.data["flow"], move),
+                           full_errors)
+        return view_text(move, seen, player)
 
     @property
     def last_seen_by(self) -> tuple | None:

@@ -52,17 +52,18 @@ def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None
     game = steps[0].state.game
     players = game.info.players
     views = list(seats) if seats is not None else [None, *range(players)]
+    all_seeing = None in views  # such a page shows everything: a seat view's rule error keeps its text there
     pieces = _Pieces()
     cache = PaintCache()
     frames: dict[str, list[list[int]]] = {}
     moves: dict[str, list[dict]] = {}
     for seat in views:
         key = "all" if seat is None else str(seat)
-        frames[key] = [pieces.frame(scene_parts(state_scene(step.state, seat), cache)) for step in steps]
+        frames[key] = [pieces.frame(scene_parts(state_scene(step.state, seat, all_seeing), cache)) for step in steps]
         moves[key] = [{"n": s.n, "player": s.player,
                        "move": s.move if seat is None else s.state.last_move_view(seat),
                        "rules": list(s.rules) if seat is None else []} for s in steps[1:]]
-    all_seeing = None in views  # scores come from the full state: a page of seats' views alone shows them at the end
+    # Scores come from the full state: a page of seats' views alone shows them at the end.
     scores = [{"scores": _exact(s.state.scores()) if all_seeing or s.state.is_terminal() else None,
                "over": s.state.is_terminal()} for s in steps]
     return {"title": game.model.title, "game": game.name, "players": players,

@@ -278,11 +278,12 @@ def state_svg(state: State, seat: int | None = None) -> str:
     return scene_svg(state_scene(state, seat))
 
 
-def state_scene(state: State, seat: int | None = None) -> dict:
-    """What the picture of `state` shows (`engine.scene`): all-seeing, or from seat `seat`'s observation."""
+def state_scene(state: State, seat: int | None = None, full_errors: bool = False) -> dict:
+    """What the picture of `state` shows (`engine.scene`): all-seeing, or from seat `seat`'s observation
+    (`full_errors`: a rule error in it keeps its text, for a page that shows everything)."""
     if seat is not None:
-        state.observe(seat)  # the seat is checked by the public API, with its clear error
-    return scene(state.game.model, state.data, seat)
+        state.observe(seat, full_errors=full_errors)  # the seat is checked by the public API, with its clear error
+    return scene(state.game.model, state.data, seat, full_errors)
 
 
 def render_png(svg: str) -> bytes:

@@ -71,3 +71,36 @@ def test_a_log_whose_seen_by_was_changed_does_not_replay(tmp_path):
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
     result = run("replay", log)
     assert result.exit_code == 1 and "is seen by [[0]], the log says [[0, 1]]" in result.output
+
+
+PEEKS = """\
+ruleplay: 1
+game: peeks
+players: 2
+constants:
+  seat_of: {jack: 0, king: 1}
+state:
+  hand: {per_player: true, init: '[["jack"], ["queen"]][p]', visibility: owner}
+  table: {init: "[1]", visible_if: "viewer == seat_of[hand[1][0]]"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, actions: [tick]}
+actions:
+  tick: {effects: n += 1}
+end:
+  - when: n >= 2
+"""
+
+
+def test_a_seats_picture_and_page_do_not_quote_what_it_cannot_see(tmp_path):
+    """`visible_if` fails on seat 1's queen: a seat's picture or page says where, the all-seeing page what."""
+    rules, log = tmp_path / "peeks.yaml", tmp_path / "game.jsonl"
+    rules.write_text(PEEKS, encoding="utf-8")
+    assert run("play", rules, "--seed", "1", "--log", log).exit_code == 0
+    for command in (["render", log, "--format", "svg", "-o", tmp_path / "p.svg"], ["view", log, "-o", tmp_path / "p.html"]):
+        seen = run(*command, "--as", "0")
+        assert seen.exit_code == 1 and "RP500" in seen.output and "peeks.yaml:8:" in seen.output, seen.output
+        assert "its text is withheld from player 0" in seen.output and "queen" not in seen.output
+    whole = run("view", log, "-o", tmp_path / "all.html")
+    assert whole.exit_code == 1 and "no key 'queen' in map" in whole.output

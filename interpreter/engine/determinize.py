@@ -15,7 +15,11 @@ the places it could be, and leaves everything p sees as it is:
 - a masked slot only takes an item that is masked there too, behind the
   same `back` (a face-down card shows its colour);
 - a component that occurs twice in the state is not a place but a record
-  of it as well (`seen`: what a seat once saw), so it stays where it is;
+  of it as well (`seen`: what a seat once saw): where the viewer sees an
+  occurrence it stays where it is; where it sees none (the other seat's
+  record of the card it put on top of the pile), all its occurrences are one
+  *unit* and move together, so the record and the place still name one
+  card, and which card is not the real one's give-away;
 - values that are not lists keep their value: there is no telling what
   else they could have been;
 - the random generator is drawn afresh: future chance is not known;
@@ -42,6 +46,7 @@ search must read the sample's data, never its history's private arguments.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,18 +90,25 @@ class Determinizer:
         vars_ = state.data["vars"]
         counts = _occurrences(vars_)
         kinds: dict[str, str] = {c: k for k, ids in self.model.components_by_kind.items() for c in ids}
-        self.groups: dict[str, list[Slot]] = {}  # by kind: the hidden slots whose items may be exchanged
-        for slot in self._slots(vars_):
+        slots = self._slots(vars_)
+        hidden = Counter(item for item in (_list_at(vars_, s.var, s.seat)[s.index] for s in slots)
+                         if isinstance(item, str) and item in kinds)
+        # By kind: the units (the hidden slots of one item) whose items may be exchanged.
+        self.groups: dict[str, list[list[Slot]]] = {}
+        units: dict[str, list[Slot]] = {}  # a component's hidden slots, when the viewer sees none of its places
+        for slot in slots:
             item = _list_at(vars_, slot.var, slot.seat)[slot.index]
             if isinstance(item, str) and item in kinds:
-                if counts.get(item, 0) > 1:
-                    continue
-                kind = "component " + kinds[item]
+                if counts[item] > hidden[item]:
+                    continue  # the viewer sees it somewhere, or it is held where no slot is: it stays
+                if item not in units:
+                    units[item] = []
+                    self.groups.setdefault("component " + kinds[item], []).append(units[item])
+                units[item].append(slot)
             else:
-                kind = f"value {type(item).__name__} of {slot.var}"
-            self.groups.setdefault(kind, []).append(slot)
-        self.groups = {k: slots for k, slots in self.groups.items() if len(slots) > 1}
-        self._deals = [_Deal(self, slots) for slots in self.groups.values()]
+                self.groups.setdefault(f"value {type(item).__name__} of {slot.var}", []).append([slot])
+        self.groups = {k: group for k, group in self.groups.items() if len(group) > 1}
+        self._deals = [_Deal(self, group) for group in self.groups.values()]
         self._redraw = _Redraw.of(state, viewer, frozenset(kinds))
 
     # ------------------------------------------------------------ hidden places
@@ -227,51 +239,58 @@ class _Redraw:
 
 
 class _Deal:
-    """One group's items and hidden slots, fixed for a decision, so that each draw only shuffles and places.
+    """One group's items and units of hidden slots, fixed for a decision, so that each draw only shuffles and
+    places.  A unit is the slots of one item: one slot, or every hidden place of a component the viewer sees
+    nowhere; a draw puts one item in all of a unit's slots.
 
-    Which item fits which masked slot is asked of the ruleset once per (slot, distinct item) and kept as a
+    Which item fits which masked unit is asked of the ruleset once per (unit, distinct item) and kept as a
     row of flags over the items: a draw then reads flags instead of evaluating `visible_if`.
     """
 
-    def __init__(self, owner: Determinizer, slots: list[Slot]):
+    def __init__(self, owner: Determinizer, units: list[list[Slot]]):
         self.owner = owner
         real = owner.state.data["vars"]
-        self.items = [_list_at(real, s.var, s.seat)[s.index] for s in slots]
+        self.items = [_list_at(real, unit[0].var, unit[0].seat)[unit[0].index] for unit in units]
         keys = [_key(item) for item in self.items]
         # Start from the items in a fixed order, not where they are: two states the viewer cannot tell
         # apart then give the same draws, and so the same search.
         self.start = sorted(range(len(self.items)), key=keys.__getitem__)
         self.keys = keys
-        self.masked = [s for s in slots if s.back is not None]
-        self.open = [s for s in slots if s.back is None]
-        self._rows: dict[int, list[bool]] = {}  # by position in `masked`: which items fit that slot
+        self.masked = [unit for unit in units if any(s.back is not None for s in unit)]
+        self.open = [unit for unit in units if all(s.back is None for s in unit)]
+        self._rows: dict[int, list[bool]] = {}  # by position in `masked`: which items fit that unit
 
     def _row(self, position: int) -> list[bool]:
         row = self._rows.get(position)
         if row is None:
-            slot, by_key = self.masked[position], {}
+            unit, by_key = [s for s in self.masked[position] if s.back is not None], {}
             for item, key in zip(self.items, self.keys):
                 if key not in by_key:
-                    by_key[key] = self.owner.fits(slot, item)
+                    by_key[key] = all(self.owner.fits(slot, item) for slot in unit)
             row = self._rows[position] = [by_key[key] for key in self.keys]
         return row
 
     def into(self, vars_: dict, rng: Rng) -> bool:
-        """Deal the items among the slots in `vars_`: the masked slots first, each from the items that fit it."""
+        """Deal the items among the units in `vars_`: the masked units first, each from the items that fit it."""
         order = list(self.start)
         rng.shuffle(order)
         positions = list(range(len(self.masked)))
         rng.shuffle(positions)
         items = self.items
         for position in positions:
-            slot, row = self.masked[position], self._row(position)
+            row = self._row(position)
             fitting = [k for k, i in enumerate(order) if row[i]]
             if not fitting:
                 return False
-            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[order.pop(fitting[rng.below(len(fitting))])]
-        for slot, i in zip(self.open, order):
-            _list_at(vars_, slot.var, slot.seat)[slot.index] = items[i]
+            _place(vars_, self.masked[position], items[order.pop(fitting[rng.below(len(fitting))])])
+        for unit, i in zip(self.open, order):
+            _place(vars_, unit, items[i])
         return True
+
+
+def _place(vars_: dict, unit: list[Slot], item: Any) -> None:
+    for slot in unit:
+        _list_at(vars_, slot.var, slot.seat)[slot.index] = item
 
 
 def _occurrences(value: Any, counts: dict[str, int] | None = None) -> dict[str, int]:

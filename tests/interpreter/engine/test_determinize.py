@@ -229,3 +229,53 @@ def test_a_hidden_roll_of_numbers_is_drawn_again_by_its_weights_not_kept(tmp_pat
     first = [d.data["vars"]["dice"][0][0] for d in draws]
     assert set(first) == {1, 2, 3, 4, 5, 6} and {d.data["vars"]["dice"][0][1] for d in draws} == set(first)
     assert 0.4 < first.count(6) / len(first) < 0.6  # by the weights: a first die's 6 is 5 in 10
+
+
+PEEK_AND_RETURN = """\
+ruleplay: 1
+game: peek-and-return
+players: 2
+components:
+  card: {items: [{id: a}, {id: b}, {id: c}, {id: d}, {id: e}]}
+state:
+  pile: {init: components("card"), visibility: hidden}
+  peek: {per_player: true, init: "[]", visibility: owner}
+  hand: {per_player: true, init: "[]", visibility: owner}
+  seen: {per_player: true, init: "[]", visibility: owner}
+  n: {init: "0"}
+setup: draw 2 from pile to peek[0]
+flow:
+  phases:
+    - {name: main, actions: [keep, wait]}
+actions:
+  keep:
+    params: {card: {of: components("card"), from: "peek[current]", seen_by: current}}
+    effects: |
+      move card from peek[current] to hand[current]
+      for other in peek[current] {
+        remove other from peek[current]
+        prepend other to pile
+        append other to seen[current]
+      }
+  wait:
+    require: ["len(peek[current]) == 0"]
+    effects: n += 1
+end:
+  - when: n >= 2
+"""
+
+
+def test_a_card_recorded_where_its_viewer_sees_neither_place_is_redrawn_with_its_record(make_game):
+    """Seat 0 keeps one of two cards and returns the other on top of the pile, noting it in `seen[0]`.
+
+    Seat 1 sees neither place, so keeping a or keeping b is the same to it: its draws must be the same,
+    and the card on top of the pile must be the one noted, whichever card that is.
+    """
+    game = make_game(PEEK_AND_RETURN)
+    start = game.new_state(0)
+    kept = [start.apply(f"keep({card})") for card in start.data["vars"]["peek"][0]]
+    assert _seen(kept[0], 1) == _seen(kept[1], 1)
+    draws = [[Determinizer(state, 1).sample(Rng(seed)).data["vars"] for seed in range(20)] for state in kept]
+    assert draws[0] == draws[1]
+    assert all(v["pile"][0] == v["seen"][0][0] and v["seen"][0][0] not in v["hand"][0] for v in draws[0])
+    assert len({v["pile"][0] for v in draws[0]}) > 2  # not only the two cards seat 0 held

@@ -167,7 +167,7 @@ class HumanAgent:
             return None
         if move in moves:
             return moves[moves.index(move)]
-        self.console.show(f"refused: {state.explain(move) or 'not a legal move now'}")
+        self.console.show(f"refused: {state.explain(move, state.current_player) or 'not a legal move now'}")
         return None
 
     @staticmethod
@@ -185,4 +185,4 @@ class HumanAgent:
             return err.message
         if move in moves:
             return f"{move} is legal (move {moves.index(move) + 1})"
-        return state.explain(move) or f"illegal move {move}: not a legal move now"
+        return state.explain(move, state.current_player) or f"illegal move {move}: not a legal move now"

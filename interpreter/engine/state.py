@@ -163,11 +163,33 @@ class State:
                                      hint="give the outcomes weights whose sum is a finite number")
         return out
 
-    def explain(self, move: Move | str) -> str | None:
-        """Why `move` is illegal now, or None if it is legal."""
+    def explain(self, move: Move | str, player: int | None = None) -> str | None:
+        """Why `move` is illegal now, or None if it is legal.
+
+        With `player`, the reason that seat may be told.  In a game that keeps
+        secrets the first check that refuses a move can be one that reads
+        what the seat cannot see (`"queen" not in hand[1 - current]` before
+        `n >= 10`): which one refuses would tell it.  So the reason is then
+        worked out from the seat's observation and the flow alone, and a
+        refusal its view does not explain (a check that fails on a masked
+        value, or passes there) is only "not a legal move now".
+        """
+        move = self._coerce(move)
+        if player is None or not self.game.model.keeps_secrets:
+            return self._refusal(self.data["vars"], move)
+        if self.is_legal(move):
+            return None
+        try:
+            reason = self._refusal(self.observe(player)["state"], move)
+        except R.RuleRuntimeError:  # a check that cannot read a value the seat sees masked
+            reason = None
+        return reason or str(IllegalMoveError(move, "not a legal move now"))
+
+    def _refusal(self, vars_: dict, move: Move) -> str | None:
+        """Why `explain` finds `move` illegal over the variables `vars_` (the state's, or a seat's view of them)."""
         try:
             with R.recursion_guard():
-                explain(self.game.model, self.data["vars"], self.data["flow"], self._coerce(move))
+                explain(self.game.model, vars_, self.data["flow"], move)
         except IllegalMoveError as err:
             return str(err)
         return None

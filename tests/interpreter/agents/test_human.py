@@ -86,3 +86,38 @@ def test_tab_completes_the_line_to_a_choice_or_a_question_about_a_move():
     assert [console._complete("place(", k) for k in range(3)] == ["place(0)", "place(1)", None]
     assert [console._complete("? place(1", k) for k in range(2)] == ["? place(1)", None]
     assert console._complete("x", 0) is None and console._complete("q", 0) == "q"
+
+
+CALL_EARLY = """\
+ruleplay: 1
+game: call-early
+players: 2
+state:
+  hand: {per_player: true, init: '[["jack"], [HELD]][p]', visibility: owner}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, actions: [tick, call]}
+actions:
+  tick: {effects: n += 1}
+  call:
+    require:
+      - {check: '"queen" not in hand[1 - current]', message: "the other seat holds the queen"}
+      - {check: n >= 10, message: "too early to call"}
+    effects: n += 1
+end:
+  - when: n >= 2
+"""
+
+
+def test_a_refusal_does_not_tell_the_person_what_their_seat_cannot_see(make_game, Script):
+    """Whether seat 1 holds the queen, `call` is refused and `tick` is the only move: the reason a person is
+    given must not change with it (the first failing check reads seat 1's hand)."""
+    shown = []
+    for held, reason in (("queen", "the other seat holds the queen"), ("king", "too early to call")):
+        state = make_game(CALL_EARLY.replace("HELD", f'"{held}"'), name=f"{held}.yaml").new_state(0)
+        assert state.explain("call") == f"illegal move call: {reason}"  # the operator is told the first check
+        console = Script("? call", "call", "1")
+        assert str(HumanAgent(console=console).choose(state)) == "tick"
+        shown.append(console.text.replace(held, "HELD"))
+    assert shown[0] == shown[1] and "refused: illegal move call: too early to call" in shown[0]

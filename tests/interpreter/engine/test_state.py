@@ -294,3 +294,39 @@ def test_a_saved_position_where_the_seat_to_move_cannot_move_is_refused_not_list
         state.legal_moves()
     saved["data"]["flow"].update(done=True, player=-4)  # the same position, over: no moves, and no error
     assert game.state_from_json(saved).legal_moves() == []
+
+
+SEALED_CALL = """\
+ruleplay: 1
+game: sealed-call
+players: 2
+state:
+  hand: {per_player: true, init: '[["jack"], [HELD]][p]', visibility: owner}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, actions: [tick, call]}
+actions:
+  tick: {effects: n += 1}
+  call:
+    params: {card: {of: '["jack", "queen", "king"]', where: 'card in hand[current]'}}
+    require:
+      - {check: '"queen" not in hand[1 - current]', message: "the other seat holds the queen"}
+      - {check: n >= 10, message: "too early to call"}
+    effects: n += 1
+end:
+  - when: n >= 2
+"""
+
+
+def test_a_seat_is_told_why_a_move_is_refused_only_from_what_it_sees(make_game):
+    """Two states seat 0 cannot tell apart (seat 1 holds the queen or the king) refuse the same moves, and
+    must give seat 0 the same reasons; the operator is told the first check that refuses."""
+    states = [make_game(SEALED_CALL.replace("HELD", f'"{held}"'), name=f"{held}.yaml").new_state(0)
+              for held in ("queen", "king")]
+    assert states[0].explain("call(jack)") == "illegal move call(jack): the other seat holds the queen"
+    for move in ("call(jack)", "call(king)", "call(queen)", "tick"):
+        told = [state.explain(move, 0) for state in states]
+        assert told[0] == told[1], move
+    assert states[0].explain("call(jack)", 0) == "illegal move call(jack): too early to call"
+    assert states[0].explain("tick", 0) is None

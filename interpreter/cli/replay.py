@@ -45,5 +45,6 @@ def replay_command(log_file: Path, ruleset: str | None, seat: int | None, as_jso
         return
     for n, view in enumerate(report.views or [], start=1):
         echo(f"{n}. {view}")
-    echo(f"{log_file}: replays ({report.game}, seed {report.seed}, {report.moves} moves, "
+    seed = f"seed {report.seed}" if seat is None else "the seed not shown"  # it would replay every hidden card
+    echo(f"{log_file}: replays ({report.game}, {seed}, {report.moves} moves, "
          f"scores {report.scores}, returns {report.returns})")

@@ -91,9 +91,10 @@ class ReplayReport:
     views: list[str] | None = None
 
     def to_dict(self) -> dict:
+        """The report; a seat's (`seat` set) without the seed, from which every hidden card and roll follows."""
         return {"path": self.path, "game": self.game, "ruleset": self.ruleset, "variant": self.variant,
-                "players": self.players, "seed": self.seed, "moves": self.moves, "scores": self.scores,
-                "returns": self.returns, "engine": self.engine} | (
+                "players": self.players, "seed": self.seed if self.seat is None else None, "moves": self.moves,
+                "scores": self.scores, "returns": self.returns, "engine": self.engine} | (
                     {"seat": self.seat, "views": self.views} if self.seat is not None else {})
 
 

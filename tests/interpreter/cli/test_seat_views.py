@@ -62,6 +62,16 @@ def test_a_log_records_who_saw_each_private_move_and_replays_it_for_a_seat(tmp_p
     assert report["views"][0] == private[0]["move"]
 
 
+def test_a_replay_shown_to_a_seat_does_not_give_the_seed(tmp_path):
+    """With the seed, `ruleplay play GAME --seed S` plays the game again and shows every hidden card."""
+    log = tmp_path / "game.jsonl"
+    assert run("play", "kuhn-poker", "--seed", "7", "--log", log).exit_code == 0
+    whole, seen = run("replay", log), run("replay", log, "--as", "1")
+    assert "seed 7," in whole.output and "seed 7" not in seen.output and "the seed not shown" in seen.output
+    assert json.loads(run("replay", log, "--json").output)["seed"] == 7
+    assert json.loads(run("replay", log, "--as", "1", "--json").output)["seed"] is None
+
+
 def test_a_log_whose_seen_by_was_changed_does_not_replay(tmp_path):
     log = tmp_path / "game.jsonl"
     run("play", "nautilus-cards", "--seed", "3", "--log", log)

@@ -19,7 +19,7 @@ the places it could be, and leaves everything p sees as it is:
   occurrence it stays where it is; where it sees none (the other seat's
   record of the card it put on top of the pile), all its occurrences are one
   *unit* and move together, so the record and the place still name one
-  card, and which card is not the real one's give-away;
+  card, drawn like any other;
 - values that are not lists keep their value: there is no telling what
   else they could have been;
 - the random generator is drawn afresh: future chance is not known;

@@ -118,8 +118,23 @@ class EffectsCodegen:
             test_out: Out = []
             branches.append((test_out, self._e(test, scope, lv, test_out), self._block(body, scope, lv)))
         out: Out = self._block(node.orelse, scope, lv) if node.orelse is not None else []
+        if any(test_out for test_out, _, _ in branches[1:]):
+            return self._flat_if(branches, out)
         for test_out, test_e, body in reversed(branches):
             out = test_out + [E.if_(test_e, body, out)]
+        return out
+
+    def _flat_if(self, branches: list[tuple[Out, ast.expr, Out]], orelse: Out) -> Out:
+        """An `if … elif …` chain whose later tests need statements first, written flat: nested, each
+        branch would sit in the `else:` of the one before, one level deeper, and Python refuses code
+        indented more than 100 levels (a chain of 100 `elif`s).  A flag says whether a branch ran."""
+        taken = self.tmp()
+        out: Out = [assign(taken, const(False))]
+        for k, (test_out, test_e, body) in enumerate(branches):
+            branch = test_out + [E.if_(test_e, [assign(taken, const(True)), *body])]
+            out.extend(branch if k == 0 else [E.if_(ast.UnaryOp(ast.Not(), name(taken)), branch)])
+        if orelse:
+            out.append(E.if_(ast.UnaryOp(ast.Not(), name(taken)), orelse))
         return out
 
     def _s_For(self, node: A.For, scope: Scope, lv: Locals) -> Out:

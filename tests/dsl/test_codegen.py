@@ -165,6 +165,14 @@ def test_generated_effects_match_the_closures(text):
     check(text)
 
 
+@pytest.mark.parametrize("start", [1, 2, 60, 149, 500])
+def test_a_long_elif_chain_runs_as_the_closures_do(start):
+    """Each `elif` whose test needs statements sat in the `else:` of the one before: 150 branches were
+    indented past Python's 100 levels, an IndentationError when the move ran (the closures played it)."""
+    chain = " ".join(f"elif n == {k} {{ out = {k} }}" for k in range(2, 150))
+    check(f"n = {start}  if n == 1 {{ out = 1 }} {chain} else {{ out = -1 }}")
+
+
 @pytest.mark.parametrize("text", ["out = nope + 1", "call nowhere(1)", "call bump(1, 2)", "out = twice()",
                                   "k = 1", "current = 2", "out = unknownfn(1)", "for v in xs { v = 2 }",
                                   "append 1 to k"])

@@ -17,6 +17,7 @@ readline's Tab completion when stdin is a terminal.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Callable, Protocol, Sequence
 
@@ -27,6 +28,7 @@ from ..engine.state import State
 from .base import no_moves_error
 
 COMMANDS = ("?", "u", "q")
+_NUMBER = re.compile(r"[0-9]{1,18}")  # longer is no move's number, and int() refuses 4300 digits
 HELP = ("Type a move's number or its text (Tab completes).  `? MOVE` (or `? N`): why a move is refused;\n"
         "`u`: undo back to your previous decision; `q`: save the game (to --log FILE) and quit;\n"
         "an empty line: the board again.")
@@ -154,11 +156,11 @@ class HumanAgent:
 
     def read_move(self, state: State, answer: str, moves: list[Move]) -> Move | None:
         """The move `answer` names (a number or a move's text), or None after saying why it is not one."""
-        if answer.isdigit():
-            k = int(answer)
+        k = _number(answer)
+        if k is not None:
             if 1 <= k <= len(moves):
                 return moves[k - 1]
-            self.console.show(f"no move {answer}: type a number from 1 to {len(moves)}, or a move's text")
+            self.console.show(f"no move {_typed(answer)}: type a number from 1 to {len(moves)}, or a move's text")
             return None
         try:
             move = state.game.parse_move(answer)  # type: ignore[attr-defined]
@@ -175,10 +177,10 @@ class HumanAgent:
         """Why the move `asked` for (its text or number) is refused now, or that it is legal."""
         if not asked:
             return HELP
-        if asked.isdigit():
-            k = int(asked)
+        k = _number(asked)
+        if k is not None:
             return (f"{k}. {moves[k - 1]} is legal" if 1 <= k <= len(moves)
-                    else f"there is no move {k}: the moves are numbered 1 to {len(moves)}")
+                    else f"there is no move {_typed(asked)}: the moves are numbered 1 to {len(moves)}")
         try:
             move = state.game.parse_move(asked)  # type: ignore[attr-defined]
         except MoveParseError as err:
@@ -186,3 +188,20 @@ class HumanAgent:
         if move in moves:
             return f"{move} is legal (move {moves.index(move) + 1})"
         return state.explain(move, state.current_player) or f"illegal move {move}: not a legal move now"
+
+
+def _number(answer: str) -> int | None:
+    """The move number an answer names, or None for one that is no number.
+
+    Only the digits 0-9 make a number: `str.isdigit` also takes `²`, which
+    `int` refuses, and a person's typo stopped the game unsaved.  Digits too
+    many for any move's number are the number 0, which no move has.
+    """
+    if _NUMBER.fullmatch(answer):
+        return int(answer)
+    return 0 if answer.isascii() and answer.isdigit() else None
+
+
+def _typed(answer: str) -> str:
+    """An answer shown back to the person, cut short: a key held down must not fill the screen."""
+    return answer if len(answer) <= 20 else answer[:20] + "…"

@@ -41,6 +41,19 @@ def test_a_refused_move_is_explained_and_asked_again(Script):
     assert text.count("player 1> ") == 5
 
 
+def test_an_answer_of_odd_digits_is_refused_and_asked_again(Script):
+    """`²` passed `str.isdigit` and 5000 digits `int`'s guard, then `int()` raised: an internal error
+    that stopped the person's game unsaved."""
+    long = "9" * 5000
+    console = Script("²", "? ²", long, f"? {long}", "١", "2")
+    assert str(HumanAgent(console=console).choose(ttt_after())) == "place(1)"
+    text = console.text
+    assert "cannot read move '²'" in text and "cannot read move '١'" in text
+    assert f"no move {'9' * 20}…: type a number from 1 to 9" in text
+    assert f"there is no move {'9' * 20}…: the moves are numbered 1 to 9" in text
+    assert long not in text
+
+
 def test_question_mark_explains_a_move_or_says_it_is_legal(Script):
     console = Script("? place(4)", "? place(1)", "? 2", "? 12", "?", "1")
     HumanAgent(console=console).choose(ttt_after("place(4)"))

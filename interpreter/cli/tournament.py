@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..engine.errors import WorkerLostError
+from ..engine.game import Game
 from .batches import executor_option, replay_command, workers_option
 from .compare import out_folder
 from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, ruleset_options
@@ -46,6 +47,7 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     if resume and out_dir is None:
         raise click.UsageError("--resume completes the results files in --out DIR")
     game = load(game_name, players, variant)
+    _check_opponents(game)
     check_heuristics(agents, game)
     _note_rounding(n, game.info.players)
     if out_dir is not None:
@@ -93,3 +95,14 @@ def _note_rounding(n: int, players: int) -> None:
     if each * count != n:
         echo(f"note: {n} games per pairing do not share evenly between its {count} seatings: each pairing "
              f"plays {each} per seating, {each * count} in all", err=True)
+
+
+def _check_opponents(game: Game) -> None:
+    """A tournament rates agents by the games they play against each other, so it needs two seats: a
+    one-player game had no opponent's return to compare with (an internal ZeroDivisionError)."""
+    if game.info.players >= 2:
+        return
+    more = (f"; {game.name} takes up to {game.info.max_players} players: give --players 2 or more"
+            if game.info.max_players >= 2 else "; compare agents there with simulate, one agent at a time")
+    raise click.UsageError(f"a tournament seats the agents against each other, and this game of {game.name} "
+                           f"has one player{more}")

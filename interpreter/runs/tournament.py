@@ -133,6 +133,8 @@ def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, wor
         raise ValueError("a tournament needs at least two agents")
     game = game if game is not None else spec.load()
     players = game.info.players
+    if players < 2:
+        raise ValueError("a tournament needs a game of at least two players: the agents play each other")
     per_seating = games_per_seating(n, players)
     report = TournamentReport(list(agents), players, seed, per_seating)
     for a, b in itertools.combinations(range(len(agents)), 2):

@@ -298,3 +298,35 @@ def test_tournament_lists_the_games_rule_errors_stopped_with_commands_that_repla
     doc = json.loads(run("tournament", path, "--agents", "random,first", "-n", "4", "--json").stdout)
     assert [f["agents"] for f in doc["failures"]] == [["first", "random"]]
     assert doc["failures"][0]["errors"][0]["code"] == "RP500"
+
+
+@pytest.mark.parametrize(("players", "advice"), [
+    ("{min: 1, max: 3}", "takes up to 3 players: give --players 2 or more"),
+    ("{min: 1, max: 1}", "compare agents there with simulate"),
+])
+def test_a_tournament_of_a_one_player_game_is_a_usage_error(tmp_path, players, advice):
+    """A one-player game has no opponent whose return a seat's is compared with: a ZeroDivisionError."""
+    path = tmp_path / "solo.yaml"
+    path.write_text(SOLO.replace("PLAYERS", players), encoding="utf-8")
+    result = run("tournament", path, "--agents", "random,first", "-n", "2", "--players", "1")
+    assert result.exit_code == 2 and "has one player" in result.output and advice in result.output
+    assert "internal error" not in result.output
+
+
+SOLO = """ruleplay: 1
+game: solo
+players: PLAYERS
+state:
+  n: {init: "0"}
+flow:
+  phases:
+    - name: main
+      actions: [go]
+actions:
+  go:
+    effects: n += 1
+end:
+  - when: n >= 3
+scoring:
+  score: n
+"""

@@ -163,7 +163,7 @@ def logged_ruleset(path: str | os.PathLike) -> str | None:
 
 
 def _check_header(path: Path, header: dict) -> None:
-    if header.get("format") != FORMAT or header.get("version") != VERSION:
+    if header.get("format") != FORMAT or not _same(header.get("version"), VERSION):
         raise ReplayError(f"{path}:1: unknown log format {header.get('format')!r} version "
                           f"{header.get('version')!r} (expected {FORMAT!r} version {VERSION})")
     for key, types in HEADER_TYPES.items():
@@ -179,7 +179,7 @@ def _check_header(path: Path, header: dict) -> None:
 
 def _check_move_line(path: Path, number: int, line: dict, n: int) -> None:
     where = f"{path}:{number}"
-    if line.get("n") != n:
+    if not _same(line.get("n"), n):
         raise ReplayError(f"{where}: expected move number {n}, found {json.dumps(line.get('n'))}")
     if type(line.get("player")) is not int:
         raise ReplayError(f"{where}: `player` must be an int")
@@ -342,8 +342,14 @@ def _check_end(where: str, line: dict, state: State, n: int) -> None:
         raise ReplayError(f"{where}: malformed end line (`end` must be true)")
     if not state.is_terminal():
         raise ReplayError(f"{where}: the log ends after {n} moves but the game is not over")
-    if line.get("moves") != n:
+    if not _same(line.get("moves"), n):
         raise ReplayError(f"{where}: the end line counts {json.dumps(line.get('moves'))} moves, the log has {n}")
     for key, actual in (("scores", state.scores()), ("returns", state.returns())):
-        if line.get(key) != actual:
+        if not _same(line.get(key), actual):
             raise ReplayError(f"{where}: final {key} differ: log {json.dumps(line.get(key))}, replay {actual}")
+
+
+def _same(logged: object, actual: object) -> bool:
+    """Whether a logged value is the value ruleplay writes there, as JSON: Python's `==` took `true` and
+    `1.0` for the move number 1, and a score of `1.0` or `true` for the score 1, which a game tells apart."""
+    return json.dumps(logged) == json.dumps(actual)

@@ -500,6 +500,8 @@ class Codegen(EffectsCodegen, Checks):
             sized = ast.BoolOp(ast.Or(), [E.type_is(x, "list"), E.type_is(x, "dict"), E.type_is(x, "str")])
             return ast.IfExp(sized, call(name("len"), x), slow)
         m, key, default = args
+        if isinstance(m, ast.Constant):  # never a list or map; `5[key]` is code Python warns of as it compiles
+            return slow
         size = call(name("len"), m)
         item = E.and_(E.type_is(m, "list"), E.type_is(key, "int"),
                       ast.Compare(ast.UnaryOp(ast.USub(), size), [ast.LtE(), ast.Lt()], [key, size]))

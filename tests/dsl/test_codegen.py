@@ -249,6 +249,18 @@ def test_a_cited_let_ends_with_its_block(cls):
     assert (ctx.vars["out"], ctx.vars["n"], ctx.env, ctx.fired) == (9, 1, {"i": 1}, ["R3"])
 
 
+@pytest.mark.parametrize("text", ["out = get(null, 1, 9)", "out = get(5, 0, 1)", "out = get(1.5, 0, 1)",
+                                  "out = get(true, 0, 1)", 'out = get("abc", 1, 9)'])
+def test_get_of_a_constant_compiles_without_a_warning(text):
+    """`get` written out for a constant that is no list or map was `None[1]`: Python printed a
+    SyntaxWarning on the user's terminal as it compiled the move (a SyntaxError under -W error)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(text)
+
+
 def test_every_builtin_ruleset_compiles_without_a_warning(monkeypatch):
     """Python warns of generated code it finds suspect (`x is 3`); none of it may be."""
     import warnings

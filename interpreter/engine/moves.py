@@ -30,12 +30,21 @@ _RESERVED = {"true", "false", "null", "if", "then", "else", "not", "and", "or", 
 
 def format_value(value: Any) -> str:
     if isinstance(value, str):
-        return value if _BARE.fullmatch(value) and value not in _RESERVED else json.dumps(value)
+        return value if _BARE.fullmatch(value) and value not in _RESERVED else _quoted(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if type(value) is float and math.isfinite(value):
         return _decimal_text(value)
     return json.dumps(value)
+
+
+def _quoted(text: str) -> str:
+    """A text in quotes, escaped as JSON escapes it, but for a character beyond U+FFFF (an emoji), written
+    as itself: JSON writes it as a pair of surrogate escapes, which the move reader, as the language's
+    reader, refuses (`\\ud83d` is no character), so a ruleset offering "😀" as a value was refused."""
+    if not text or max(text) <= "\uffff":
+        return json.dumps(text)
+    return '"' + "".join(c if c > "\uffff" else json.dumps(c)[1:-1] for c in text) + '"'
 
 
 def _decimal_text(value: float) -> str:

@@ -64,3 +64,15 @@ def test_explain_checks_the_rules_own_value_and_names_it_in_move_text():
     state = load_game("tic-tac-toe").new_state(0).apply("place(4)")
     assert state.explain("place(4.0)") == "illegal move place(4.0): that cell is already marked [TT-2.2]"
     assert state.explain("place(true)") == "illegal move place(true): true is not a possible value of 'cell'"
+
+
+def test_a_text_beyond_u_ffff_is_a_value_a_move_carries(make_game):
+    """JSON writes 😀 as a pair of surrogate escapes, which the move reader refuses: a ruleset offering it
+    as a parameter value was refused (RP221), quoting the escapes and not the character it was given."""
+    game = make_game(PICK.replace("[0, 1, 2, 0.0000001, 1.0e+300, -2.5]", '["😀", "a😀\\\\\\"b", "\\u00e9"]'))
+    state = game.new_state(0)
+    texts = [str(m) for m in state.legal_moves()]
+    assert texts[0] == 'pick("😀")' and texts[2] == 'pick("\\u00e9")'
+    for move in state.legal_moves():
+        assert parse_move(str(move)) == move
+        assert state.apply(str(move)).data["vars"]["log"] == [move.args[0]]

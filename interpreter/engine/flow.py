@@ -87,6 +87,9 @@ class FlowRunner:
         self.transitions += 1
         self.trail.append(what)
         if self.transitions > MAX_TRANSITIONS:
+            if not any(self.active(seat) for seat in range(self.flow["players"])):
+                # `order: each` phases skip on when no seat may act: the loop is skip_if's, not end_if's
+                raise self.all_skipped(self.flow["phase"])
             loop = " -> ".join(self.trail[-8:])
             if all(step.startswith("pass in ") for step in self.trail[-8:]):
                 raise R.LimitError(f"every seat passed {MAX_TRANSITIONS} times without a move: {loop}",

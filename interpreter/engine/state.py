@@ -278,6 +278,7 @@ class State:
         move = self._coerce(move)
         model, data = self.game.model, self.data
         flow = data["flow"]
+        _check_caller(player, budget)
         if player is not None and player != flow["player"] and not flow["done"]:
             raise IllegalMoveError(move, f"it is not player {player}'s turn "
                                    f"(player {flow['player']} is to move)", "RP607")
@@ -479,6 +480,16 @@ class State:
     def render(self) -> str:
         with R.recursion_guard():
             return render_text(self.game.model, self.data)
+
+
+def _check_caller(player: object, budget: object) -> None:
+    """The seat and budget a caller of `apply` names must be what they say: `False` passed for seat 0,
+    `"0"` was told 'it is not player 0's turn (player 0 is to move)', and a number as the budget raised
+    an AttributeError inside the move."""
+    if player is not None and type(player) is not int:
+        raise SeatError(f"the player who moves is a seat number (or CHANCE), not {player!r}")
+    if budget is not None and not isinstance(budget, R.Budget):
+        raise TypeError(f"budget must be a Budget (such as game.model.decision_budget()), not {budget!r}")
 
 
 def successor_data(model: GameModel, data: dict, action: str | None = None) -> dict:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ruleplay import (GameOverError, IllegalMoveError, Move, MoveParseError, StateFormatError, load_game,
+from ruleplay import (GameOverError, IllegalMoveError, Move, MoveParseError, SeatError, StateFormatError, load_game,
                       parse_move)
 from ruleplay.engine.errors import RuleplayError
 
@@ -109,6 +109,13 @@ def test_illegal_moves_are_typed_and_explained():
         s.apply("place(1, 2)")
     with pytest.raises(IllegalMoveError, match="not player 0's turn"):
         s.apply("place(1)", player=0)
+    for seat in (False, "1", 1.0):  # `"1"` was told 'not player 1's turn (player 1 is to move)'; False was 0
+        with pytest.raises(SeatError, match="the player who moves is a seat number"):
+            s.apply("place(1)", player=seat)
+        with pytest.raises(SeatError):
+            s.copy().apply_in_place("place(1)", player=seat)
+    with pytest.raises(TypeError, match="budget must be a Budget"):  # it was an AttributeError in the move
+        s.apply("place(1)", budget=5)
     with pytest.raises(MoveParseError):
         s.apply("place(")
     with pytest.raises(MoveParseError):

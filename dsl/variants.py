@@ -95,6 +95,8 @@ def patch_value_problem(op: dict) -> tuple[str, str, str] | None:
     function, so a variant's patch and an `extends:` file's say the same.
     """
     kind = op.get("op")
+    if kind not in PATCH_OPS:
+        return None  # an unknown `op:` is its own error: "`delete` needs a `value:`" would say it is known
     if kind == "remove" and "value" in op:
         return "a `remove` takes no `value:`", "value", "remove the `value:` (or use `set`/`replace` to give one)"
     if kind != "remove" and "value" not in op:

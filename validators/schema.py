@@ -210,7 +210,10 @@ def check_schema(data: object, smap: SourceMap) -> Iterator[Diagnostic]:
             hint = (f"code is text: YAML read this as {'an' if kind[0] in 'aeiou' else 'a'} {kind}, so quote it "
                     f"as the language writes it, e.g. '{shown}'")
         elif _is_patch_value_rule(leaf.schema) and isinstance(leaf.instance, dict):
-            message, value_key, hint = patch_value_problem(leaf.instance) or (message, "op", hint)
+            problem = patch_value_problem(leaf.instance)
+            if problem is None:
+                continue  # an unknown `op:`, reported as such (RP104): no rule on `value:` is known for it
+            message, value_key, hint = problem
             code, key, path = "RP401", False, path + (value_key,)
         elif code == "RP107" and not leaf.context:
             hint = "keep the keys of only one form"

@@ -324,6 +324,17 @@ def test_inline_variant_with_a_missing_path_points_at_its_patch(tmp_path):
     assert d.path == "variants.broken.patch[0].path"
 
 
+@pytest.mark.parametrize("op", ["delete", "5"])
+def test_an_unknown_op_is_one_error_at_the_op(tmp_path, op):
+    """It was also told "`delete` needs a `value:`", as if `delete` were an operation that takes one."""
+    path = write(tmp_path, "counter.yaml", BASE.replace("{op: replace, path: constants.nothing, value: 1}",
+                                                        f"{{op: {op}, path: constants.goal}}"))
+    with pytest.raises(RulesetError) as err:
+        load_game(path, variant="broken")
+    (d,) = err.value.diagnostics
+    assert d.code == "RP104" and d.path == "variants.broken.patch[0].op"
+
+
 # ------------------------------------------------------------ totals across files, and what is not a file
 @pytest.mark.timeout(30)  # reading a FIFO would wait for a writer for ever
 @pytest.mark.parametrize("key", ["include", "extends"])

@@ -420,7 +420,7 @@ class State:
                 edges = edges_of(ctx)
                 if type(edges) is not list or not all(type(e) is list and len(e) == 2 for e in edges):
                     raise R.RuleRuntimeError(f"graph {name!r}: `state:` must give a list of [a, b] edges, "
-                                             f"not {edges!r:.60}")
+                                             f"not {R.quoted(edges)}", model.code_at(("graphs", name, "state")))
                 out[name] = edges
         return out
 

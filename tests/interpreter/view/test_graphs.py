@@ -64,8 +64,13 @@ def test_a_state_graph_follows_the_state(game):
 def test_a_state_graph_must_give_edges(tmp_path):
     game = load(tmp_path, LINKS.replace('"[[a, a + 1] for a in made]"', '"made"'))
     assert graphs_at(game)["net"].number_of_edges() == 0
-    with pytest.raises(RuleRuntimeError, match="graph 'net': `state:` must give a list of \\[a, b\\] edges"):
+    with pytest.raises(RuleRuntimeError, match="graph 'net': `state:` must give a list of \\[a, b\\] edges") as err:
         graphs_at(game, game.new_state().apply("link(2)"))
+    # where the ruleset writes it, and the value as the language writes it (it was Python's repr, unplaced)
+    assert (err.value.pos.line, err.value.pos.col) == (5, 17) and str(err.value).endswith("edges, not [2]")
+    game = load(tmp_path, LINKS.replace('"[[a, a + 1] for a in made]"', '"[[true, null]] + [made]"'))
+    with pytest.raises(RuleRuntimeError, match='not \\[\\[true, null\\], \\[\\]\\]$'):
+        graphs_at(game)
 
 
 def test_a_graph_has_one_source(tmp_path):

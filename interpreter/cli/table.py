@@ -19,7 +19,7 @@ from typing import Any, Callable
 import click
 from click.core import ParameterSource
 
-from ..agents import is_interactive, make_agent
+from ..agents import check_heuristic, is_interactive, make_agent
 from ..agents.human import HELP, HumanAgent, StdioConsole
 from ..engine.errors import ReplayError, RuleRuntimeError
 from ..engine.errors import withheld as withheld_text
@@ -106,6 +106,7 @@ def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | Non
         seats, seat = table_seats(logged_seats, info.players)
         for name in seats[:seat] + seats[seat + 1:]:
             make_agent(name)
+            check_heuristic(name, info.name, logged.game.model.heuristics)  # as --agents is checked
     except (SeatingError, ValueError) as err:
         raise ReplayError(f"{log_file}:1: the log's agents {logged_seats} do not seat a table: {err}") from None
     for option, given, logged_value in (("--seed", seed, header["seed"]), ("--players", players, info.players),

@@ -209,3 +209,15 @@ def test_a_log_of_agents_alone_is_not_resumed_at_a_table(tmp_path):
     result = run("play", "tic-tac-toe", "--log", log, "--resume", "--human", "1", input="")
     assert result.exit_code == 1
     assert "the game was played by agents first, random, with no person at the table" in result.output
+
+
+def test_a_logged_agent_naming_a_heuristic_the_game_lacks_is_refused_before_play(tmp_path):
+    """--agents is checked for it; a log's agents were not, and the agent stopped the resumed game at its
+    first decision with an internal ValueError."""
+    log = tmp_path / "game.jsonl"
+    run("play", "tic-tac-toe", "--human", "0", "--seed", "1", "--log", log, input="q\n")
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([lines[0].replace('"random"', '"greedy:heuristic=zz"')] + lines[1:]) + "\n")
+    result = run("play", "tic-tac-toe", "--log", log, "--resume", input="1\nq\n")
+    assert result.exit_code == 1 and "internal error" not in result.output, result.output
+    assert "do not seat a table: agent 'greedy': tic-tac-toe has no heuristic 'zz'" in result.output

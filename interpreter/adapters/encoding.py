@@ -71,6 +71,8 @@ class Encoding:
         for text in _texts(list(model.constants.values())):  # the values: a constant's own name is no datum
             self.symbols.setdefault(text, len(self.symbols) + 1)
         self.per_player = {name: decl.per_player for name, decl in model.vars.items()}
+        # Only these can be masked, and only as a whole entry: elsewhere `{"hidden": 2}` is a map of the rules.
+        self.maskable = {name: decl.visibility != "public" for name, decl in model.vars.items()}
         initial = game.new_state(seed=0).data["vars"]
         self.cells: dict[str, int] = {}
         for name, decl in model.vars.items():
@@ -114,9 +116,10 @@ class Encoding:
         return out
 
     def _entry(self, out: list[float], at: int, name: str, value: Any) -> int:
-        self._atom(out, at, value)
+        masked = self.maskable[name] and _masked(value)
+        self._atom(out, at, value, masked)
         at += ATOM
-        if not _masked(value):
+        if not masked:
             for text in _strings(value):
                 k = self.components.get(text)
                 if k is not None:
@@ -128,10 +131,10 @@ class Encoding:
                 self._atom(out, at + ATOM * i, item)
         return at + ATOM * cells
 
-    def _atom(self, out: list[float], at: int, value: Any) -> None:
+    def _atom(self, out: list[float], at: int, value: Any, masked: bool = False) -> None:
         if value is None:
             return
-        if _masked(value):
+        if masked:
             hidden = value["hidden"]
             out[at + 1] = 1.0
             out[at + 2] = 1.0 if hidden is True else _number(hidden)
@@ -146,8 +149,14 @@ class Encoding:
 
 
 def _masked(value: Any) -> bool:
-    """What `engine.observe` leaves of a value the viewer may not see: {"hidden": length or true}."""
-    return type(value) is dict and len(value) == 1 and "hidden" in value
+    """What `engine.observe` leaves of a value the viewer may not see: {"hidden": length or true}.
+
+    A seat's own entry may be a map of the rules of that shape; one whose `hidden` is no length (a text)
+    is taken as the map it is (it stopped the encoding with a ValueError)."""
+    if type(value) is not dict or len(value) != 1 or "hidden" not in value:
+        return False
+    hidden = value["hidden"]
+    return hidden is True or (type(hidden) is int and hidden >= 0)
 
 
 def _number(value: Any) -> float:

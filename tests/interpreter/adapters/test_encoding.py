@@ -72,3 +72,39 @@ def test_importing_ruleplay_imports_no_framework():
             "print(sorted(m for m in ('pettingzoo', 'gymnasium', 'pyspiel', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+MAPS = """\
+ruleplay: 1
+game: maps
+players: 2
+constants:
+  odd: {hidden: x}
+  like: {hidden: 2}
+state:
+  a: {init: odd}
+  b: {init: like}
+  mine: {per_player: true, visibility: owner, init: "if p == 0 then odd else like"}
+flow:
+  phases:
+    - {name: play, actions: [go]}
+actions:
+  go:
+    effects: end_game
+end:
+  - when: "false"
+"""
+
+
+def test_a_map_of_the_rules_shaped_like_a_mask_is_encoded_as_the_map_it_is(make_game):
+    """`{"hidden": "x"}` was read as a mask and stopped the encoding with a ValueError; a public
+    `{"hidden": 2}` was written as a hidden list of two."""
+    game = make_game(MAPS)
+    encoding = Encoding(game)
+    blocks = {b.name: b for b in encoding.blocks}
+    state = game.new_state()
+    mine, theirs = encoding.encode(state.observe(0)), encoding.encode(state.observe(1))
+    for name in ("a", "b"):
+        assert mine[blocks[name].start:blocks[name].start + ATOM] == [1.0, 0.0, 1.0, 0.0]  # a map of one key
+    at = blocks["mine[0]"].start
+    assert mine[at:at + ATOM] == [1.0, 0.0, 1.0, 0.0] and theirs[at:at + ATOM] == [0.0, 1.0, 1.0, 0.0]

@@ -16,6 +16,7 @@ from pathlib import Path
 from ruleplay.dsl.variants import file_kind, read_regular
 
 RULE_LINE = re.compile(r"^\s*[-*]\s+\*\*([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?:\.[A-Za-z0-9]+)*)\*\*")
+LINE_END = re.compile(r"\r\n|\r|\n")  # where editors end a line (not at \u2028 or \x0c, as `splitlines` does)
 # A fence opens with three or more backticks or tildes (a backtick fence's info string holds no backtick) and
 # closes with at least as many of the same character and nothing else; indented, as inside list items, too.
 FENCE = re.compile(r"^\s*(`{3,}(?!.*`)|~{3,})")
@@ -47,12 +48,14 @@ def read_spec(path: Path) -> list[SpecRule]:
     if len(raw) > MAX_SPEC_BYTES:
         raise OSError(f"{path} is over {MAX_SPEC_BYTES} bytes")
     try:
-        text = raw.decode("utf-8")
+        # "utf-8-sig": an editor's byte-order mark is no text, and it hid the first line's rule
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise OSError(f"{path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     rules = []
     fence = ""  # the fence of the code block the line is in, "" outside code
-    for n, line in enumerate(text.splitlines(), start=1):
+    # `splitlines` also split at \u2028 and \x0c: every rule after one was reported a line below where it is.
+    for n, line in enumerate(LINE_END.split(text), start=1):
         found = FENCE.match(line)
         if fence:
             if found and _closes(fence, found.group(1), line[found.end():]):

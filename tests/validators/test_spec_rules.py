@@ -40,6 +40,14 @@ def test_a_rule_line_in_a_fenced_code_block_is_no_rule(tmp_path: Path, fence: st
     assert [(r.id, r.line) for r in read_spec(spec)] == [("AB-1", 1), ("AB-2", 6)]
 
 
+def test_a_byte_order_mark_and_odd_line_breaks_keep_rules_and_their_lines(tmp_path: Path):
+    """A mark an editor put first hid the first rule (cited, it was RP311 'not in spec.md'); a \\u2028 or a
+    form feed inside a rule's text, which `splitlines` ends a line at, put every later rule a line too low."""
+    spec = write_spec(tmp_path, "\ufeff- **AB-1** A rule\u2028 with a line separator.\r\n"
+                                "- **AB-2** Another,\x0c paged.\r- **AB-3** After an old Mac line end.\n")
+    assert [(r.id, r.line) for r in read_spec(spec)] == [("AB-1", 1), ("AB-2", 2), ("AB-3", 3)]
+
+
 def test_a_fence_closes_only_with_its_own_kind_and_length(tmp_path: Path):
     spec = write_spec(tmp_path, "````\n```\n- **AB-5** still code\n~~~~\n````\n- **AB-1** A rule.\n")
     assert [r.id for r in read_spec(spec)] == ["AB-1"]

@@ -376,12 +376,17 @@ def iterate(value: Any, budget: Budget, pos: Pos | None = None) -> list:
 
     A map's keys and a text's characters become a new list here, so the
     charge must come first: a long text would otherwise be split into
-    characters before the budget could refuse the loop.
+    characters before the budget could refuse the loop.  A map's keys come
+    sorted, as `keys()` gives them: in the order they were added, a game
+    went on otherwise from a saved state (saved with its keys sorted) than
+    from the equal state it was saved from.
     """
     t = type(value)
     if t is not list and t is not dict and t is not str:
         raise RuleRuntimeError(f"cannot iterate over {type_name(value)}", pos)
     budget.spend(len(value), pos)
+    if t is dict:
+        return sorted(value)
     return value if t is list else list(value)
 
 

@@ -262,6 +262,39 @@ end:
     assert one == one.copy() and hash(one) == hash(game.state_from_json(one.dumps()))
 
 
+def test_a_map_is_walked_alike_from_a_state_and_from_its_save(make_game):
+    """A map was walked in the order its keys were added, which a saved state (its keys sorted) does not
+    keep: equal states, of one hash, then played on differently."""
+    game = make_game("""
+ruleplay: 1
+game: keyed
+players: 2
+constants:
+  start: {z: 0}
+state:
+  seen: {init: start}
+  order: {init: "[]"}
+flow:
+  phases: [{name: play, actions: [mark]}]
+actions:
+  mark:
+    effects: |
+      seen.b = 1
+      seen.a = 2
+      order = [k for k in seen]
+      for k in seen { append k to order }
+      append any(k == "a" for k in seen) to order
+end:
+  - when: len(order) > 10
+""")
+    played = game.new_state().apply("mark")
+    loaded = game.state_from_json(json.loads(played.dumps()))
+    assert list(played.data["vars"]["seen"]) != list(loaded.data["vars"]["seen"])  # the save sorts the keys
+    assert played == loaded and hash(played) == hash(loaded)
+    assert played.data["vars"]["order"] == ["a", "b", "z"] * 2 + [True]
+    assert played.apply("mark").dumps() == loaded.apply("mark").dumps()
+
+
 @pytest.mark.parametrize("text", ["place( 1 )", "place(1.0)", " place(1)", "place(1) "])
 def test_a_history_move_written_otherwise_than_ruleplay_writes_it_is_refused(text):
     """`place(1.0)` is read as `place(1)`: kept, the state would equal the original but save differently."""

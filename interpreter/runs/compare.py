@@ -80,7 +80,8 @@ class Pairs:
             flags, values = self._values(outcome)
             bits = sum(1 << k for k, name in enumerate(self._flag_names) if flags[name])
             self._a[outcome.index] = self._packing.pack(bits.to_bytes(self._flag_bytes, "little"),
-                                                        *(values.get(name, math.nan) for name in self._value_names))
+                                                        *(stats.clamped(values[name]) if name in values else math.nan
+                                                          for name in self._value_names))
 
     def add_b(self, outcome: GameOutcome) -> None:
         packed = self._a.pop(outcome.index, None)
@@ -94,7 +95,7 @@ class Pairs:
             self.tables.setdefault(name, Counter())[bool(bits >> k & 1), flags_b[name]] += 1
         for name, value in zip(self._value_names, values_a):
             if name in values_b and not math.isnan(value):  # branching needs a decision on each side
-                self.differences.setdefault(name, Counter())[values_b[name] - value] += 1
+                self.differences.setdefault(name, Counter())[stats.clamped(stats.clamped(values_b[name]) - value)] += 1
 
 
 @dataclass

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
+FLOAT_MAX = sys.float_info.max
 
 
 def z_value(confidence: float) -> float:
@@ -71,10 +74,32 @@ def square_and_add(pa: float, a_interval: tuple[float, float], pb: float, b_inte
     return low, high
 
 
+def clamped(value: int | float | Fraction) -> float:
+    """A figure as the float a report writes: one past the largest float (scores are whole numbers of up
+    to 1024 bits) is written as the largest, never as an OverflowError or an infinity JSON cannot hold."""
+    try:
+        return max(-FLOAT_MAX, min(FLOAT_MAX, float(value)))
+    except OverflowError:
+        return FLOAT_MAX if value > 0 else -FLOAT_MAX
+
+
 def mean(values: Counter) -> float:
-    """The mean of counted values; `fsum` is exactly rounded, so it does not depend on the order games arrived in."""
+    """The mean of counted values; `fsum` is exactly rounded, so it does not depend on the order games arrived in.
+
+    Scores near the largest float (or whole numbers past it) overflow that sum: their mean is then taken
+    exactly, as fractions, so five scores of 1.5e308 have the mean 1.5e308, not infinity."""
     total = sum(values.values())
-    return math.fsum(v * k for v, k in values.items()) / total if total else 0.0
+    if not total:
+        return 0.0
+    try:
+        found = math.fsum(v * k for v, k in values.items()) / total
+    except (OverflowError, ValueError):  # a whole number past a float; a sum past the largest (inf - inf)
+        found = math.inf
+    return found if math.isfinite(found) else clamped(_exact_mean(values, total))
+
+
+def _exact_mean(values: Counter, total: int) -> Fraction:
+    return sum((Fraction(v) * k for v, k in values.items()), Fraction(0)) / total
 
 
 def quantile(values: Counter, q: float) -> float:
@@ -87,8 +112,8 @@ def quantile(values: Counter, q: float) -> float:
     for value in sorted(values):
         seen += values[value]
         if seen >= rank:
-            return float(value)
-    return float(max(values))
+            return clamped(value)
+    return clamped(max(values))
 
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -104,9 +129,23 @@ def mean_interval(values: Counter, confidence: float = CONFIDENCE) -> tuple[floa
     m = mean(values)
     if n == 1:
         return m, m
-    spread = math.sqrt(math.fsum(k * (v - m) ** 2 for v, k in values.items()) / (n - 1) / n)
+    try:
+        spread = math.sqrt(math.fsum(k * (v - m) ** 2 for v, k in values.items()) / (n - 1) / n)
+    except (OverflowError, ValueError):  # a value too large for a float, or a square past the largest
+        spread = math.inf
+    if not math.isfinite(spread):
+        spread = _scaled_spread(values, n)
     half = z_value(confidence) * spread
-    return m - half, m + half
+    return clamped(m - half), clamped(m + half)
+
+
+def _scaled_spread(values: Counter, n: int) -> float:
+    """The standard error of the mean, taken exactly with every value divided by the largest first, so no
+    square outgrows a float; the result may still be past the largest (the interval ends are clamped)."""
+    exact = _exact_mean(values, n)
+    scale = max(abs(Fraction(v)) for v in values)
+    variance = sum((k * ((Fraction(v) - exact) / scale) ** 2 for v, k in values.items()), Fraction(0))
+    return clamped(scale) * math.sqrt(variance / (n - 1) / n)
 
 
 def distribution(values: Counter) -> dict:
@@ -114,8 +153,8 @@ def distribution(values: Counter) -> dict:
     if not values:
         return {"mean": 0.0, "ci95": [0.0, 0.0], "min": 0.0, "max": 0.0,
                 "quantiles": {str(q): 0.0 for q in QUANTILES}}
-    return {"mean": mean(values), "ci95": list(mean_interval(values)), "min": float(min(values)),
-            "max": float(max(values)), "quantiles": {str(q): quantile(values, q) for q in QUANTILES}}
+    return {"mean": mean(values), "ci95": list(mean_interval(values)), "min": clamped(min(values)),
+            "max": clamped(max(values)), "quantiles": {str(q): quantile(values, q) for q in QUANTILES}}
 
 
 def _resampled_means(values: Counter, rng: random.Random, resamples: int) -> list[float]:
@@ -123,7 +162,16 @@ def _resampled_means(values: Counter, rng: random.Random, resamples: int) -> lis
     population = [v for v, _ in items]
     weights = [k for _, k in items]
     n = sum(weights)
-    return [math.fsum(rng.choices(population, weights, k=n)) / n for _ in range(resamples)]
+    return [_sample_mean(rng.choices(population, weights, k=n)) for _ in range(resamples)]
+
+
+def _sample_mean(drawn: list) -> float:
+    """`fsum` of a resample over its size; by `mean` where that sum overflows."""
+    try:
+        found = math.fsum(drawn) / len(drawn)
+    except (OverflowError, ValueError):
+        found = math.inf
+    return found if math.isfinite(found) else mean(Counter(drawn))
 
 
 def _percentiles(resampled: list[float], confidence: float) -> tuple[float, float]:

@@ -330,3 +330,18 @@ end:
 scoring:
   score: n
 """
+
+
+@pytest.mark.parametrize("score", [str(2 ** 1024 - 1), str(2 ** 1023), "1.5 * " + "1" + "0" * 308])
+def test_batches_of_scores_past_a_float_report_finite_figures(tmp_path, score):
+    """A whole score of 1024 bits stopped simulate, compare and tournament with an internal OverflowError,
+    and scores near the largest float gave a mean of infinity (Infinity in the JSON, invalid)."""
+    path = tmp_path / "huge.yaml"
+    path.write_text(SOLO.replace("PLAYERS", "2").replace("score: n", f"score: if current == 0 then {score} else 0"),
+                    encoding="utf-8")
+    for command in (["simulate", path, "-n", "5", "--json"], ["compare", path, "--variant", path, "-n", "5", "--json"],
+                    ["tournament", path, "--agents", "random,first", "-n", "2", "--json"]):
+        result = run(*command)
+        assert result.exit_code == 0, result.output
+        assert "Infinity" not in result.stdout and "NaN" not in result.stdout
+        json.loads(result.stdout)

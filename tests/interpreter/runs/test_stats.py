@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sys
 from collections import Counter
 
 import pytest
@@ -120,3 +122,18 @@ def test_the_bootstrap_keeps_its_coverage_on_a_small_batch():
         low, high = stats.bootstrap_mean(values, seed=run, confidence=0.95, resamples=400)
         covered += low <= 1.0 <= high
     assert covered / runs > 0.925
+
+
+def test_scores_near_or_past_the_largest_float_have_finite_figures():
+    """Five scores of 1.5e308 summed to infinity (mean inf, interval [nan, inf], invalid JSON), and a
+    1024-bit whole score stopped simulate, compare and tournament with an internal OverflowError."""
+    assert stats.mean(Counter({1.5e308: 5})) == 1.5e308
+    assert stats.mean(Counter({2 ** 1023: 3, 0: 1})) == float(3 * 2 ** 1023 // 4)
+    for values in (Counter({1.5e308: 3, -1.5e308: 2}), Counter({2 ** 1024 - 1: 2, 0: 3}), Counter({2 ** 1023: 4})):
+        figures = stats.distribution(values)
+        flat = [figures["mean"], *figures["ci95"], figures["min"], figures["max"], *figures["quantiles"].values()]
+        assert all(math.isfinite(x) for x in flat), figures
+        assert figures["ci95"][0] <= figures["mean"] <= figures["ci95"][1]
+    assert stats.distribution(Counter({2 ** 1024 - 1: 1}))["max"] == sys.float_info.max
+    low, high = stats.bootstrap_mean(Counter({1.5e308: 3, 1.0e308: 2}), seed=1)
+    assert 1.0e308 <= low <= high <= 1.5e308

@@ -42,7 +42,9 @@ def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval holds the rate it is about: rounding put the low end of 0 of 5 at 2.8e-17 and the high
+    # end of 13 of 13 at 0.9999999999999999, and a chart's error bar below a rate of 0 stopped --plot.
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def newcombe_paired(both: int, only_b: int, only_a: int, neither: int,

@@ -345,3 +345,15 @@ def test_batches_of_scores_past_a_float_report_finite_figures(tmp_path, score):
         assert result.exit_code == 0, result.output
         assert "Infinity" not in result.stdout and "NaN" not in result.stdout
         json.loads(result.stdout)
+
+
+def test_plot_draws_a_seat_that_never_wins(tmp_path):
+    """A seat with no wins in 5 games had a Wilson low end of 2.8e-17, a negative error bar: an internal
+    ValueError from matplotlib."""
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "first-wins.yaml"
+    path.write_text(SOLO.replace("PLAYERS", "2").replace("score: n", "score: if p == 0 then 1 else 0"),
+                    encoding="utf-8")
+    result = run("simulate", path, "-n", "5", "--plot", tmp_path / "charts")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "charts" / "win-rates.svg").is_file()

@@ -137,3 +137,13 @@ def test_scores_near_or_past_the_largest_float_have_finite_figures():
     assert stats.distribution(Counter({2 ** 1024 - 1: 1}))["max"] == sys.float_info.max
     low, high = stats.bootstrap_mean(Counter({1.5e308: 3, 1.0e308: 2}), seed=1)
     assert 1.0e308 <= low <= high <= 1.5e308
+
+
+@pytest.mark.parametrize("trials", range(1, 60))
+def test_a_wilson_interval_holds_its_rate_at_the_ends(trials):
+    """0 of 5 had the low end 2.8e-17 and 13 of 13 the high end 0.9999999999999999: the bar a chart drew
+    below the rate was negative, and `simulate --plot` stopped with matplotlib's ValueError."""
+    assert stats.wilson(0, trials)[0] == 0.0 and stats.wilson(trials, trials)[1] == 1.0
+    for wins in range(trials + 1):
+        low, high = stats.wilson(wins, trials)
+        assert low <= wins / trials <= high

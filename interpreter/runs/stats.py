@@ -205,7 +205,7 @@ def bootstrap_mean(values: Counter, seed: int, confidence: float = CONFIDENCE,
     low, high = _percentiles(_resampled_means(values, random.Random(seed), resamples), confidence)
     centre = mean(values)
     widen = math.sqrt(n / (n - 1)) * t_quantile(0.5 + confidence / 2, n - 1) / z_value(confidence)
-    return centre - (centre - low) * widen, centre + (high - centre) * widen
+    return clamped(centre - (centre - low) * widen), clamped(centre + (high - centre) * widen)
 
 
 def too_few_to_tell(n: int, confidence: float) -> bool:

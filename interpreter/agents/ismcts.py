@@ -90,12 +90,13 @@ class ISMCTSAgent(SearchAgent):
             else:
                 mover, c = state.current_player, self.settings.c
                 view = max(by_view, key=lambda v: ucb(node.edges[v].totals[mover], node.edges[v].visits,
-                                                      node.edges[v].available, c))
+                                                      node.edges[v].available, c, self.spread))
                 edge = node.edges[view]
             choices = by_view[view]
             path.append(edge)
             state, node = state.apply(choices[self.rng.below(len(choices))]), edge.child
         returns = rollout(state, self.rng, self.settings.depth, cut)
+        self.widen(returns)
         for edge in path:
             edge.visits += 1
             for seat, value in enumerate(returns):

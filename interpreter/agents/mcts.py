@@ -68,11 +68,12 @@ class MCTSAgent(SearchAgent):
             node = self._select(node)
             path.append(node)
         returns = rollout(node.state, self.rng, self.settings.depth, cut)
+        self.widen(returns)
         for visited in path:
             visited.visits += 1
             for seat, value in enumerate(returns):
                 visited.totals[seat] += value
 
     def _select(self, node: _Node) -> _Node:
-        mover, c = node.state.current_player, self.settings.c
-        return max(node.children.values(), key=lambda ch: ucb(ch.totals[mover], ch.visits, node.visits, c))
+        mover, c, spread = node.state.current_player, self.settings.c, self.spread
+        return max(node.children.values(), key=lambda ch: ucb(ch.totals[mover], ch.visits, node.visits, c, spread))

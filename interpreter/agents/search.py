@@ -175,26 +175,40 @@ def rollout(state: State, rng: Rng, depth: int | None, cut: CutOff) -> list[floa
     return evaluate(walk, cut)
 
 
-def ucb(total: float, visits: int, parent_visits: int, c: float) -> float:
-    """UCB1 on a mean return in [-1, 1]; an unvisited edge comes first."""
+def ucb(total: float, visits: int, parent_visits: int, c: float, spread: float = 1.0) -> float:
+    """UCB1 on a mean return counted in `spread`s, so that it lies in [-1, 1] whatever unit a ruleset's
+    declared returns are in (`SearchAgent.spread`); an unvisited edge comes first."""
     if visits == 0:
         return math.inf
-    return total / visits + c * math.sqrt(math.log(parent_visits) / visits)
+    return total / visits / spread + c * math.sqrt(math.log(parent_visits) / visits)
 
 
 class SearchAgent:
-    """What both search agents share: their own seeded generator, the budget settings, and no search where
-    there is nothing to choose (one legal move is played at once)."""
+    """What both search agents share: their own seeded generator, the budget settings, the scale of the
+    returns, and no search where there is nothing to choose (one legal move is played at once).
+
+    `spread` is the widest return (in absolute value) a search has backed up, at least 1.  UCB's `c` is
+    set for returns in [-1, 1], which returns by rank are; declared returns (chips, points) may be far
+    wider, and measured in them the means would outweigh any exploration: a game of three in a row paid in
+    hundreds played as with c = 0 and let a line of three through.  It starts again at 1 for each search, so a
+    decision depends on its own iterations alone.
+    """
 
     def __init__(self, seed: int = 0, **options: Any):
         self.rng = Rng(seed_state(seed))
         self.settings = SearchSettings(**options)
+        self.spread = 1.0
 
     def choose(self, state: State) -> Move:
         moves = state.legal_moves()
         if not moves:
             raise no_moves_error(state)
+        self.spread = 1.0
         return moves[0] if len(moves) == 1 else self.search(state, moves)
+
+    def widen(self, returns: list[float]) -> None:
+        """Take a backed-up `returns` into `spread`."""
+        self.spread = max([self.spread, *(abs(value) for value in returns)])
 
     def search(self, state: State, moves: list[Move]) -> Move:
         """The move a search picks among two or more legal `moves`."""

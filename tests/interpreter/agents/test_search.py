@@ -133,3 +133,40 @@ def test_a_rollout_in_place_plays_and_judges_as_a_chain_of_values(make_game, nam
         # the looping game passes its step limit in every full rollout: judged on the state before that move
         assert stopped == (name == "looping" and depth is None)
     assert state.dumps() == before  # the tree's state is left as it was
+
+
+HUNDREDS = """
+ruleplay: 1
+game: hundreds
+players: 2
+boards: {grid: {width: 3, height: 3}}
+constants: {lines: [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]}
+state:
+  board: {init: "repeat(null, 9)"}
+  winner: {init: "null"}
+flow: {phases: [{name: play, order: alternate, actions: [place]}]}
+actions:
+  place:
+    params: {cell: 'cells("grid")'}
+    require: [{check: "board[cell] == null"}]
+    effects: |
+      board[cell] = current
+      if any(all(board[c] == current for c in line) for line in lines) { winner = current }
+end: [{when: "winner != null"}, {when: "all(c != null for c in board)"}]
+scoring:
+  score: "if winner == p then 1 else 0"
+  returns: "if winner == null then 0 else (if winner == p then 100 else -100)"
+"""
+
+
+@pytest.mark.parametrize("agent", ["mcts", "ismcts"])
+def test_declared_returns_wider_than_one_still_explore(make_game, agent):
+    """Tic-tac-toe paid in hundreds: UCB's exploration is weighed against the widest return seen, so a search
+    blocks the loss it would block at returns of one (with the means in hundreds, c = 1.4 weighed nothing
+    and 5 of 20 seeds of `mcts` let O win)."""
+    game = make_game(HUNDREDS)
+    state = game.new_state(0)
+    for cell in (0, 3, 8, 4):  # O holds 3 and 4: X must take 5
+        state = state.apply(f"place({cell})")
+    chosen = [str(make_agent(f"{agent}:iterations=200", seed).choose(state)) for seed in range(12)]
+    assert chosen == ["place(5)"] * 12

@@ -85,3 +85,31 @@ def test_wins_nine_in_ten_connect_four_games_against_random():
     wins = sum(play_game(c4, ["mcts:iterations=200", "random"] if s % 2 == 0 else ["random", "mcts:iterations=200"],
                          seed=s).returns[s % 2] > 0 for s in range(20))
     assert wins >= 18, f"{wins} wins in 20"
+
+
+GAMBLE = """
+ruleplay: 1
+game: gamble
+players: 2
+state:
+  pts: {per_player: true, init: "if p == 0 then 0 else 4"}
+  faces: {init: "range(1, 7)"}
+  done: {init: "false"}
+flow: {phases: [{name: play, order: alternate, actions: [safe, gamble]}]}
+actions:
+  safe: {effects: "pts[0] = 4\\ndone = true"}
+  gamble: {effects: "shuffle faces\\npts[0] = faces[0]\\ndone = true"}
+end: [{when: done}]
+scoring: {score: "pts[p]"}
+"""
+
+
+def test_a_shuffle_in_a_move_is_sampled_not_foreseen(make_game):
+    """Seat 0 draws level with `safe`, or rolls a die by shuffling with `gamble` and wins on 5 or 6 only
+    (a return of -1/3).  The search must not read the roll from the game's own generator: it gambled
+    when that generator was about to roll 5 or 6 (in 4 of these 20 positions); now it never does."""
+    game = make_game(GAMBLE)
+    start = game.new_state(0)
+    for rng in range(1, 400, 20):
+        state = start.with_data(dict(start.data, rng=rng))
+        assert str(make_agent("mcts:iterations=100", 1).choose(state)) == "safe", rng

@@ -119,12 +119,18 @@ def _spread(d: dict) -> str:
             f"range {d['min']:g}-{d['max']:g}")
 
 
-def echo_statistics(statistics: dict, agents: list[str]) -> None:
+def holder(rotate: bool) -> str:
+    """What the k-th figures of a batch belong to: seat k, or agent k when seats rotate (each agent then
+    sat in every seat, and its figures are its own whatever seat it held)."""
+    return "agent" if rotate else "seat"
+
+
+def echo_statistics(statistics: dict, agents: list[str], rotate: bool = False) -> None:
     """The statistics of one batch (`runs.summary`), as indented text lines."""
     s = statistics
     for k, agent in enumerate(agents):
         win = s["win_rate"][k]
-        echo(f"  seat {k} ({agent}): mean return {s['mean_returns'][k]:.3f}, win rate {win['rate']:.1%} "
+        echo(f"  {holder(rotate)} {k} ({agent}): mean return {s['mean_returns'][k]:.3f}, win rate {win['rate']:.1%} "
              f"95% CI {_interval(win['ci95'])}; score {_spread(s['scores'][k])}")
     echo(f"  draw rate {s['draw_rate']['rate']:.1%} {_interval(s['draw_rate']['ci95'])}, decisive (one winner) "
          f"{s['decisiveness']['rate']:.1%} {_interval(s['decisiveness']['ci95'])}")
@@ -144,4 +150,6 @@ def charts(plot_dir: Path, title: str, runs: dict[str, Any]) -> list[Path]:
     from ..view.charts import write_charts
 
     plot_dir.mkdir(parents=True, exist_ok=True)
-    return write_charts(plot_dir, title, {label: (r.agents, r.statistics, r.measures) for label, r in runs.items()})
+    rotate = any(r.rotate for r in runs.values())
+    return write_charts(plot_dir, title, {label: (r.agents, r.statistics, r.measures) for label, r in runs.items()},
+                        holder(rotate))

@@ -118,12 +118,13 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     rotation = ", seats rotated" if report.rotate else ""
     echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural} "
          f"({report.executor}){rotation}")
+    who = "agent" if report.rotate else "player"
     for k, agent in enumerate(report.agents):
-        echo(f"  player {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
+        echo(f"  {who} {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")
     echo(f"  draws: {report.draws} ({percent(report.draws, done)})")
     echo(f"  mean length: {report.mean_length:.2f} moves (chance's included)")
     if done:
-        echo_statistics(report.statistics, report.agents)
+        echo_statistics(report.statistics, report.agents, report.rotate)
     if report.ended_by:
         echo("  ended by: " + ", ".join(f"{rule} {count}" for rule, count in report.ended_by.items()))
     resumed = f", {report.resumed} games read back from {out_file}" if report.resumed else ""

@@ -1,7 +1,7 @@
 """Charts of one run or of two runs side by side, as PNG and SVG (matplotlib, the extra `ruleplay[plot]`).
 
 Three charts, each drawn for every run given (one for `simulate`, A and B
-for `compare`): win rate per seat with its 95% Wilson interval, the score
+for `compare`): win rate per seat (per agent when seats rotate) with its 95% Wilson interval, the score
 and length distributions overlaid as step histograms (outlines, so both
 runs stay visible where they overlap), and the share of games in which
 each rule fired.  The Agg backend draws without a display.
@@ -68,11 +68,11 @@ def wrapped(spec: str, width: int = 28) -> str:
     return "\n".join(lines + [line])
 
 
-def seat_label(seat: int, spec: str) -> str:
-    return f"seat {seat}\n{wrapped(spec)}"
+def seat_label(seat: int, spec: str, holder: str = "seat") -> str:
+    return f"{holder} {seat}\n{wrapped(spec)}"
 
 
-def _win_rates(plt: Any, title: str, runs: dict[str, Run]) -> Any:
+def _win_rates(plt: Any, title: str, runs: dict[str, Run], holder: str) -> Any:
     figure, ax = plt.subplots(figsize=(7, 4))
     width = 0.8 / len(runs)
     for k, (label, (agents, stats, _)) in enumerate(runs.items()):
@@ -82,10 +82,10 @@ def _win_rates(plt: Any, title: str, runs: dict[str, Run]) -> Any:
         xs = [seat + (k - (len(runs) - 1) / 2) * width for seat in range(len(rates))]
         ax.bar(xs, rates, width, yerr=[low, high], capsize=4, color=COLOURS[k], alpha=0.8, label=label)
     agents = next(iter(runs.values()))[0]
-    ax.set_xticks(range(len(agents)), [seat_label(s, a) for s, a in enumerate(agents)])
+    ax.set_xticks(range(len(agents)), [seat_label(s, a, holder) for s, a in enumerate(agents)])
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% Wilson interval)")
-    ax.set_title(f"{title}: win rate per seat")
+    ax.set_title(f"{title}: win rate per {holder}")
     ax.legend()
     return figure
 
@@ -144,12 +144,13 @@ def _coverage_bars(ax: Any, rules: list[str], runs: dict[str, Run]) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars: full-length bars are common
 
 
-def write_charts(folder: Path, title: str, runs: dict[str, Run]) -> list[Path]:
-    """Write win-rates, scores, length and coverage charts (PNG and SVG) to `folder`; the paths written."""
+def write_charts(folder: Path, title: str, runs: dict[str, Run], holder: str = "seat") -> list[Path]:
+    """Write win-rates, scores, length and coverage charts (PNG and SVG) to `folder`; the paths written.
+    `holder` names what the runs' k-th figures belong to: "seat", or "agent" for seats rotated."""
     plt = _pyplot()
-    written = _save(plt, _win_rates(plt, title, runs), folder, "win-rates")
+    written = _save(plt, _win_rates(plt, title, runs, holder), folder, "win-rates")
     written += _save(plt, _histograms(plt, title, runs, "score", lambda m: m.scores,
-                                      lambda agents: [seat_label(s, a) for s, a in enumerate(agents)]),
+                                      lambda agents: [seat_label(s, a, holder) for s, a in enumerate(agents)]),
                      folder, "scores")
     written += _save(plt, _histograms(plt, title, runs, "length (moves)", lambda m: [m.lengths],
                                       lambda agents: ["all games"]), folder, "length")

@@ -47,6 +47,19 @@ def test_simulate_prints_and_emits_the_statistics():
     assert doc["run"] == {**doc["run"], "executor": "process", "workers": 1}
 
 
+def test_rotated_seats_report_per_agent_not_per_seat(tmp_path):
+    """With --rotate the k-th figures are agent k's, over every seat it held: labelled `seat k` they read as
+    seat k's (greedy's 'seat 1' win rate was the rate of greedy in both seats)."""
+    result = run("simulate", "tic-tac-toe", "-n", "20", "--agents", "random,greedy", "--rotate",
+                 "--plot", tmp_path / "charts")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert any(line.startswith("  agent 1 (greedy): mean return") for line in lines)
+    assert any(line.startswith("  agent 1 (greedy): ") and " wins (" in line for line in lines)
+    assert not any(line.lstrip().startswith(("seat ", "player ")) for line in lines), result.output
+    assert "win rate per agent" in (tmp_path / "charts" / "win-rates.svg").read_text(encoding="utf-8")
+
+
 def test_compare_finds_that_misere_turns_the_winner(misere):
     base, variant = misere
     result = run("compare", base, "--variant", variant, "-n", "150", "--json")

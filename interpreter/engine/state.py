@@ -340,7 +340,8 @@ class State:
         return scores(self.game.model, self.data)
 
     def returns(self) -> list[float]:
-        """Utilities in [-1, 1] at the end (declared by the ruleset, or by rank); zeros before."""
+        """Utilities at the end: the ruleset's `scoring.returns` as declared (in its own unit, chips say), else
+        by rank in [-1, 1]; zeros before."""
         if not self.is_terminal():
             return [0.0] * self.data["flow"]["players"]
         return rank_returns(self.game.model, self.data)

@@ -278,7 +278,8 @@ class State:
         move = self._coerce(move)
         model, data = self.game.model, self.data
         flow = data["flow"]
-        _check_caller(player, budget)
+        if player is not None or budget is not None:  # the playout's hot path names neither
+            _check_caller(player, budget)
         if player is not None and player != flow["player"] and not flow["done"]:
             raise IllegalMoveError(move, f"it is not player {player}'s turn "
                                    f"(player {flow['player']} is to move)", "RP607")

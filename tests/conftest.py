@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# Commands play on the Python engine unless a test asks for the native backend (tests/interpreter/engine/native):
+# a command's default, `auto`, would compile every ruleset a test runs a command on.
+os.environ.setdefault("RULEPLAY_BACKEND", "python")
+
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -15,7 +15,8 @@ from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from ..runs.simulate import SimulationReport
 from .batches import charts, executor_option, replay_command, spec_ids, workers_option
-from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, seated
+from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_heuristics, json_option, load, plays_on,
+                      seated)
 from .output import echo, echo_failures, emit_json, reports_errors, same_file, terminal_safe
 from .simulate import MAX_GAMES
 
@@ -82,11 +83,12 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               callback=out_folder, help="Stream each side's games to DIR/A.jsonl and DIR/B.jsonl.")
 @click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
+@backend_option
 @json_option
 @reports_errors
 def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: list[str], players: int | None,
                     seed: int, workers: int, executor: str | None, plot_dir: Path | None, out_dir: Path | None,
-                    resume: bool, as_json: bool) -> None:
+                    resume: bool, backend: str, as_json: bool) -> None:
     """Play a base and a variant (or two variants) on the same seeds and agents, and test every difference.
 
     Game i of A and game i of B share a seed, so the games are compared in pairs:
@@ -116,7 +118,9 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     check_heuristics(agents, loaded[1])
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    specs = tuple(GameSpec(ruleset, players, variant) for ruleset, variant, _ in sides)
+    for game in loaded:
+        plays_on(game, backend, seated(agents, game))
+    specs = tuple(GameSpec(ruleset, players, variant, backend=backend) for ruleset, variant, _ in sides)
     labels = (sides[0][2], sides[1][2])
     try:
         result = compare(specs, labels, n, seed, agents, workers, executor, out=out_dir, resume=resume,

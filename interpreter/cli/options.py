@@ -221,6 +221,28 @@ def ruleset_options(fn: Callable) -> Callable:
                         help="Number of players (default: the ruleset's).")(fn)
 
 
+def backend_option(fn: Callable) -> Callable:
+    """`--backend auto|python|native`: what the command's games play on (`engine.native`)."""
+    from ..engine.native import BACKENDS, ENV_VAR, default_choice
+
+    return click.option("--backend", type=click.Choice(BACKENDS), default=default_choice,
+                        show_default=f"auto, or ${ENV_VAR}",
+                        help="What the games play on: the ruleset compiled to C (native), the Python engine "
+                             "(python), or native where it can (auto: a line on stderr says where it cannot "
+                             "and why). The results are the same on both.")(fn)
+
+
+def plays_on(game: Game, choice: str, agents: list[str] | None = None) -> str:
+    """The backend the command's games play on ("native" or "python"), saying on stderr, once, why `auto`
+    plays on Python; `native` that cannot be is an error (RP670, exit 1)."""
+    from ..engine.native import plays_on as backend_of
+
+    backend = backend_of(game, choice, agents)
+    if backend.why_not is not None:
+        echo(terminal_safe(f"note: playing on the Python engine: {backend.why_not}"), err=True)
+    return backend.name
+
+
 def game_options(fn: Callable) -> Callable:
     fn = click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
                       help="Seed of every random event (and of the agents).")(fn)

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from .options import WholeNumber, game_options, json_option, load
+from .options import WholeNumber, backend_option, game_options, json_option, load, plays_on
 from .output import echo, emit_json, reports_errors
 
 
@@ -54,9 +54,10 @@ MAX_DEPTH = 10**7  # the largest `limits.max_steps` a ruleset may set: no line o
 @click.option("--depth", type=WholeNumber(min=0, max=MAX_DEPTH), required=True, metavar="D",
               help="Decisions deep (a chance draw takes none). A depth past every game's end counts the whole tree.")
 @game_options
+@backend_option
 @json_option
 @reports_errors
-def perft_command(game_name: str, depth: int, players: int | None, variant: str | None, seed: int,
+def perft_command(game_name: str, depth: int, players: int | None, variant: str | None, seed: int, backend: str,
                   as_json: bool) -> None:
     """Count the move sequences of exactly D decisions from the initial state.
 
@@ -67,19 +68,23 @@ def perft_command(game_name: str, depth: int, players: int | None, variant: str 
     moves are not decisions.  A count running over a second shows how many
     states it has reached on stderr.
     """
+    from ..engine.native import choose
     from ..runs.perft import perft as count
 
-    state = load(game_name, players, variant).new_state(seed)
+    game = load(game_name, players, variant)
+    native = choose(game, backend).native if plays_on(game, backend) == "native" else None
+    state = game.new_state(seed)
     progress = StderrProgress(PROGRESS_AFTER, PROGRESS_INTERVAL)
     started = time.process_time()
     try:
-        result = count(state, depth, progress)
+        result = count(state, depth, progress, native)
     finally:
         progress.close()
     seconds = time.process_time() - started
     nodes_per_s = result.nodes / seconds if seconds > 0 else 0.0  # leaf nodes per CPU-second, as perft reports
     if as_json:
-        emit_json(result.to_dict() | {"seconds": seconds, "nodes_per_s": nodes_per_s})
+        emit_json(result.to_dict() | {"seconds": seconds, "nodes_per_s": nodes_per_s,
+                                      "backend": "native" if native is not None else "python"})
     else:
         echo(f"perft {depth}: {result.nodes} nodes, {result.terminals} terminal states "
              f"({nodes_per_s:,.0f} nodes/s, {seconds:.2f} CPU seconds)")

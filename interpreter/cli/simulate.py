@@ -13,7 +13,8 @@ import click
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
 from .batches import charts, echo_statistics, executor_option, replay_command, spec_ids, workers_option
-from .options import WholeNumber, agents_option, check_heuristics, game_options, json_option, load, output_file
+from .options import (WholeNumber, agents_option, backend_option, check_heuristics, game_options, json_option, load,
+                      output_file, plays_on, seated)
 from .output import INTERRUPTED, echo, echo_failures, emit_json, percent, reports_errors
 
 # Simulations stream (memory does not grow with N), but a resumed run keeps one bit per game: a bound
@@ -40,12 +41,13 @@ MAX_GAMES = 10**9
 @click.option("--verify-all", is_flag=True,
               help="With --resume: play every game read back again, not a sample (costs as much as those games).")
 @game_options
+@backend_option
 @json_option
 @reports_errors
 def simulate_command(game_name: str, n: int, agents: list[str], workers: int, rotate: bool, executor: str | None,
                      plot_dir: Path | None, check: bool, out_file: Path | None,
                      resume: bool, verify_all: bool, players: int | None, variant: str | None, seed: int,
-                     as_json: bool) -> None:
+                     backend: str, as_json: bool) -> None:
     """Play N games between agents and report returns, wins (95% Wilson intervals), draws, scores,
     lengths, branching, decisiveness, rule coverage, end conditions and speed."""
     from ..runs.simulate import GameSpec
@@ -55,9 +57,10 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
         raise click.UsageError("--resume completes the results file given with --out FILE")
     if verify_all and not resume:
         raise click.UsageError("--verify-all checks the games --resume reads back")
-    spec = GameSpec(game_name, players, variant, checking=check)
     game = load(game_name, players, variant, checking=check)
     check_heuristics(agents, game)
+    plays_on(game, backend, seated(agents, game))
+    spec = GameSpec(game_name, players, variant, checking=check, backend=backend)
     batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,
                               game=game, verify_all=verify_all, spec_ids=spec_ids(game), rotate=rotate,
                               executor=executor)
@@ -117,7 +120,7 @@ def _print_simulation(game_name: str, report: Any, out_file: Path | None) -> Non
     stopped = f" ({report.failed} stopped on rule errors)" if report.failed else ""
     rotation = ", seats rotated" if report.rotate else ""
     echo(f"{game_name}: {report.games} games{stopped}, seed {report.seed}, {report.workers} worker{plural} "
-         f"({report.executor}){rotation}")
+         f"({report.executor}, {report.backend} backend){rotation}")
     who = "agent" if report.rotate else "player"
     for k, agent in enumerate(report.agents):
         echo(f"  {who} {k} ({agent}): {report.wins[k]} wins ({percent(report.wins[k], done)})")

@@ -10,7 +10,8 @@ from ..engine.errors import WorkerLostError
 from ..engine.game import Game
 from .batches import executor_option, replay_command, workers_option
 from .compare import out_folder
-from .options import SEEDS, WholeNumber, agents_option, check_heuristics, json_option, load, ruleset_options
+from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_heuristics, json_option, load, plays_on,
+                      ruleset_options)
 from .output import echo, echo_failures, emit_json, reports_errors
 from .simulate import MAX_GAMES
 
@@ -29,11 +30,12 @@ from .simulate import MAX_GAMES
               callback=out_folder, help="Stream each seating's games to a results file in DIR.")
 @click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
 @ruleset_options
+@backend_option
 @json_option
 @reports_errors
 def tournament_command(game_name: str, agents: list[str], n: int, seed: int, workers: int, executor: str | None,
                        plot_dir: Path | None, out_dir: Path | None, resume: bool, players: int | None,
-                       variant: str | None, as_json: bool) -> None:
+                       variant: str | None, backend: str, as_json: bool) -> None:
     """Play every pairing of the agents in every seating and rank them (Bradley-Terry, Elo scale, 95%
     bootstrap intervals), with a cross-table of wins, draws and losses."""
     from ..runs.tournament import tournament
@@ -49,11 +51,12 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     game = load(game_name, players, variant)
     _check_opponents(game)
     check_heuristics(agents, game)
+    plays_on(game, backend, agents)
     _note_rounding(n, game.info.players)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        report = tournament(GameSpec(game_name, players, variant), agents, n, seed, workers, executor,
+        report = tournament(GameSpec(game_name, players, variant, backend=backend), agents, n, seed, workers, executor,
                             out=out_dir, resume=resume, game=game)
     except WorkerLostError as err:
         echo(f"error {err.code}: {err.message}; finish with the same command and --resume", err=True)

@@ -91,6 +91,7 @@ class Game:
             self._setup_drew = drew
             if not drew:
                 self._initial = state.copy()
+                self._initial.last_fired = list(state.last_fired)  # what set-up fired, for every later copy too
         else:
             state = kept.copy()
             state.data["rng"] = seed_state(seed)

@@ -260,6 +260,8 @@ class GameModel:
     move_table: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     # Each action's generated listing, made when first listed (`engine.listing`); None: the reference listing.
     listings: Any = field(default=None, repr=False, compare=False)
+    # The tree and scope of every text compiled for play, by its ruleset path (`engine.native` lowers them).
+    code: dict[tuple, Code] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def keeps_secrets(self) -> bool:

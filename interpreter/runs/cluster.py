@@ -109,7 +109,7 @@ def play_batch(spec: GameSpec, agents: Sequence[str], seed: int, indices: Sequen
                rotate: bool) -> list[GameOutcome]:
     """The task a Dask worker runs: the games `indices` of a batch, in order."""
     game = _game(spec)
-    return [run_one(game, agents, seed, i, rotate) for i in indices]
+    return [run_one(game, agents, seed, i, rotate, spec.backend) for i in indices]
 
 
 def _portable(spec: GameSpec) -> GameSpec:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from ..engine.native import NativeGame, perft_counts
 from ..engine.state import State
 
 
@@ -83,7 +84,13 @@ def _reached(state: State, depth: int) -> Iterator[tuple[State, int]]:
             return
 
 
-def perft(state: State, depth: int, progress: Progress | None = None) -> PerftResult:
+def perft(state: State, depth: int, progress: Progress | None = None, native: NativeGame | None = None) -> PerftResult:
+    """The counts at `depth`; with `native`, counted in the game's native module (the same counts; no
+    progress is reported then, and a tree the module gives up on is counted here instead)."""
+    counts = perft_counts(native, state, depth) if native is not None else None
+    if counts is not None:
+        nodes, ends = counts
+        return PerftResult(depth, nodes[depth] if depth < len(nodes) else 0, sum(ends))
     result = PerftResult(depth, 0, 0)
     for s, k in _reported(_reached(state, depth), progress):
         result.nodes += k == depth
@@ -91,11 +98,16 @@ def perft(state: State, depth: int, progress: Progress | None = None) -> PerftRe
     return result
 
 
-def perft_table(state: State, depth: int, progress: Progress | None = None) -> list[PerftResult]:
+def perft_table(state: State, depth: int, progress: Progress | None = None,
+                native: NativeGame | None = None) -> list[PerftResult]:
     """perft for every depth 1..depth in one walk (each level counted on the way down)."""
-    nodes = [0] * (depth + 1)
-    ends = [0] * (depth + 1)  # terminal states reached after exactly k decisions
-    for s, k in _reported(_reached(state, depth), progress):
-        nodes[k] += 1
-        ends[k] += s.is_terminal()
+    counts = perft_counts(native, state, depth) if native is not None else None
+    if counts is not None:
+        nodes, ends = (c + [0] * (depth + 1 - len(c)) for c in counts)
+    else:
+        nodes = [0] * (depth + 1)
+        ends = [0] * (depth + 1)  # terminal states reached after exactly k decisions
+        for s, k in _reported(_reached(state, depth), progress):
+            nodes[k] += 1
+            ends[k] += s.is_terminal()
     return [PerftResult(d, nodes[d], sum(ends[: d + 1])) for d in range(1, depth + 1)]

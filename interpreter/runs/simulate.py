@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..engine.game import ENGINE_VERSION, Game
+from ..engine.native import plays_on
 from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.rng import check_seed
 from . import results_file, stats
@@ -70,6 +71,7 @@ class SimulationReport:
     outcomes: list[GameOutcome] = field(default_factory=list)  # every game, by index (only if asked for)
     measures: Measures | None = None  # the finished games' distributions (`runs.summary`)
     statistics: dict = field(default_factory=dict)  # `measures` summarised, coverage included
+    backend: str = "python"  # what the games played on (`engine.native.plays_on`): the results are the same
 
     @property
     def completed(self) -> int:
@@ -80,8 +82,8 @@ class SimulationReport:
         return {"games": self.games, "completed": self.completed, "players": self.players, "seed": self.seed,
                 "agents": self.agents, "rotate": self.rotate, "wins": self.wins, "draws": self.draws,
                 "win_rate": self.win_rate, "mean_length": self.mean_length, "ended_by": self.ended_by,
-                "run": {"executor": self.executor, "workers": self.workers, "playouts_per_s": self.playouts_per_s,
-                        "seconds": self.seconds}, "resumed": self.resumed,
+                "run": {"executor": self.executor, "workers": self.workers, "backend": self.backend,
+                        "playouts_per_s": self.playouts_per_s, "seconds": self.seconds}, "resumed": self.resumed,
                 "failed": self.failed, "errors": [e.to_dict() for e in self.errors], "statistics": self.statistics}
 
 
@@ -113,7 +115,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     per game (game i seats `play.rotated(agents, i)`), and the report counts
     each agent wherever it sat, in `agents` order.  `executor` is None (or
     "process") for worker processes here, or a Dask one (`runs.cluster`);
-    the results are the same on every backend.  `on_outcome` is handed
+    the results are the same on every executor, and on either engine
+    (`game_spec.backend`: "python", "native" or "auto").  `on_outcome` is handed
     every game's outcome as it is tallied, those a resume reads back too,
     in the order they finish (`compare` pairs the games of two batches).
     """
@@ -123,6 +126,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     check_workers(workers)
     game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
+    backend = plays_on(game, game_spec.backend, seats).name  # made here, before any worker is forked
     tally = Tally(game.info.players, keep_outcomes, rotate)
 
     def record(outcome: GameOutcome) -> None:
@@ -157,7 +161,7 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
                     progress(1)
         elapsed = time.perf_counter() - start
     report = tally.report(seed, seats, workers)
-    report.executor, report.rotate = executor or "process", rotate
+    report.executor, report.rotate, report.backend = executor or "process", rotate, backend
     report.statistics = tally.measures.summary(game.model.cited_rules, spec_ids)
     report.seconds = elapsed
     report.playouts_per_s = (tally.games - resumed) / elapsed if elapsed > 0 else 0.0

@@ -110,12 +110,13 @@ class TournamentReport:
     failures: list[tuple[tuple[str, ...], int, list[GameFailure]]] = field(default_factory=list)
     ratings: list[float] = field(default_factory=list)
     intervals: list[tuple[float, float]] = field(default_factory=list)
+    backend: str = "python"  # what the batches played on: "python", "native", or "native+python" when both
 
     def ranking(self) -> list[int]:
         return sorted(range(len(self.agents)), key=lambda k: -self.ratings[k])
 
     def to_dict(self) -> dict:
-        return {"agents": self.agents, "players": self.players, "seed": self.seed,
+        return {"agents": self.agents, "players": self.players, "seed": self.seed, "backend": self.backend,
                 "games_per_seating": self.games_per_seating, "rating": "Bradley-Terry, Elo scale",
                 "ranking": [{"agent": self.agents[k], "rating": self.ratings[k], "ci95": list(self.intervals[k])}
                             for k in self.ranking()],
@@ -137,12 +138,14 @@ def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, wor
         raise ValueError("a tournament needs a game of at least two players: the agents play each other")
     per_seating = games_per_seating(n, players)
     report = TournamentReport(list(agents), players, seed, per_seating)
+    backends: set[str] = set()
     for a, b in itertools.combinations(range(len(agents)), 2):
         pairing = Pairing(a, b)
         for r, seating in enumerate(seatings(a, b, players)):
             path = Path(out) / f"{a}-{b}-{r}.jsonl" if out is not None else None
             batch = simulate(spec, per_seating, seed, [agents[k] for k in seating], workers, out=path,
                              resume=resume, game=game, executor=executor)
+            backends.add(batch.backend)
             if batch.failed:
                 report.failures.append((tuple(batch.agents), batch.failed, batch.errors))
             for outcome in batch.outcomes:
@@ -156,6 +159,7 @@ def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, wor
                 pairing.draws += difference == 0
                 pairing.losses += difference < 0
         report.pairings.append(pairing)
+    report.backend = "+".join(sorted(backends))  # a seating of agents the native backend plays is native
     report.ratings = fit(len(agents), report.pairings)
     rng = random.Random(seed)
     fits = [fit(len(agents), [_resampled(p, rng) for p in report.pairings]) for _ in range(BOOTSTRAP_FITS)]

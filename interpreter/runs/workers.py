@@ -33,7 +33,8 @@ from ..engine.game import Game, load_game
 from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.legal import CHANCE
 from ..engine.state import State
-from .play import MoveRecord, game_seed, play_game, rotated
+from ..engine.native import NativeGame, choose, native_agents, playout
+from .play import MoveRecord, agent_seed, game_seed, play_game, rotated, seat_agents
 
 
 BATCH_GAMES = 4  # games per message to a worker: few, since a killed run replays those in flight
@@ -108,22 +109,31 @@ class GameSpec:
     players: int | None = None
     variant: str | None = None
     checking: bool = False  # check the ruleset's invariants after every move; a broken one is a game error
+    backend: str = "python"  # what the games play on: "python", "native" or "auto" (`engine.native.choose`)
 
     def load(self) -> Game:
         return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
 
 
-def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bool = False) -> GameOutcome:
+def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bool = False,
+            backend: str = "python") -> GameOutcome:
     """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on).
 
     The legal moves counted at each decision are the ones the state already
     holds (it caches the next moves), so counting them plays nothing more and
     draws nothing from the game's generator.  With `rotate`, game i seats
     the agents shifted by i (`rotated`); the outcome stays in seat order.
+    On the native backend, a game whose agents need no lookahead is played
+    in the game's native module; the outcome is the same.
     """
     gseed = game_seed(seed, index)
     if rotate:
         agents = rotated(agents, index)
+    if backend != "python":
+        native = choose(game, backend).native
+        kinds = native_agents(seat_agents(list(agents), game.info.players)) if native is not None else None
+        if kinds is not None:
+            return _run_native(native, kinds, gseed, index)  # type: ignore[arg-type]
     offered = [0, 0]  # decisions, legal moves over them
 
     def count(state: State, record: MoveRecord | None) -> None:
@@ -140,6 +150,17 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
     fired = Counter(rule for record in result.records for rule in record.rules)
     return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest,
                        result.ended_by, decisions=offered[0], branching=offered[1], fired=tuple(sorted(fired.items())))
+
+
+def _run_native(native: NativeGame, kinds: list[int], gseed: int, index: int) -> GameOutcome:
+    try:
+        game = playout(native, kinds, [agent_seed(gseed, k) for k in range(len(kinds))], gseed)
+    except RuleplayError as err:
+        return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
+                                                            getattr(err, "hint", "")))
+    digest = hashlib.blake2b("\n".join(game.moves).encode(), digest_size=8).hexdigest()
+    return GameOutcome(index, gseed, len(game.moves), tuple(game.scores), tuple(game.returns), digest, game.ended_by,
+                       decisions=game.decisions, branching=game.branching, fired=tuple(sorted(game.fired.items())))
 
 
 def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int, rotate: bool,
@@ -171,7 +192,7 @@ def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], see
         if batch is None:
             return
         for index in batch:
-            conn.send(run_one(game, agents, seed, index, rotate))
+            conn.send(run_one(game, agents, seed, index, rotate, spec.backend))
 
 
 @dataclass
@@ -194,7 +215,7 @@ def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indic
     queue's lock deadlocked it.
     """
     if workers == 1:
-        yield (run_one(game, agents, seed, i, rotate) for i in indices)
+        yield (run_one(game, agents, seed, i, rotate, spec.backend) for i in indices)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     forked = context.get_start_method() == "fork"

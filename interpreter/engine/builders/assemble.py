@@ -73,7 +73,8 @@ def _scope(b: BuildContext, constants: dict) -> Scope:
     for n, f in (d.get("functions") or {}).items():
         b.cite(f.get("rule"), ("functions", n))
         node = b.parse(("functions", n, "value"), effects=False)
-        body = None if node is None else b.compile(node, scope.only_locals(*functions[n].params))
+        body = None if node is None else b.compile(node, scope.only_locals(*functions[n].params),
+                                                   ("functions", n, "value"))
         b.compiler.function_bodies[n] = body or (lambda ctx: None)
         if body is not None:
             nodes[n] = node
@@ -82,6 +83,8 @@ def _scope(b: BuildContext, constants: dict) -> Scope:
         b.cite(f.get("rule"), ("procedures", n), mutable=True)
         body = b.effects(("procedures", n, "effects"), scope.only_locals(*procedures[n].params))
         b.compiler.procedure_bodies[n] = noop if b.off(f.get("rule")) else body
+        if b.off(f.get("rule")):
+            b.code.pop(("procedures", n, "effects"), None)  # switched off: a call runs nothing
     return scope
 
 
@@ -143,7 +146,7 @@ def _build(b: BuildContext, requested_players: int | None, variant: str | None) 
         scope=scope, function_bodies=b.compiler.function_bodies, procedure_bodies=b.compiler.procedure_bodies,
         state_graphs=state_graphs, written_vars=frozenset(b.written & set(vars_)),
         listings=Listings(b.compiler) if isinstance(b.compiler, Codegen) else None,
-        written_by_action=b.written_by_action(list(actions), set(vars_)),
+        written_by_action=b.written_by_action(list(actions), set(vars_)), code=b.code,
     )
     model.num_actions = _number_actions(actions)
     return model

@@ -44,6 +44,7 @@ class BuildContext:
         self.compiler = make_compiler()  # generated code, or closures with RULEPLAY_COMPILER=closures
         self.disabled = disabled_rules
         self.cited: dict[str, list[tuple]] = {}
+        self.code: dict[tuple, Code] = {}  # every text compiled for play, by its path: what the native backend lowers
         self.mutable: set[str] = set()
         self.written: set[str] = set()  # names that effects run in play assign or change as lists
         # Per effects text run in play: the names it assigns or changes as lists, and the procedures it calls.
@@ -144,6 +145,8 @@ class BuildContext:
         at `path`, the code's place in the ruleset, when the caller knows it)."""
         fn = self.compiler.expr(node, scope)
         self._flush_problems(path)
+        if path is not None:
+            self.code[path] = (node, scope)
         return fn
 
     def effects(self, path: tuple, scope: Scope) -> Exec:
@@ -156,6 +159,7 @@ class BuildContext:
             self.writes[path] = (targets, frozenset(n.name for n in A.walk(node) if isinstance(n, A.CallProc)))
         fn = self.compiler.block(node, scope)
         self._flush_problems(path)
+        self.code[path] = (node, scope)
         return fn
 
     def written_by_action(self, actions: list[str], state_vars: set[str]) -> dict[str, frozenset[str]]:

@@ -138,6 +138,7 @@ def test_graph_errors(ruleset, tmp_path):
 def test_perft_matches_the_library():
     data = json.loads(run("perft", "tic-tac-toe", "--depth", "3", "--json").stdout)
     timing = {"seconds": data.pop("seconds"), "nodes_per_s": data.pop("nodes_per_s")}  # the only timing fields
+    assert data.pop("backend") == "python"  # the tests' default (tests/conftest.py)
     assert data == perft(load_game("tic-tac-toe").new_state(0), 3).to_dict()
     assert timing["seconds"] >= 0 and timing["nodes_per_s"] >= 0
     assert data["nodes"] == 9 * 8 * 7
@@ -429,8 +430,8 @@ def test_report_writes_the_json_document_to_a_file(tmp_path):
     assert written.exit_code == 0 and f"report written to {path}" in written.output
     counts = [{k: v for k, v in json.loads(text).items() if k not in ("seconds", "nodes_per_s")}
               for text in (path.read_text(), printed.output)]
-    assert counts == [{"depth": 2, "nodes": 72, "terminals": 0}] * 2
-    assert set(json.loads(path.read_text())) == {"depth", "nodes", "terminals", "seconds", "nodes_per_s"}
+    assert counts == [{"depth": 2, "nodes": 72, "terminals": 0, "backend": "python"}] * 2
+    assert set(json.loads(path.read_text())) == {"depth", "nodes", "terminals", "seconds", "nodes_per_s", "backend"}
 
 
 def test_report_of_a_failure_holds_the_error(tmp_path):

@@ -97,7 +97,8 @@ def test_perft_command_shows_progress_on_stderr_only(monkeypatch):
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert {k: data[k] for k in ("depth", "nodes", "terminals")} == {"depth": 3, "nodes": 504, "terminals": 0}
-    assert set(data) == {"depth", "nodes", "terminals", "seconds", "nodes_per_s"} and data["nodes_per_s"] >= 0
+    assert set(data) == {"depth", "nodes", "terminals", "seconds", "nodes_per_s", "backend"} and data["nodes_per_s"] >= 0
+    assert data["backend"] == "python"
     assert "states reached" in result.stderr and result.stderr.endswith("\n")
     lines = result.stderr.splitlines()  # not a terminal: one report a line, none run together
     assert len(lines) > 1 and all(line.startswith("perft: ") and line.count("perft:") == 1 for line in lines)

@@ -1,0 +1,211 @@
+"""Compiling a lowered ruleset with the system C compiler through cffi, into a per-user cache.
+
+A module is built once per ruleset source, generator version, runtime,
+compiler and Python, and kept in `$XDG_CACHE_HOME/ruleplay` (else
+`~/.cache/ruleplay`), a folder only its user may enter (mode 0700).  Each
+module lies beside a record of the hash of its bytes; a module is loaded
+only when its bytes hash to what the record says, and one that does not
+(truncated, changed, foreign) is built again, never loaded.  Builds go to a
+fresh folder first and are moved into place whole, so two processes
+building the same module at once both end with a sound one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .verify import CSRC, verify
+
+RUNTIME_SOURCES = ("rp_value.c", "rp_ops.c", "rp_builtins.c", "rp_engine.c", "rp_api.c")
+HEADERS = ("rp.h", "rp_api.h")
+OPTIMIZE = os.environ.get("RULEPLAY_NATIVE_OPT", "-O2")
+FLAGS = ("-std=gnu11", "-fno-strict-overflow", "-Wno-unused-label", "-Wno-unused-variable",
+         "-Wno-unused-but-set-variable", "-Wno-unused-function")
+SANITIZE = os.environ.get("RULEPLAY_NATIVE_SANITIZE", "")  # "address,undefined" for the sanitizer run
+
+
+class BuildError(Exception):
+    """The module could not be compiled or loaded (no compiler, no cffi, a compiler error)."""
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "ruleplay"
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+@lru_cache(maxsize=1)
+def compiler_identity() -> str:
+    """The C compiler cffi will call, and what it says of its version: part of a module's key."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    cc = os.environ.get("CC", cc).split()[0]
+    found = shutil.which(cc)
+    if found is None:
+        raise BuildError(f"no C compiler: {cc!r} is not on the PATH")
+    try:
+        version = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        raise BuildError(f"the C compiler {found} does not run: {err}") from None
+    return f"{found}\n{version.splitlines()[0] if version else ''}"
+
+
+@lru_cache(maxsize=1)
+def runtime_text() -> str:
+    return "".join((CSRC / name).read_text(encoding="utf-8") for name in HEADERS + RUNTIME_SOURCES)
+
+
+def cdef() -> str:
+    return "typedef struct rp_state rp_state;\n" + (CSRC / "rp_api.h").read_text(encoding="utf-8")
+
+
+def module_key(source: str) -> str:
+    parts = [source, runtime_text(), compiler_identity(), OPTIMIZE, " ".join(FLAGS), SANITIZE, sys.version,
+             sysconfig.get_config_var("EXT_SUFFIX") or ""]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _import(name: str, path: Path) -> Any:
+    loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+    spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
+    if spec is None:
+        raise BuildError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+_LOADED: dict[str, Any] = {}
+
+
+def load_module(source: str) -> Any:
+    """The compiled module of `source` (its `ffi` and `lib`): from the cache when sound, else built now."""
+    verify(source)
+    key = module_key(source)
+    if key in _LOADED:
+        return _LOADED[key]
+    name = f"_ruleplay_{key[:24]}"
+    folder = cache_dir()
+    so = folder / f"{name}{sysconfig.get_config_var('EXT_SUFFIX') or '.so'}"
+    record = folder / f"{name}.json"
+    module = None
+    try:
+        kept = json.loads(record.read_text(encoding="utf-8"))
+        if kept.get("key") == key and kept.get("sha256") == _file_hash(so):
+            module = _import(name, so)
+    except (OSError, ValueError, ImportError):
+        module = None
+    if module is None:
+        _build(name, source, so, record, key)
+        module = _import(name, so)
+    if not module.lib.rp_init():
+        raise BuildError("the native module could not set up its constants (out of memory?)")
+    _LOADED[key] = module
+    return module
+
+
+def _compile_args() -> tuple[list[str], list[str]]:
+    args = [OPTIMIZE, *FLAGS, "-g0"]
+    link: list[str] = []
+    if SANITIZE:
+        args += [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g"]
+        link += [f"-fsanitize={SANITIZE}"]
+    return args, link
+
+
+def runtime_objects() -> list[str]:
+    """The runtime compiled once (per runtime, compiler, flags and Python) and kept beside the modules: each
+    module then compiles only its own code and links these."""
+    from setuptools.errors import CompileError
+
+    args, _ = _compile_args()
+    key = hashlib.sha256("\0".join([runtime_text(), compiler_identity(), " ".join(args), sys.version]).encode())
+    folder = cache_dir() / f"runtime-{key.hexdigest()[:24]}"
+    objects = [folder / f"{Path(name).stem}.o" for name in RUNTIME_SOURCES]
+    record = folder / "objects.json"
+    try:
+        kept = json.loads(record.read_text(encoding="utf-8"))
+        if all(kept.get(o.name) == _file_hash(o) for o in objects):
+            return [str(o) for o in objects]
+    except (OSError, ValueError):
+        pass
+    work = Path(tempfile.mkdtemp(prefix="runtime-", dir=cache_dir()))
+    try:
+        cc = _compiler()
+        built = cc.compile([str(CSRC / name) for name in RUNTIME_SOURCES], output_dir=str(work),
+                           include_dirs=[str(CSRC)], extra_postargs=args)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        hashes = {}
+        for made, target in zip(sorted(built, key=lambda p: Path(p).stem),
+                                sorted(objects, key=lambda p: p.stem)):
+            staged = folder / f".{target.name}.{os.getpid()}"
+            shutil.copyfile(made, staged)
+            os.replace(staged, target)
+            hashes[target.name] = _file_hash(target)
+        staged_record = folder / f".objects.json.{os.getpid()}"
+        staged_record.write_text(json.dumps(hashes), encoding="utf-8")
+        os.replace(staged_record, record)
+    except (OSError, CompileError) as err:
+        raise BuildError(f"the C compiler failed on the native runtime: {str(err).strip()[:500]}") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return [str(o) for o in objects]
+
+
+def _compiler() -> Any:
+    """The compiler setuptools builds extensions with (cffi's), set up with this Python's flags."""
+    from setuptools._distutils.ccompiler import new_compiler
+    from setuptools._distutils.sysconfig import customize_compiler
+
+    cc = new_compiler()
+    customize_compiler(cc)
+    return cc
+
+
+def _build(name: str, source: str, so: Path, record: Path, key: str) -> None:
+    try:
+        import cffi
+    except ImportError:
+        raise BuildError("cffi is not installed (pip install 'ruleplay[native]')") from None
+    from setuptools.errors import CompileError, LinkError  # what cffi's build raises for the compiler's failures
+
+    ffi = cffi.FFI()
+    ffi.cdef(cdef())
+    args, link = _compile_args()
+    # The API's declarations follow the verified source: cffi's wrapper, written after it, calls them.
+    ffi.set_source(name, source + '\n#include "rp_api.h"\n', extra_objects=runtime_objects(),
+                   include_dirs=[str(CSRC)], extra_compile_args=args, extra_link_args=link)
+    folder = so.parent
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=folder))
+    try:
+        built = Path(ffi.compile(tmpdir=str(work), verbose=False))
+        digest = _file_hash(built)
+        staged = folder / f".{so.name}.{os.getpid()}"
+        shutil.copyfile(built, staged)
+        os.chmod(staged, 0o700)
+        os.replace(staged, so)
+        staged_record = folder / f".{record.name}.{os.getpid()}"
+        staged_record.write_text(json.dumps({"key": key, "sha256": digest}), encoding="utf-8")
+        os.replace(staged_record, record)
+    except (OSError, cffi.VerificationError, cffi.CDefError, CompileError, LinkError) as err:
+        raise BuildError(f"the C compiler failed on the lowered ruleset: {str(err).strip()[:500]}") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

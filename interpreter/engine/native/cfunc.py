@@ -1,0 +1,176 @@
+"""One C function being written by the lowering: its statements, temporaries and the scopes that free them.
+
+The lowering writes every operation that can fail, charge the budget or
+make a value as a statement of its own, followed by `if (C->err) goto out;`,
+so a bail leaves the function at once and its one exit frees what it held.
+Values are `Val`s: a C expression of an `rv` (borrowed for as long as the
+statement that made it lasts), or, where the lowering knows the type, a
+plain C int (`int`) or truth value (`bool`).  A value the function owns is
+held in a temporary registered with the innermost scope, which clears it
+when the scope ends (the end of a statement, or of a loop's turn); `out:`
+drops every temporary again, which is harmless for those already cleared.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+ERR_CHECK = "if (RP_UNLIKELY(C->err)) goto out;"
+
+
+@dataclass(frozen=True)
+class Val:
+    code: str
+    kind: str = "rv"  # "rv", "int" (an int64_t known to be a whole number) or "bool" (a C truth value)
+
+    @property
+    def rv(self) -> str:
+        if self.kind == "int":
+            return f"rv_int({self.code})"
+        if self.kind == "bool":
+            return f"rv_bool({self.code})"
+        return self.code
+
+    @property
+    def truth(self) -> str:
+        if self.kind == "bool":
+            return self.code
+        if self.kind == "int":
+            return f"({self.code} != 0)"
+        return f"rp_truthy({self.code})"
+
+
+class CFunc:
+    """The text of one generated C function."""
+
+    def __init__(self, name: str, returns: str):
+        self.name = name
+        self.returns = returns  # "rv", "int" or "void"
+        self.lines: list[str] = []
+        self.decls: list[str] = []
+        self.dropped: list[str] = []  # rv variables the exit drops
+        self.scopes: list[list[str]] = [[]]
+        self.depth = 1
+        self.n = 0
+
+    # ------------------------------------------------------------ variables
+    def _fresh(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def owned(self) -> str:
+        """A temporary that owns its value: cleared when the current scope ends, dropped on the way out."""
+        name = self._fresh("t")
+        self.decls.append(f"rv {name} = {{0}};")
+        self.dropped.append(name)
+        self.scopes[-1].append(name)
+        return name
+
+    def local(self) -> str:
+        """A variable of the rules (`let`, loop names) that owns its value until it is set again or the
+        function ends."""
+        name = self._fresh("l")
+        self.decls.append(f"rv {name} = {{0}};")
+        self.dropped.append(name)
+        return name
+
+    def borrowed(self) -> str:
+        name = self._fresh("b")
+        self.decls.append(f"rv {name} = {{0}};")
+        return name
+
+    def integer(self) -> str:
+        name = self._fresh("c")
+        self.decls.append(f"int64_t {name} = 0;")
+        return name
+
+    def pointer(self) -> str:
+        """Where a loop's items lie (in a list the function holds, or borrowed)."""
+        name = self._fresh("p")
+        self.decls.append(f"const rv *{name} = NULL;")
+        return name
+
+    def index(self) -> str:
+        name = self._fresh("i")
+        self.decls.append(f"int64_t {name} = 0;")
+        return name
+
+    def array(self, items: list[str]) -> str:
+        """An array of rv values (the arguments of a call), filled where it is written."""
+        name = self._fresh("a")
+        self.decls.append(f"rv {name}[{max(len(items), 1)}];")
+        for k, item in enumerate(items):
+            self.emit(f"{name}[{k}] = {item};")
+        return name
+
+    # ------------------------------------------------------------ statements
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def check(self) -> None:
+        self.emit(ERR_CHECK)
+
+    def assign_owned(self, expr: str) -> Val:
+        """`expr` (a new reference) into an owned temporary, checked."""
+        t = self.owned()
+        self.emit(f"{t} = {expr};")
+        self.check()
+        return Val(t)
+
+    @contextmanager
+    def block(self, head: str) -> Iterator[None]:
+        """`head {` ... `}`, whose temporaries are cleared at its end."""
+        self.emit(head + " {")
+        self.depth += 1
+        with self.scope():
+            yield
+        self.depth -= 1
+        self.emit("}")
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        self.scopes.append([])
+        yield
+        for name in self.scopes.pop():
+            self.emit(f"rv_clear(&{name});")
+
+    @contextmanager
+    def capture(self) -> Iterator[list[str]]:
+        """Statements written meanwhile are kept apart (to be placed by the caller), not emitted."""
+        saved = self.lines
+        self.lines = []
+        out: list[str] = []
+        try:
+            yield out
+        finally:
+            out.extend(self.lines)
+            self.lines = saved
+
+    def place(self, lines: list[str]) -> None:
+        self.lines.extend(lines)
+
+    # ------------------------------------------------------------ the whole function
+    def text(self, signature: str, result: str | None = None) -> str:
+        """The function; `result` is the C expression (an rv to take a new reference to, or an int) that it
+        returns, None for void."""
+        body = ["    (void)A;"] + ["    " + d for d in self.decls]
+        body += self.lines
+        if self.returns == "rv":
+            body.insert(0, "    rv r = {0};")
+            body.append(f"    r = rv_ref({result});")
+        elif self.returns == "int":
+            body.insert(0, "    int r = 0;")
+            body.append(f"    r = {result};")
+        body.append("    goto out;")
+        body.append("out:")
+        body += [f"    rv_drop({name});" for name in self.dropped]
+        if self.returns == "rv":
+            body.append("    if (C->err) { rv_drop(r); return rv_null(); }")
+            body.append("    return r;")
+        elif self.returns == "int":
+            body.append("    return C->err ? 0 : r;")
+        else:
+            body.append("    return;")
+        return f"{signature}\n{{\n" + "\n".join(body) + "\n}\n"

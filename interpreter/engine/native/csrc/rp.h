@@ -1,0 +1,608 @@
+/* ruleplay's native runtime: the values, the work budget and the operators of the rules language.
+ *
+ * Every ruleset is lowered to C code that includes this header (see engine/native/lower*.py); the
+ * runtime here is the C counterpart of dsl/runtime.py, dsl/builtins.py and the engine's flow, listing
+ * and scoring, written to agree with them value for value.  Anything the runtime cannot do exactly as
+ * the Python engine does -- an int past 64 bits, a rule error, a budget that runs out -- stops the step
+ * with a bail code, and the Python engine, the reference, makes that step instead.
+ *
+ * Values mirror Python's objects: lists and maps are mutable, reference counted and shared exactly
+ * where the Python engine shares them, and copied (deep) exactly where it clones, so aliasing behaves
+ * the same.  Texts are interned: a text is the index of its bytes in one table per module.
+ */
+#ifndef RP_H
+#define RP_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ values */
+enum { T_NULL = 0, T_BOOL = 1, T_INT = 2, T_FLT = 3, T_STR = 4, T_LIST = 5, T_MAP = 6 };
+
+typedef struct rp_list rp_list;
+typedef struct rp_map rp_map;
+
+typedef struct rv {
+    int32_t t;
+    int32_t pad;
+    union { int64_t i; double f; rp_list *l; rp_map *m; } u;
+} rv;
+
+struct rp_list {
+    int32_t rc;       /* references; an immortal list (a constant) is never counted or freed */
+    int16_t immortal;
+    int16_t cls;      /* the small-block class it came from (rp_value.c), or -1 */
+    int64_t len, cap;
+    rv *items;        /* the items: in the block itself while they fit, so a list keeps its identity as it grows */
+    int64_t size;     /* an immortal list's size (as rp_size counts it), or -1 */
+    rv inline_items[];
+};
+
+struct rp_map {
+    int32_t rc;
+    int16_t immortal;
+    int16_t cls;
+    int64_t len, cap;
+    int64_t *keys;    /* text ids, in insertion order (as a Python dict keeps them) */
+    rv *vals;
+    int64_t size;     /* an immortal map's size, or -1 */
+};
+
+static inline rv rv_null(void) { rv v; v.t = T_NULL; v.pad = 0; v.u.i = 0; return v; }
+static inline rv rv_bool(int b) { rv v; v.t = T_BOOL; v.pad = 0; v.u.i = b != 0; return v; }
+static inline rv rv_int(int64_t i) { rv v; v.t = T_INT; v.pad = 0; v.u.i = i; return v; }
+static inline rv rv_flt(double f) { rv v; v.t = T_FLT; v.pad = 0; v.u.f = f; return v; }
+static inline rv rv_str(int64_t id) { rv v; v.t = T_STR; v.pad = 0; v.u.i = id; return v; }
+static inline rv rv_list(rp_list *l) { rv v; v.t = T_LIST; v.pad = 0; v.u.l = l; return v; }
+static inline rv rv_map(rp_map *m) { rv v; v.t = T_MAP; v.pad = 0; v.u.m = m; return v; }
+
+static inline int rv_is_container(rv v) { return v.t >= T_LIST; }
+
+void rp_list_free(rp_list *l);
+void rp_map_free(rp_map *m);
+
+/* A new reference to `v` (the caller now holds one). */
+static inline rv rv_ref(rv v)
+{
+    if (v.t == T_LIST) { if (!v.u.l->immortal) v.u.l->rc++; }
+    else if (v.t == T_MAP) { if (!v.u.m->immortal) v.u.m->rc++; }
+    return v;
+}
+
+/* Give up a reference. */
+static inline void rv_drop(rv v)
+{
+    if (v.t == T_LIST) { if (!v.u.l->immortal && --v.u.l->rc == 0) rp_list_free(v.u.l); }
+    else if (v.t == T_MAP) { if (!v.u.m->immortal && --v.u.m->rc == 0) rp_map_free(v.u.m); }
+}
+
+/* Drop what a temporary holds and leave it null, so a second drop (on the way out) does nothing. */
+static inline void rv_clear(rv *v) { rv old = *v; *v = rv_null(); rv_drop(old); }
+
+/* Put `v` (a reference the caller hands over) into `*slot`, dropping what was there. */
+static inline void rv_set(rv *slot, rv v) { rv old = *slot; *slot = v; rv_drop(old); }
+
+/* ------------------------------------------------------------------ bails */
+/* Why a step stopped: the Python engine makes it again and says what the rules say. */
+enum {
+    RP_OK = 0,
+    RP_BAIL_RULE = 1,      /* a rule error: the Python engine raises it, with its message */
+    RP_BAIL_LIMIT = 2,     /* the work budget, the call depth, nesting or a size limit */
+    RP_BAIL_NATIVE = 3,    /* a value the native runtime does not hold (an int past 64 bits, ...) */
+    RP_BAIL_MEMORY = 4,    /* malloc failed */
+    RP_BAIL_ILLEGAL = 5,   /* the move asked for is not legal here */
+};
+
+/* ------------------------------------------------------------------ the budget */
+typedef struct rp_budget {
+    int64_t iterations, copies;
+    int32_t depth, max_depth;
+} rp_budget;
+
+typedef struct rp_signals {
+    int32_t end_turn, end_phase, end_game, stage_set;
+    int32_t stage;   /* the stage's name (a text id), or -1 for none */
+    int32_t go;      /* `goto` target: a phase index, -1 none, -2 a name that is no phase */
+} rp_signals;
+
+struct rp_model;
+struct rp_state;
+
+/* Everything a piece of lowered code can see while it runs (the counterpart of dsl.runtime.Ctx). */
+typedef struct rp_ctx {
+    const struct rp_model *M;
+    struct rp_state *S;
+    rp_budget *b;          /* the budget charged now: the move's, or a listing's */
+    rp_budget own;         /* the move's own budget */
+    rp_signals sig;
+    uint64_t rng;          /* the generator's state while the step runs */
+    int32_t drew;          /* whether the step drew from the generator */
+    int32_t err;           /* RP_OK, or the bail code */
+    const char *why;       /* what bailed, for diagnostics (a static text of the runtime) */
+    int32_t where;         /* the position id of the code that bailed, or -1 */
+    int32_t *fired; int32_t nfired, cfired;   /* rule ids fired in this step, in order */
+} rp_ctx;
+
+#define RP_WHY_FAIL "a `fail` statement"
+
+/* Stop the step: the first reason is kept. */
+static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)
+{
+    if (C->err == RP_OK) { C->err = code; C->why = why; C->where = where; }
+}
+
+#define RP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+static inline int rp_spend(rp_ctx *C, int64_t n, int32_t where)
+{
+    C->b->iterations -= n;
+    if (RP_UNLIKELY(C->b->iterations < 0)) { rp_bail(C, RP_BAIL_LIMIT, "iterations", where); return 0; }
+    return 1;
+}
+
+static inline int rp_built(rp_ctx *C, int64_t n, int32_t where)
+{
+    C->b->copies -= n;
+    if (RP_UNLIKELY(C->b->copies < 0)) { rp_bail(C, RP_BAIL_LIMIT, "copies", where); return 0; }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ texts */
+typedef struct rp_text { const char *bytes; int64_t nbytes, nchars; } rp_text;
+
+int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes);   /* -1 (and a bail) on failure */
+rp_text rp_text_of(int64_t id);
+int64_t rp_text_compare(int64_t a, int64_t b);                     /* <0, 0, >0 in code point order */
+extern int64_t RP_EMPTY_TEXT;   /* the id of "" */
+
+/* ------------------------------------------------------------------ containers */
+rp_list *rp_list_new(rp_ctx *C, int64_t cap);
+rp_map *rp_map_new(rp_ctx *C, int64_t cap);
+int rp_list_push(rp_ctx *C, rp_list *l, rv v);            /* takes the reference `v` */
+int rp_list_insert0(rp_ctx *C, rp_list *l, rv v);
+int rp_map_put(rp_ctx *C, rp_map *m, int64_t key, rv v);  /* takes `v`; a new key goes last */
+int64_t rp_map_find(const rp_map *m, int64_t key);        /* the entry's index, or -1 */
+rv rp_map_sorted_keys(rp_ctx *C, const rp_map *m);        /* a new list of the keys in text order */
+rp_list *rp_list_copy_shallow(rp_ctx *C, const rp_list *l);
+
+/* ------------------------------------------------------------------ value semantics */
+int64_t rp_size(rp_ctx *C, rv v, int64_t cap, int32_t where);   /* items nested in v, as dsl.runtime.size */
+rv rp_clone(rp_ctx *C, rv v);                                   /* deep copy; scalars as they are */
+int rp_charge(rp_ctx *C, rv v, int32_t where);                  /* Budget.charge */
+int rp_scan(rp_ctx *C, rv v, int32_t where);                    /* Budget.scan */
+rv rp_copy(rp_ctx *C, rv v, int32_t where);                     /* Budget.copy: charged clone (new ref) */
+int rp_truthy(rv v);
+int rp_equal(rv a, rv b);
+int rp_order(rp_ctx *C, rv a, rv b, int32_t where);             /* -1, 0, 1; bails on mixed types */
+int rp_equals(rp_ctx *C, rv a, rv b, int32_t where);            /* `==`: charged */
+int rp_contains(rp_ctx *C, rv container, rv item, int32_t where); /* `in`: charged; -1 on a bail */
+int rp_compare(rp_ctx *C, int op, rv a, rv b, int32_t where);   /* `<` `<=` `>` `>=`: -1 on a bail */
+rv rp_arith(rp_ctx *C, int op, rv a, rv b, int32_t where);      /* a new reference */
+rv rp_negate(rp_ctx *C, rv a, int32_t where);
+rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where);          /* borrowed from obj */
+rv rp_slice(rp_ctx *C, rv obj, rv lo, rv hi, int32_t where);    /* a new reference */
+rv rp_field(rp_ctx *C, rv obj, int64_t name, int32_t where);    /* a new reference (a copy of a property) */
+rv rp_map_field(rp_ctx *C, rv obj, int64_t name, int32_t where);/* a map's field only: borrowed */
+rv rp_iterate(rp_ctx *C, rv v, int32_t where);                  /* the items a loop walks: a new reference */
+int rp_unpack(rp_ctx *C, rv item, int64_t count, int32_t where);
+int rp_assign_item(rp_ctx *C, rv obj, rv key, rv value, int32_t where);   /* takes `value` */
+rp_list *rp_checked_list(rp_ctx *C, rv v, int32_t where);
+rv rp_take(rp_ctx *C, rp_list *l, rv item, int32_t where);      /* the item removed: a new reference */
+int rp_prepend(rp_ctx *C, rp_list *l, rv item, int32_t where);  /* takes `item` */
+int rp_shuffle(rp_ctx *C, rp_list *l, int32_t where);
+int64_t rp_repeat_count(rp_ctx *C, rv n, int32_t where);        /* -1 on a bail */
+rv rp_number_error(rp_ctx *C, int32_t where);
+
+enum { OP_ADD = 1, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_LT, OP_LE, OP_GT, OP_GE };
+
+rv rp_len(rp_ctx *C, rv x, int32_t where);
+int64_t rp_range_loop(rp_ctx *C, rv a, rv b, int32_t nargs, int64_t *lo, int32_t where);
+rv rp_iterate_copy(rp_ctx *C, rv v, int32_t where);             /* what a `for` statement walks: its own list */
+rv rp_draw_take(rp_ctx *C, rv n, rp_list *src, int32_t where);  /* `draw`: the items taken, a new list */
+int rp_extend(rp_ctx *C, rp_list *dst, rv items);               /* appends the items of a list */
+
+static inline rv rp_new_list(rp_ctx *C, int64_t cap)
+{
+    rp_list *l = rp_list_new(C, cap);
+    return l ? rv_list(l) : rv_null();
+}
+
+/* `len(x)` as a C int (-1 with a bail). */
+static inline int64_t rp_len_i(rp_ctx *C, rv x, int32_t where)
+{
+    if (RP_LIKELY(x.t == T_LIST)) return x.u.l->len;
+    rv n = rp_len(C, x, where);
+    return n.t == T_INT ? n.u.i : -1;
+}
+
+/* Two ints a statement knows to be ints: +, - and * checked for 64 bits, // and % as Python rounds them. */
+static inline int64_t rp_iadd(rp_ctx *C, int64_t a, int64_t b, int32_t where)
+{
+    int64_t r;
+    if (RP_UNLIKELY(__builtin_add_overflow(a, b, &r))) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
+    return r;
+}
+static inline int64_t rp_isub(rp_ctx *C, int64_t a, int64_t b, int32_t where)
+{
+    int64_t r;
+    if (RP_UNLIKELY(__builtin_sub_overflow(a, b, &r))) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
+    return r;
+}
+static inline int64_t rp_imul(rp_ctx *C, int64_t a, int64_t b, int32_t where)
+{
+    int64_t r;
+    if (RP_UNLIKELY(__builtin_mul_overflow(a, b, &r))) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
+    return r;
+}
+static inline int64_t rp_ineg(rp_ctx *C, int64_t a, int32_t where)
+{
+    if (RP_UNLIKELY(a == INT64_MIN)) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
+    return -a;
+}
+
+/* `a OP b` for two ints, inline; anything else (or an overflow) through rp_arith. */
+static inline rv rp_arith_fast(rp_ctx *C, int op, rv a, rv b, int32_t where)
+{
+    if (RP_LIKELY(a.t == T_INT && b.t == T_INT)) {
+        int64_t r;
+        if (op == OP_ADD) { if (!__builtin_add_overflow(a.u.i, b.u.i, &r)) return rv_int(r); }
+        else if (op == OP_SUB) { if (!__builtin_sub_overflow(a.u.i, b.u.i, &r)) return rv_int(r); }
+        else if (op == OP_MUL) { if (!__builtin_mul_overflow(a.u.i, b.u.i, &r)) return rv_int(r); }
+    }
+    return rp_arith(C, op, a, b, where);
+}
+
+/* `a == b` without a charge when neither side is a list or map (the common case), inline. */
+static inline int rp_eq_fast(rp_ctx *C, rv a, rv b, int32_t where)
+{
+    if (RP_LIKELY(a.t == b.t && a.t <= T_STR && a.t != T_FLT)) return a.u.i == b.u.i;
+    if (a.t == T_NULL || b.t == T_NULL) return a.t == b.t;
+    return rp_equals(C, a, b, where);
+}
+
+/* `a < b` (and friends) for two ints, inline. */
+static inline int rp_cmp_fast(rp_ctx *C, int op, rv a, rv b, int32_t where)
+{
+    if (RP_LIKELY(a.t == T_INT && b.t == T_INT)) {
+        switch (op) {
+        case OP_LT: return a.u.i < b.u.i;
+        case OP_LE: return a.u.i <= b.u.i;
+        case OP_GT: return a.u.i > b.u.i;
+        default: return a.u.i >= b.u.i;
+        }
+    }
+    return rp_compare(C, op, a, b, where);
+}
+
+/* `obj[key]` for a list and an int in range, inline: borrowed. */
+static inline rv rp_index_fast(rp_ctx *C, rv obj, rv key, int32_t where)
+{
+    if (RP_LIKELY(obj.t == T_LIST && key.t == T_INT && key.u.i >= 0 && key.u.i < obj.u.l->len))
+        return obj.u.l->items[key.u.i];
+    return rp_index(C, obj, key, where);
+}
+
+rv rp_slice_view(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where);
+
+/* ------------------------------------------------------------------ the generator (engine/rng.py) */
+static inline uint64_t rp_next64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+uint64_t rp_below(uint64_t *state, uint64_t n);
+double rp_random(uint64_t *state);
+uint64_t rp_seed_state(uint64_t seed);
+
+/* ------------------------------------------------------------------ builtins */
+/* The builtins, in dsl.builtins.BUILTINS order (tests/interpreter/engine/native checks it). */
+enum {
+    BI_LEN,
+    BI_RANGE,
+    BI_SUM,
+    BI_MIN,
+    BI_MAX,
+    BI_ABS,
+    BI_ANY,
+    BI_ALL,
+    BI_SORTED,
+    BI_REVERSED,
+    BI_COUNT,
+    BI_INDEX_OF,
+    BI_UNIQUE,
+    BI_FLATTEN,
+    BI_STR,
+    BI_JOIN,
+    BI_INT,
+    BI_KEYS,
+    BI_VALUES,
+    BI_GET,
+    BI_ZIP,
+    BI_REPEAT,
+    BI_ENUMERATE,
+    BI_ARGMAX,
+    BI_ARGMIN,
+    BI_LEADER,
+    BI_RANKS,
+    BI_COMPONENTS,
+    BI_KIND,
+    BI_IS_COMPONENT,
+    BI_SEATS,
+    BI_NEXT_SEAT,
+    BI_OTHERS,
+    BI_CELLS,
+    BI_CELL,
+    BI_XY,
+    BI_STEP,
+    BI_RAY,
+    BI_NEIGHBORS,
+    BI_DIRS,
+    BI_DIR_VEC,
+    BI_PERIMETER,
+    BI_LINE_OF,
+    BI_OFFSET,
+    BI_AREA,
+    BI_FLOOD,
+    BI_ADJACENT,
+    BI_NODES,
+    BI_REACHABLE,
+    BI_DISTANCE,
+    BI_REACHABLE_VIA,
+    BI_DISTANCE_VIA,
+    BI__N
+};
+rv rp_call_builtin(rp_ctx *C, int32_t builtin, const rv *args, int32_t nargs, int32_t where);
+rv rp_range(rp_ctx *C, rv a, rv b, int32_t nargs, int32_t where);
+
+/* `cell(board, x, y)` of a board the lowering knows: the cell, or null off the board (no charge: its
+ * arguments and result are scalars). */
+static inline rv rp_cell_inline(rp_ctx *C, int64_t width, int64_t height, rv x, rv y, int32_t where)
+{
+    if (RP_UNLIKELY(x.t != T_INT || y.t != T_INT)) {
+        rp_bail(C, RP_BAIL_RULE, "cell() needs ints", where);
+        return rv_null();
+    }
+    if (x.u.i < 0 || x.u.i >= width || y.u.i < 0 || y.u.i >= height) return rv_null();
+    return rv_int(y.u.i * width + x.u.i);
+}
+
+/* A call of a builtin over static data gives the same result, at the same cost, for the same scalar
+ * arguments: the first is kept (rp_builtins.c), and each call site points at the kept calls it met, in a
+ * few slots of its own that are each set once. */
+typedef struct rp_kept {
+    int32_t ready;                 /* 0 free, 2 being filled, 1 filled */
+    int32_t bi, nargs;
+    rv args[4];
+    rv result;
+    int64_t iterations, copies;
+} rp_kept;
+
+#define RP_SITE_SLOTS 256
+rv rp_site_fill(rp_ctx *C, rp_kept **slot, int32_t bi, const rv *args, int32_t nargs, int32_t where);
+
+static inline uint64_t rp_site_hash(const rv *args, int32_t nargs)
+{
+    uint64_t h = 0;
+    for (int32_t i = 0; i < nargs; i++) h = (h ^ (uint64_t)args[i].u.i ^ ((uint64_t)args[i].t << 56)) * 0x9E3779B97F4A7C15ULL;
+    return h >> 56;   /* RP_SITE_SLOTS = 256 */
+}
+
+static inline rv rp_site_call(rp_ctx *C, rp_kept **slots, int32_t bi, const rv *args, int32_t nargs, int32_t where)
+{
+    rp_kept **slot = &slots[rp_site_hash(args, nargs)];
+    rp_kept *k = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (RP_LIKELY(k != NULL && k->nargs == nargs)) {
+        int same = 1;
+        for (int32_t i = 0; i < nargs; i++) same &= args[i].t == k->args[i].t && args[i].u.i == k->args[i].u.i;
+        if (RP_LIKELY(same && C->b->iterations >= k->iterations && C->b->copies >= k->copies)) {
+            C->b->iterations -= k->iterations;
+            C->b->copies -= k->copies;
+            return k->result;
+        }
+    }
+    return rp_site_fill(C, slot, bi, args, nargs, where);
+}
+
+/* `for x in obj[lo:hi]` in an expression, over a list: its items where they lie, charged as the slice is
+ * made and walked; anything else through rp_slice_view. */
+static inline rv rp_slice_walk(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where)
+{
+    if (RP_LIKELY(obj.t == T_LIST && lo.t == T_INT && hi.t == T_INT && lo.u.i >= 0 && hi.u.i >= lo.u.i
+                  && hi.u.i <= obj.u.l->len)) {
+        int64_t count = hi.u.i - lo.u.i;
+        C->b->copies -= count;
+        C->b->iterations -= count;
+        if (RP_LIKELY(C->b->copies >= 0 && C->b->iterations >= 0)) {
+            *items = obj.u.l->items + lo.u.i;
+            *n = count;
+            return rv_null();
+        }
+        C->b->copies += count;
+        C->b->iterations += count;
+    }
+    return rp_slice_view(C, obj, lo, hi, items, n, where);
+}
+
+/* ------------------------------------------------------------------ calls of user functions */
+/* Calls nested deeper than this are left to the Python engine, whose own recursion limit may stop them. */
+#define RP_NATIVE_DEPTH 100
+
+static inline int rp_enter(rp_ctx *C, int32_t where)
+{
+    C->b->depth++;
+    if (RP_UNLIKELY(C->b->depth > C->b->max_depth)) { rp_bail(C, RP_BAIL_LIMIT, "call depth", where); return 0; }
+    if (RP_UNLIKELY(C->b->depth > RP_NATIVE_DEPTH)) { rp_bail(C, RP_BAIL_NATIVE, "call depth", where); return 0; }
+    return rp_spend(C, 1, where);
+}
+static inline void rp_leave(rp_ctx *C) { C->b->depth--; }
+
+/* ------------------------------------------------------------------ rules fired */
+int rp_fire(rp_ctx *C, int32_t rule);
+
+/* ------------------------------------------------------------------ the lowered model */
+typedef rv (*rp_expr_fn)(rp_ctx *C, const rv *A);    /* a value: a new reference */
+typedef int (*rp_test_fn)(rp_ctx *C, const rv *A);   /* a condition's truth */
+typedef void (*rp_exec_fn)(rp_ctx *C, const rv *A);  /* effects */
+
+enum { ORDER_ALTERNATE = 0, ORDER_EACH = 1, ORDER_CHANCE = 2 };
+enum { STUCK_ERROR = 0, STUCK_PASS = 1, STUCK_END_GAME = 2 };
+enum { AT_NOW = 0, AT_END_OF_ROUND = 1, AT_END_OF_NEXT_ROUND = 2 };
+#define RP_CHANCE (-1)
+#define RP_TERMINAL (-4)
+#define RP_MAX_PLAYERS 16
+
+typedef struct rp_param {
+    int64_t radix;           /* values of `of:` */
+    const rv *universe;      /* the `of:` values (constants) */
+    rp_expr_fn from;         /* `from:`, or NULL */
+    rp_test_fn where;        /* `where:` (params 0..i bound), or NULL */
+    rp_expr_fn seen_by;      /* `seen_by:` (every param bound), or NULL */
+    /* finding a `from:` value among the `of:` values: ints lo..lo+n-1 and the module's texts by table */
+    int64_t int_lo, int_n; const int32_t *int_index;   /* k, or -1 */
+    int64_t text_n; const int32_t *text_index;         /* k by text id, or -1 */
+} rp_param;
+
+typedef struct rp_action {
+    int32_t nparams;
+    const rp_param *params;
+    int32_t disabled, chance;
+    int64_t first_index, size;
+    const int32_t *rules; int32_t nrules;
+    int32_t nchecks;
+    const rp_test_fn *checks;     /* `require:` checks, each at its level */
+    const int32_t *check_level;   /* the parameter after which each runs (-1: before the first) */
+    rp_exec_fn effects;
+    rp_expr_fn weight;            /* chance weight, or NULL */
+    int32_t private_;             /* some parameter has `seen_by:` */
+} rp_action;
+
+typedef struct rp_phase {
+    int32_t name;                 /* text id */
+    int32_t order, turn_multi, when_stuck;
+    rp_expr_fn first;             /* or NULL */
+    const int32_t *actions; int32_t nactions;
+    int32_t nstages;
+    const int32_t *stage_names;   /* text ids */
+    const int32_t *const *stage_actions; const int32_t *stage_nactions; const int32_t *stage_chance;
+    rp_test_fn end_if;            /* or NULL */
+    rp_exec_fn on_begin, on_end;  /* or NULL */
+    int32_t next;                 /* phase index, or -1 */
+    int32_t stuck_label;          /* text id of "stuck in NAME" */
+} rp_phase;
+
+typedef struct rp_end {
+    rp_test_fn when;
+    int32_t at, disabled, label;  /* label: text id of what flow.ended_by records */
+    const int32_t *rules; int32_t nrules;
+} rp_end;
+
+typedef struct rp_trigger {
+    rp_test_fn when;
+    rp_exec_fn effects;
+    const int32_t *rules; int32_t nrules;
+} rp_trigger;
+
+typedef struct rp_var {
+    int32_t per_player;
+    rp_expr_fn init;              /* per player: A[0] is the seat */
+} rp_var;
+
+typedef struct rp_model {
+    int32_t players, nvars, nphases, nactions, nends, ntriggers, ninvariants;
+    int64_t num_actions;
+    const rp_var *vars;
+    rp_exec_fn setup;
+    rp_expr_fn start_player;      /* or NULL */
+    int32_t rotate_start;
+    rp_test_fn skip_if;           /* `p` is A[0]; or NULL */
+    rp_exec_fn on_round_begin, on_round_end;
+    const rp_phase *phases;
+    const rp_action *actions;
+    const rp_end *ends;
+    const rp_trigger *triggers;
+    const rp_test_fn *invariants;
+    rp_expr_fn score;             /* `p` is A[0]; or NULL */
+    int32_t ntiebreaks;
+    const rp_expr_fn *tiebreaks;
+    rp_expr_fn returns;           /* or NULL */
+    int32_t weighted_chance, checking;
+    int64_t limit_iterations, limit_copies, limit_max_steps;
+    int32_t limit_max_depth;
+    int32_t text_end_game;        /* text id of "end_game" */
+    int32_t sum_compensated;      /* Python's sum() of floats is compensated (3.12 and later) */
+    /* components: for each text id below ncomponent_texts, the component's index or -1 */
+    int64_t ncomponent_texts;
+    const int32_t *component_of_text;
+    int32_t ncomponents;
+    const int32_t *component_ids;         /* text id per component, in declaration order */
+    const int32_t *component_kind;        /* text id of each component's kind */
+    int32_t nkinds;
+    const int32_t *kind_names;            /* text ids */
+    const int32_t *const *kind_members; const int32_t *kind_nmembers;
+    /* properties: property p of component c is props[p * ncomponents + c] (T_NULL with pad 1: missing) */
+    int32_t nprops;
+    const int32_t *prop_names;            /* text ids */
+    const rv *props;
+    /* boards */
+    int32_t nboards;
+    const int32_t *board_names; const int32_t *board_width; const int32_t *board_height;
+    const int32_t *board_nsets;                     /* own step sets per board */
+    const int32_t *const *board_set_names;          /* text ids */
+    const int32_t *const *board_set_len;
+    const int32_t *const *const *board_set_steps;   /* dx, dy pairs */
+    /* graphs: nodes are constants; adjacency by node index */
+    int32_t ngraphs;
+    const int32_t *graph_names;
+    const int32_t *graph_nnodes;
+    const rv *const *graph_nodes;          /* node values, in the graph's node order */
+    const rv *graph_node_list;             /* the nodes as one constant list value per graph */
+    const int32_t *const *graph_adj_start; /* adjacency of node k: adj[start[k] .. start[k+1]) */
+    const int32_t *const *graph_adj;       /* node indices, in the declared graph's order */
+    /* direction names and sets known to every board */
+    const int32_t *dir_names;              /* text ids of N NE E SE S SW W NW */
+    const int32_t *set_names;              /* text ids of orthogonal diagonal king knight */
+    int32_t text_kind, text_id;            /* text ids of "kind", "id" */
+} rp_model;
+
+/* ------------------------------------------------------------------ states */
+typedef struct rp_flow {
+    int32_t phase, stage;                  /* stage -1: none */
+    int64_t seat, player, players, round, turn, start;
+    int32_t queue[RP_MAX_PLAYERS]; int32_t nqueue;
+    int64_t end_round; int32_t has_end_round;
+    int32_t done;
+    int64_t steps;
+    int32_t ended_by;                      /* text id, or -1 */
+} rp_flow;
+
+typedef struct rp_state {
+    const rp_model *M;
+    rv *vars;
+    rp_flow flow;
+    uint64_t rng;
+    int32_t *legal; int64_t nlegal, clegal; int32_t legal_known;
+    int32_t *fired; int32_t nfired, cfired;      /* the rules the last step fired, each once */
+    uint32_t seen[RP_MAX_PLAYERS + 1];           /* who saw each argument of the last move; bit 31: all */
+    int32_t nseen;                               /* 0: every argument public */
+    int64_t last_move;                           /* the move that led here, or -1 */
+} rp_state;
+
+/* The engine: flow, listing, moves, scoring (rp_engine.c). */
+int rp_state_setup(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C);
+int rp_state_apply(rp_state *S, int64_t action, rp_ctx *C);
+int rp_state_apply_chance(rp_state *S, rp_ctx *C);
+int rp_state_list(rp_state *S, rp_ctx *C);
+int rp_state_weights(rp_state *S, double *out, rp_ctx *C);
+int rp_state_scores(rp_state *S, rv *out, rp_ctx *C);
+int rp_state_returns(rp_state *S, double *out, rp_ctx *C);
+rp_state *rp_state_alloc(const rp_model *M);
+rp_state *rp_state_clone(const rp_state *S);
+void rp_state_free(rp_state *S);
+void rp_ctx_init(rp_ctx *C, const rp_model *M, rp_state *S);
+void rp_ctx_done(rp_ctx *C);
+
+#endif

@@ -1,0 +1,30 @@
+/* The functions Python calls: this text is also handed to cffi's cdef, so it holds plain declarations
+ * only (rp_state is opaque to Python). */
+typedef struct rp_error { int32_t code; const char *why; int32_t where; } rp_error;
+
+int rp_init(void);
+rp_state *rp_new(void);
+void rp_free(rp_state *S);
+rp_state *rp_clone_state(rp_state *S);
+int rp_setup(rp_state *S, uint64_t seed, rp_error *e);
+int rp_apply(rp_state *S, int64_t index, rp_error *e);
+int rp_apply_chance(rp_state *S, rp_error *e);
+int64_t rp_legal(rp_state *S, int32_t *out, int64_t cap, rp_error *e);
+int64_t rp_player(rp_state *S);
+int rp_done(rp_state *S);
+int32_t rp_ended_by(rp_state *S);
+int64_t rp_last_move(rp_state *S);
+int rp_weights(rp_state *S, double *out, rp_error *e);
+int rp_scores(rp_state *S, int64_t *ints, double *floats, int8_t *is_float, rp_error *e);
+int rp_returns(rp_state *S, double *out, rp_error *e);
+int32_t rp_fired(rp_state *S, int32_t *out, int32_t cap);
+int32_t rp_seen(rp_state *S, uint32_t *out);
+int rp_playout(uint64_t seed, const int32_t *kinds, uint64_t *agent_rng, int64_t max_moves, int32_t *moves,
+               int64_t *made, int64_t *stats, int64_t *fired, rp_state **final, rp_error *e);
+int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int32_t *kinds, int64_t *moves);
+int rp_perft(rp_state *root, int32_t depth, int64_t *nodes, int64_t *ends, rp_error *e);
+char *rp_to_json(rp_state *S);
+void rp_free_text(char *s);
+int rp_from_json(rp_state *S, const char *text);
+char *rp_probe(rp_state *S, int32_t k, const int64_t *ints, int32_t nints, rp_error *e);
+int rp_probe_effects(rp_state *S, int32_t k, rp_error *e);

@@ -1,0 +1,445 @@
+/* Containers, interned texts and value semantics: the C counterpart of dsl/runtime.py's clone, size,
+ * Budget and equality.  See rp.h for the ownership rules. */
+#include "rp.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define MAX_NESTING 100
+
+/* ------------------------------------------------------------------ containers */
+/* Small lists come from free lists of blocks of three sizes, kept per thread (a list may be freed on
+ * another thread than made it: its block then joins that thread's list). */
+#define CLASSES 3
+#define KEEP 4096
+static __thread rp_list *free_blocks[CLASSES];
+static __thread int32_t free_count[CLASSES];
+
+static int32_t class_of(int64_t cap) { return cap <= 4 ? 0 : cap <= 8 ? 1 : cap <= 16 ? 2 : -1; }
+
+rp_list *rp_list_new(rp_ctx *C, int64_t cap)
+{
+    int32_t cls = class_of(cap);
+    rp_list *l;
+    if (cls >= 0) {
+        cap = 4 << cls;
+        l = free_blocks[cls];
+        if (l) {
+            free_blocks[cls] = (rp_list *)l->items;
+            free_count[cls]--;
+        } else {
+            l = malloc(sizeof *l + (size_t)cap * sizeof(rv));
+        }
+        if (l) l->items = l->inline_items;
+    } else {
+        l = malloc(sizeof *l);
+        rv *items = l ? malloc((size_t)cap * sizeof(rv)) : NULL;
+        if (!items) { free(l); l = NULL; }
+        else l->items = items;
+    }
+    if (!l) {
+        if (C) rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1);
+        return NULL;
+    }
+    l->rc = 1; l->immortal = 0; l->cls = (int16_t)cls; l->len = 0; l->cap = cap; l->size = -1;
+    return l;
+}
+
+void rp_list_free(rp_list *l)
+{
+    for (int64_t i = 0; i < l->len; i++) rv_drop(l->items[i]);
+    if (l->items != l->inline_items) free(l->items);
+    int32_t cls = l->cls;
+    if (cls >= 0 && free_count[cls] < KEEP) {
+        l->items = (rv *)free_blocks[cls];
+        free_blocks[cls] = l;
+        free_count[cls]++;
+        return;
+    }
+    free(l);
+}
+
+static int list_room(rp_ctx *C, rp_list *l, int64_t more)
+{
+    if (l->len + more <= l->cap) return 1;
+    int64_t cap = l->cap * 2;
+    if (cap < l->len + more) cap = l->len + more;
+    rv *items;
+    if (l->items == l->inline_items) {   /* outgrows its block: the items move out, the header stays */
+        items = malloc((size_t)cap * sizeof(rv));
+        if (items) memcpy(items, l->items, (size_t)l->len * sizeof(rv));
+    } else {
+        items = realloc(l->items, (size_t)cap * sizeof(rv));
+    }
+    if (!items) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
+    l->items = items; l->cap = cap;
+    return 1;
+}
+
+int rp_list_push(rp_ctx *C, rp_list *l, rv v)
+{
+    if (RP_UNLIKELY(l->len == l->cap) && !list_room(C, l, 1)) { rv_drop(v); return 0; }
+    l->items[l->len++] = v;
+    return 1;
+}
+
+int rp_list_insert0(rp_ctx *C, rp_list *l, rv v)
+{
+    if (!list_room(C, l, 1)) { rv_drop(v); return 0; }
+    memmove(l->items + 1, l->items, (size_t)l->len * sizeof(rv));
+    l->items[0] = v;
+    l->len++;
+    return 1;
+}
+
+rp_list *rp_list_copy_shallow(rp_ctx *C, const rp_list *l)
+{
+    rp_list *out = rp_list_new(C, l->len);
+    if (!out) return NULL;
+    for (int64_t i = 0; i < l->len; i++) out->items[i] = rv_ref(l->items[i]);
+    out->len = l->len;
+    return out;
+}
+
+rp_map *rp_map_new(rp_ctx *C, int64_t cap)
+{
+    rp_map *m = malloc(sizeof *m);
+    if (cap < 4) cap = 4;
+    int64_t *keys = m ? malloc((size_t)cap * sizeof(int64_t)) : NULL;
+    rv *vals = keys ? malloc((size_t)cap * sizeof(rv)) : NULL;
+    if (!vals) {
+        free(keys); free(m);
+        if (C) rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1);
+        return NULL;
+    }
+    m->rc = 1; m->immortal = 0; m->cls = -1; m->len = 0; m->cap = cap; m->keys = keys; m->vals = vals; m->size = -1;
+    return m;
+}
+
+void rp_map_free(rp_map *m)
+{
+    for (int64_t i = 0; i < m->len; i++) rv_drop(m->vals[i]);
+    free(m->keys); free(m->vals); free(m);
+}
+
+int64_t rp_map_find(const rp_map *m, int64_t key)
+{
+    for (int64_t i = 0; i < m->len; i++)
+        if (m->keys[i] == key) return i;
+    return -1;
+}
+
+int rp_map_put(rp_ctx *C, rp_map *m, int64_t key, rv v)
+{
+    int64_t at = rp_map_find(m, key);
+    if (at >= 0) { rv_set(&m->vals[at], v); return 1; }
+    if (m->len == m->cap) {
+        int64_t cap = m->cap * 2;
+        int64_t *keys = realloc(m->keys, (size_t)cap * sizeof(int64_t));
+        if (keys) m->keys = keys;
+        rv *vals = keys ? realloc(m->vals, (size_t)cap * sizeof(rv)) : NULL;
+        if (!vals) { rv_drop(v); rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
+        m->vals = vals; m->cap = cap;
+    }
+    m->keys[m->len] = key; m->vals[m->len] = v; m->len++;
+    return 1;
+}
+
+static int text_order(const void *a, const void *b)
+{
+    int64_t c = rp_text_compare(*(const int64_t *)a, *(const int64_t *)b);
+    return (c > 0) - (c < 0);
+}
+
+rv rp_map_sorted_keys(rp_ctx *C, const rp_map *m)
+{
+    rp_list *l = rp_list_new(C, m->len);
+    if (!l) return rv_null();
+    int64_t *keys = malloc((size_t)(m->len ? m->len : 1) * sizeof(int64_t));
+    if (!keys) { rp_list_free(l); rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return rv_null(); }
+    memcpy(keys, m->keys, (size_t)m->len * sizeof(int64_t));
+    qsort(keys, (size_t)m->len, sizeof(int64_t), text_order);
+    for (int64_t i = 0; i < m->len; i++) l->items[i] = rv_str(keys[i]);
+    l->len = m->len;
+    free(keys);
+    return rv_list(l);
+}
+
+/* ------------------------------------------------------------------ interned texts */
+/* Texts live in chunks that never move, so a text's bytes can be read without a lock once its id is
+ * known; interning (finding or adding a text) takes the lock.  The module's own texts come first. */
+#define CHUNK_BITS 12
+#define CHUNK (1 << CHUNK_BITS)
+#define MAX_CHUNKS 16384
+#define MAX_TEXT_BYTES (64LL << 20)   /* bytes of texts made in play a process keeps; past them, bail */
+
+static rp_text *chunks[MAX_CHUNKS];
+static int64_t ntexts;
+static int64_t made_bytes;
+static int64_t *slots;                 /* open addressing: text id + 1, 0 empty */
+static int64_t nslots;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+int64_t RP_EMPTY_TEXT = -1;
+
+static uint64_t hash_bytes(const char *s, int64_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+static int64_t count_chars(const char *s, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+rp_text rp_text_of(int64_t id) { return chunks[id >> CHUNK_BITS][id & (CHUNK - 1)]; }
+
+static int grow_slots(void)
+{
+    int64_t n = nslots ? nslots * 2 : 1024;
+    int64_t *fresh = calloc((size_t)n, sizeof(int64_t));
+    if (!fresh) return 0;
+    for (int64_t id = 0; id < ntexts; id++) {
+        rp_text t = rp_text_of(id);
+        uint64_t h = hash_bytes(t.bytes, t.nbytes) & (uint64_t)(n - 1);
+        while (fresh[h]) h = (h + 1) & (uint64_t)(n - 1);
+        fresh[h] = id + 1;
+    }
+    free(slots);
+    slots = fresh; nslots = n;
+    return 1;
+}
+
+/* Find or add a text; `keep` says the bytes outlive the table (the module's own), else they are copied. */
+static int64_t intern_locked(const char *bytes, int64_t n, int keep)
+{
+    if ((ntexts + 1) * 2 > nslots && !grow_slots()) return -1;
+    uint64_t h = hash_bytes(bytes, n) & (uint64_t)(nslots - 1);
+    while (slots[h]) {
+        rp_text t = rp_text_of(slots[h] - 1);
+        if (t.nbytes == n && memcmp(t.bytes, bytes, (size_t)n) == 0) return slots[h] - 1;
+        h = (h + 1) & (uint64_t)(nslots - 1);
+    }
+    int64_t id = ntexts;
+    if ((id >> CHUNK_BITS) >= MAX_CHUNKS) return -1;
+    if (!chunks[id >> CHUNK_BITS]) {
+        chunks[id >> CHUNK_BITS] = calloc(CHUNK, sizeof(rp_text));
+        if (!chunks[id >> CHUNK_BITS]) return -1;
+    }
+    const char *stored = bytes;
+    if (!keep) {
+        if (made_bytes + n > MAX_TEXT_BYTES) return -1;
+        char *copy = malloc((size_t)n + 1);
+        if (!copy) return -1;
+        memcpy(copy, bytes, (size_t)n);
+        copy[n] = 0;
+        stored = copy;
+        made_bytes += n;
+    }
+    rp_text *t = &chunks[id >> CHUNK_BITS][id & (CHUNK - 1)];
+    t->bytes = stored; t->nbytes = n; t->nchars = count_chars(stored, n);
+    __atomic_store_n(&ntexts, id + 1, __ATOMIC_RELEASE);
+    slots[h] = id + 1;
+    return id;
+}
+
+/* The module's own texts, in order: text k gets id k (called once, before any other text exists). */
+int rp_texts_init(const unsigned char *blob, const int64_t *ends, int64_t n)
+{
+    pthread_mutex_lock(&lock);
+    int ok = 1;
+    if (ntexts == 0) {
+        int64_t start = 0;
+        for (int64_t k = 0; k < n && ok; k++) {
+            int64_t id = intern_locked((const char *)blob + start, ends[k] - start, 1);
+            ok = id == k;
+            start = ends[k];
+        }
+        if (ok) {
+            RP_EMPTY_TEXT = intern_locked("", 0, 1);
+            ok = RP_EMPTY_TEXT >= 0;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes)
+{
+    pthread_mutex_lock(&lock);
+    int64_t id = intern_locked(bytes, nbytes, 0);
+    pthread_mutex_unlock(&lock);
+    if (id < 0) rp_bail(C, RP_BAIL_NATIVE, "too many texts made in play", -1);
+    return id;
+}
+
+int64_t rp_text_compare(int64_t a, int64_t b)
+{
+    if (a == b) return 0;
+    rp_text x = rp_text_of(a), y = rp_text_of(b);
+    int64_t n = x.nbytes < y.nbytes ? x.nbytes : y.nbytes;
+    int c = memcmp(x.bytes, y.bytes, (size_t)n);   /* UTF-8 byte order is code point order */
+    if (c) return c;
+    return (x.nbytes > y.nbytes) - (x.nbytes < y.nbytes);
+}
+
+/* ------------------------------------------------------------------ size, clone, budget */
+static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where)
+{
+    if (!rv_is_container(v)) return 0;
+    if (levels == 0) {
+        rp_bail(C, RP_BAIL_LIMIT, "nesting", where);
+        return cap + 1;
+    }
+    int64_t n = v.t == T_LIST ? v.u.l->len : v.u.m->len;
+    const rv *items = v.t == T_LIST ? v.u.l->items : v.u.m->vals;
+    int64_t len = n;
+    for (int64_t i = 0; i < len; i++) {
+        if (n > cap) return n;
+        if (rv_is_container(items[i])) {
+            n += size_walk(C, items[i], cap - n, levels - 1, where);
+            if (C->err) return cap + 1;
+        }
+    }
+    return n;
+}
+
+int64_t rp_size(rp_ctx *C, rv v, int64_t cap, int32_t where)
+{
+    if (v.t == T_LIST && v.u.l->size >= 0) return v.u.l->size;   /* a constant's, counted once */
+    if (v.t == T_MAP && v.u.m->size >= 0) return v.u.m->size;
+    return size_walk(C, v, cap, MAX_NESTING, where);
+}
+
+/* Count a constant's size once, for every later charge of it (a constant nested too deep keeps -1: each
+ * walk then bails as it must). */
+void rp_freeze_size(rv v)
+{
+    rp_ctx C;
+    memset(&C, 0, sizeof C);
+    int64_t n = size_walk(&C, v, INT64_MAX, MAX_NESTING, -1);
+    if (C.err) return;
+    if (v.t == T_LIST) v.u.l->size = n;
+    else if (v.t == T_MAP) v.u.m->size = n;
+}
+
+rv rp_clone(rp_ctx *C, rv v)
+{
+    if (v.t == T_LIST) {
+        rp_list *src = v.u.l, *l = rp_list_new(C, src->len);
+        if (!l) return rv_null();
+        for (int64_t i = 0; i < src->len; i++) {
+            rv item = src->items[i];
+            l->items[i] = rv_is_container(item) ? rp_clone(C, item) : item;
+            l->len = i + 1;
+            if (C->err) { rp_list_free(l); return rv_null(); }
+        }
+        return rv_list(l);
+    }
+    if (v.t == T_MAP) {
+        rp_map *src = v.u.m, *m = rp_map_new(C, src->len);
+        if (!m) return rv_null();
+        for (int64_t i = 0; i < src->len; i++) {
+            rv item = src->vals[i];
+            m->keys[i] = src->keys[i];
+            m->vals[i] = rv_is_container(item) ? rp_clone(C, item) : item;
+            m->len = i + 1;
+            if (C->err) { rp_map_free(m); return rv_null(); }
+        }
+        return rv_map(m);
+    }
+    return v;
+}
+
+int rp_charge(rp_ctx *C, rv v, int32_t where)
+{
+    if (!rv_is_container(v)) return 1;
+    int64_t n = rp_size(C, v, C->b->copies, where);
+    if (C->err) return 0;
+    return rp_built(C, n, where);
+}
+
+int rp_scan(rp_ctx *C, rv v, int32_t where)
+{
+    if (!rv_is_container(v)) return 1;
+    int64_t n = rp_size(C, v, C->b->iterations, where);
+    if (C->err) return 0;
+    return rp_spend(C, n, where);
+}
+
+rv rp_copy(rp_ctx *C, rv v, int32_t where)
+{
+    if (!rv_is_container(v)) return v;
+    if (!rp_charge(C, v, where)) return rv_null();
+    return rp_clone(C, v);
+}
+
+/* ------------------------------------------------------------------ truth and equality */
+int rp_truthy(rv v)
+{
+    switch (v.t) {
+    case T_NULL: return 0;
+    case T_BOOL: case T_INT: return v.u.i != 0;
+    case T_FLT: return v.u.f != 0.0;
+    case T_STR: return rp_text_of(v.u.i).nbytes != 0;
+    case T_LIST: return v.u.l->len != 0;
+    default: return v.u.m->len != 0;
+    }
+}
+
+/* -1, 0, 1 as the int sorts before, with or after the float, exactly (as Python compares them). */
+int rp_cmp_int_flt(int64_t i, double f)
+{
+    if (f >= 9223372036854775808.0) return -1;
+    if (f < -9223372036854775808.0) return 1;
+    double whole = __builtin_trunc(f);
+    int64_t t = (int64_t)whole;
+    if (i < t) return -1;
+    if (i > t) return 1;
+    double frac = f - whole;
+    return frac > 0 ? -1 : frac < 0 ? 1 : 0;
+}
+
+int rp_equal(rv a, rv b)
+{
+    if (a.t == T_BOOL || b.t == T_BOOL) return a.t == b.t && a.u.i == b.u.i;
+    switch (a.t) {
+    case T_NULL: return b.t == T_NULL;
+    case T_INT:
+        if (b.t == T_INT) return a.u.i == b.u.i;
+        if (b.t == T_FLT) return rp_cmp_int_flt(a.u.i, b.u.f) == 0;
+        return 0;
+    case T_FLT:
+        if (b.t == T_FLT) return a.u.f == b.u.f;
+        if (b.t == T_INT) return rp_cmp_int_flt(b.u.i, a.u.f) == 0;
+        return 0;
+    case T_STR: return b.t == T_STR && a.u.i == b.u.i;
+    case T_LIST: {
+        if (b.t != T_LIST) return 0;
+        rp_list *x = a.u.l, *y = b.u.l;
+        if (x->len != y->len) return 0;
+        for (int64_t i = 0; i < x->len; i++)
+            if (!rp_equal(x->items[i], y->items[i])) return 0;
+        return 1;
+    }
+    default: {
+        if (b.t != T_MAP) return 0;
+        rp_map *x = a.u.m, *y = b.u.m;
+        if (x->len != y->len) return 0;
+        for (int64_t i = 0; i < x->len; i++) {
+            int64_t k = rp_map_find(y, x->keys[i]);
+            if (k < 0 || !rp_equal(x->vals[i], y->vals[k])) return 0;
+        }
+        return 1;
+    }
+    }
+}
+
+int rp_equals(rp_ctx *C, rv a, rv b, int32_t where)
+{
+    if (rv_is_container(a) && a.t == b.t && !rp_scan(C, a, where)) return 0;
+    return rp_equal(a, b);
+}

@@ -1,0 +1,260 @@
+"""A game state held natively, stepped one move at a time: what agents and adapters drive.
+
+`NativeState` answers as a `State` does (current player, legal actions,
+chance outcomes, returns) and is changed in place by `apply_action` and
+`apply_chance`.  It converts exactly to a `State` (`to_state`) and back
+(`NativeState.of`), history and all.
+
+When the native module bails on a step (a rule error, a budget that runs
+out, an int past 64 bits), the step is handed to the Python engine: the
+state before the step is rebuilt natively from its checkpoint (the seed it
+was set up from, or the JSON it was read from) by making the steps since
+again, converted to a `State`, and the step made there, so it fails with
+the Python engine's own error and message, or succeeds as the Python engine
+says; play then goes on natively from the result, or on the Python engine
+when the module cannot hold it.  A failed step leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..history import History
+from ..state import State
+from ..views import Seen
+from .backend import NativeGame
+from .convert import from_module, to_module
+
+BAIL_ILLEGAL = 5
+CHANCE_DRAW = -1  # the op of `apply_chance`: a draw with the state's own generator
+CHECKPOINT_EVERY = 256  # steps replayed at most to rebuild a state before a step the module gave up on
+
+
+class NativeState:
+    """A state in a game's native module, or (after a step only the Python engine could make) a `State`."""
+
+    __slots__ = ("ng", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base")
+
+    def __init__(self, ng: NativeGame, ptr: Any, checkpoint: Callable[[], Any], base: History):
+        self.ng = ng
+        self._ptr = ptr
+        self._py: State | None = None
+        self._checkpoint = checkpoint  # makes a fresh native state as it was when the ops below began
+        self._ops: list[int] = []
+        self._moves: list[int] = []  # every move since `base`, chance outcomes included
+        self._seens: dict[int, Seen] = {}  # who saw the arguments of the private moves, by position in _moves
+        self._base = base
+
+    # ------------------------------------------------------------ making states
+    @classmethod
+    def new(cls, ng: NativeGame, seed: int) -> "NativeState":
+        """The initial state of seed `seed` (as `Game.new_state(seed)`)."""
+        def setup() -> Any:
+            ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
+            err = ng.ffi.new("rp_error *")
+            if not ng.lib.rp_setup(ptr, seed, err):
+                return None
+            return ptr
+
+        ptr = setup()
+        if ptr is None:  # set-up itself bailed: the Python engine sets the game up
+            handle = cls(ng, None, setup, History())
+            handle._py = ng.game.new_state(seed)
+            return handle
+        return cls(ng, ptr, setup, History())
+
+    @classmethod
+    def of(cls, ng: NativeGame, state: State) -> "NativeState":
+        """`state` as a native state (it stays a `State` inside when the module cannot hold it)."""
+        handle = cls(ng, None, lambda: None, state._history)
+        handle._resume(state)
+        return handle
+
+    def _resume(self, state: State) -> None:
+        """Go on from `state`: natively when the module holds it, else on the Python engine."""
+        text = to_module(self.ng.game.model, state.data)
+        ptr = None if text is None else _read(self.ng, text)
+        self._ops, self._moves, self._seens, self._base = [], [], {}, state._history
+        if ptr is None:
+            self._ptr, self._py = None, state
+            return
+        self._ptr, self._py = ptr, None
+        self._checkpoint = lambda: _read(self.ng, text)
+
+    def clone(self) -> "NativeState":
+        other = NativeState(self.ng, None, self._checkpoint, self._base)
+        if self._py is not None:
+            other._py = self._py.copy()
+        else:
+            lib = self.ng.lib
+            other._ptr = self.ng.ffi.gc(lib.rp_clone_state(self._ptr), lib.rp_free)
+        other._ops, other._moves, other._seens = list(self._ops), list(self._moves), dict(self._seens)
+        return other
+
+    # ------------------------------------------------------------ questions
+    def current_player(self) -> int:
+        if self._py is not None:
+            return self._py.current_player
+        return self.ng.lib.rp_player(self._ptr)
+
+    def is_terminal(self) -> bool:
+        if self._py is not None:
+            return self._py.is_terminal()
+        return bool(self.ng.lib.rp_done(self._ptr))
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == -1
+
+    def legal_actions(self) -> list[int]:
+        if self._py is not None:
+            return self._py.legal_actions()
+        lib, ffi = self.ng.lib, self.ng.ffi
+        err = ffi.new("rp_error *")
+        buf = ffi.new("int32_t[]", 64)
+        n = lib.rp_legal(self._ptr, buf, 64, err)
+        if n > 64:
+            buf = ffi.new("int32_t[]", n)
+            n = lib.rp_legal(self._ptr, buf, n, err)
+        if n < 0:  # a listing the module gave up on: the Python engine lists (or raises)
+            return self.to_state().legal_actions()
+        return list(ffi.unpack(buf, n))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """[(action, probability)] at a chance node, as `State.chance_outcomes` gives them."""
+        state = self.to_state() if self._py is None else self._py
+        outcomes = state.chance_outcomes()
+        if outcomes is None:
+            return []
+        return [(self.ng.game.move_to_index(m), p) for m, p in outcomes]
+
+    def returns(self) -> list[float]:
+        if self._py is not None:
+            return self._py.returns()
+        lib, ffi = self.ng.lib, self.ng.ffi
+        n = self.ng.game.model.players
+        out, err = ffi.new("double[]", n), ffi.new("rp_error *")
+        if not lib.rp_returns(self._ptr, out, err):
+            return self.to_state().returns()
+        return list(out)
+
+    def scores(self) -> list:
+        if self._py is not None:
+            return self._py.scores()
+        return native_scores(self.ng, self._ptr) or self.to_state().scores()
+
+    @property
+    def last_fired(self) -> list[str]:
+        if self._py is not None:
+            return list(self._py.last_fired)
+        return self.ng.fired(self._ptr)
+
+    def to_state(self) -> State:
+        """The same state as a `State`: equal data, the same history (who saw what included)."""
+        if self._py is not None:
+            return self._py.copy()
+        return self._state_of(self._ptr)
+
+    def _state_of(self, ptr: Any) -> State:
+        ng = self.ng
+        text = ng.lib.rp_to_json(ptr)
+        try:
+            data = from_module(ng.game.model, ng.ffi.string(text).decode("utf-8"))
+        finally:
+            ng.lib.rp_free_text(text)
+        history = self._base
+        for k, index in enumerate(self._moves):
+            history = history.then(ng.move(index), self._seens.get(k))
+        state = State(ng.game, data, None, history)
+        state.last_fired = ng.fired(ptr)
+        return state
+
+    # ------------------------------------------------------------ steps
+    def apply_action(self, action: int) -> None:
+        """Make move `action` (an index of the game's numbering) on this state: a chance node's outcome
+        too, chosen rather than drawn."""
+        if self._py is not None:
+            self._py.apply_in_place(self.ng.game.index_to_move(action))
+            return
+        ng = self.ng
+        err = ng.ffi.new("rp_error *")
+        if ng.lib.rp_apply(self._ptr, action, err):
+            self._made(action)
+            return
+        self._hand_over(action, err.code)
+
+    def apply_chance(self) -> None:
+        """Draw the outcome at a chance node with the state's own generator and make it."""
+        if self._py is not None:
+            self._py.apply_chance_in_place()
+            return
+        ng = self.ng
+        err = ng.ffi.new("rp_error *")
+        if ng.lib.rp_apply_chance(self._ptr, err):
+            self._made(CHANCE_DRAW)
+            return
+        self._hand_over(CHANCE_DRAW, err.code)
+
+    def _made(self, op: int) -> None:
+        lib = self.ng.lib
+        index = op if op >= 0 else self.ng.lib.rp_last_move(self._ptr)
+        if self.ng.is_private(index):
+            masks = self.ng.ffi.new("uint32_t[17]")
+            n = lib.rp_seen(self._ptr, masks)
+            self._seens[len(self._moves)] = tuple(
+                None if masks[i] & (1 << 31) else tuple(s for s in range(32) if masks[i] >> s & 1) for i in range(n))
+        self._moves.append(index)
+        self._ops.append(op)
+        if len(self._ops) >= CHECKPOINT_EVERY:  # the replay before a hand-over stays short
+            text = lib.rp_to_json(self._ptr)
+            try:
+                kept = self.ng.ffi.string(text).decode("utf-8")
+            finally:
+                lib.rp_free_text(text)
+            self._checkpoint = lambda: _read(self.ng, kept)
+            self._ops = []
+
+    def _hand_over(self, op: int, code: int) -> None:
+        """The step the module gave up on, made by the Python engine from the state before it."""
+        if code == BAIL_ILLEGAL:  # refused before anything changed: the Python engine says why
+            before = self._state_of(self._ptr)
+        else:
+            before = self._rebuilt()
+        try:
+            if op == CHANCE_DRAW:
+                before.apply_chance_in_place()
+            else:
+                before.apply_in_place(self.ng.game.index_to_move(op))
+        except BaseException:
+            self._ptr, self._py = None, before  # unchanged, as the Python engine leaves a failed move
+            raise
+        self._resume(before)
+
+    def _rebuilt(self) -> State:
+        """The state before the step that bailed, made again natively from the checkpoint."""
+        ng = self.ng
+        ptr = self._checkpoint()
+        err = ng.ffi.new("rp_error *")
+        for op in self._ops:
+            ok = ng.lib.rp_apply_chance(ptr, err) if op == CHANCE_DRAW else ng.lib.rp_apply(ptr, op, err)
+            if not ok:
+                raise AssertionError("a step the native module made once failed when made again")
+        return self._state_of(ptr)
+
+
+def _read(ng: NativeGame, text: str) -> Any:
+    """A native state read from the module's JSON, or None when the module cannot hold it."""
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
+    return ptr if ng.lib.rp_from_json(ptr, raw) else None
+
+
+def native_scores(ng: NativeGame, ptr: Any) -> list | None:
+    """The scores of a native state, ints and floats as the rules made them; None if the module bailed."""
+    ffi, n = ng.ffi, ng.game.model.players
+    ints, floats, is_float = ffi.new("int64_t[]", n), ffi.new("double[]", n), ffi.new("int8_t[]", n)
+    if not ng.lib.rp_scores(ptr, ints, floats, is_float, ffi.new("rp_error *")):
+        return None
+    return [floats[p] if is_float[p] else ints[p] for p in range(n)]

@@ -1,0 +1,403 @@
+"""Expressions of the rules language lowered to C: the C counterpart of `dsl.codegen`'s expressions.
+
+Each expression is written into the `CFunc` being made, in the evaluation
+order of the closure compiler (the oracle), with the same runtime
+operations (`rp_arith`, `rp_equals`, `rp_contains`, ...) as the Python
+helpers in `dsl.runtime`, so the same values come out and the same budget is
+charged.  Names resolve as the compilers resolve them (`dsl.compiler.Checks`):
+a local is a C variable (or an argument `A[k]` of the site), a state
+variable `C->S->vars[k]`, a flow value a field of the state's flow, a
+constant a literal or an immortal `K[k]`.  Where the lowering knows a value
+is an int (an int literal, `current`, `len(...)`) it keeps it a C int.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ruleplay.dsl import ast as A
+from ruleplay.dsl.builtins import BUILTINS, Builtin
+from ruleplay.dsl.compiler import Checks
+from ruleplay.dsl.scope import Callable_, Scope
+
+from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
+from .cfunc import CFunc, Val
+
+BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
+# Builtins over static data whose call sites keep the results they meet (rp.h `rp_site_call`; the runtime's
+# `memoizable` is the same list).
+KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "dirs", "dir_vec", "perimeter", "line_of",
+                           "offset", "area", "components", "kind", "is_component", "adjacent", "nodes", "reachable",
+                           "distance"})
+FLOW_INTS = {"seat", "players", "round", "turn", "start"}
+ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
+ARITH_OPS = {"+": "OP_ADD", "-": "OP_SUB", "*": "OP_MUL", "/": "OP_DIV", "//": "OP_FLOORDIV", "%": "OP_MOD"}
+INT_OPS = {"+": "rp_iadd", "-": "rp_isub", "*": "rp_imul"}
+
+Locals = dict  # a rules name -> its Val in the function being written
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a loop walks: how many items (a C expression) and the C expression of item `i`."""
+
+    count: str
+    item: Callable[[str], str]
+    kind: str = "rv"  # what each item is: an rv, or ("int") a C int
+
+
+class ExprLowering(Checks):
+    """Lowers expressions into the current function (`self.f`); the effects half is `lower_effects`."""
+
+    def __init__(self, texts: Texts, constants: Constants, var_index: dict[str, int], phase_index: dict[str, int],
+                 rule_index: dict[str, int]):
+        super().__init__()
+        self.texts = texts
+        self.constants = constants
+        self.var_index = var_index
+        self.phase_index = phase_index
+        self.rule_index = rule_index
+        self.positions: list[A.Pos] = []
+        self.n_slots = 0
+        self.boards: dict[str, Any] = {}
+        self.functions: dict[str, str] = {}  # user function -> its C name
+        self.procedures: dict[str, str] = {}
+        self.f: CFunc = CFunc("", "void")
+
+    # ------------------------------------------------------------ helpers
+    def site_slots(self) -> str:
+        """A new array of a call site's kept results (declared with the module's tables)."""
+        self.n_slots += 1
+        return f"M{self.n_slots}"
+
+    def _board(self, node: A.Expr) -> Any:
+        """The board a literal text names, or None."""
+        if isinstance(node, A.Literal) and type(node.value) is str:
+            return self.boards.get(node.value)
+        return None
+
+    def where(self, pos: A.Pos) -> int:
+        self.positions.append(pos)
+        return len(self.positions) - 1
+
+    def text(self, value: str) -> int:
+        return self.texts.id(value)
+
+    def literal(self, value: Any) -> Val:
+        t = type(value)
+        if value is None:
+            return Val("rv_null()")
+        if t is bool:
+            return Val("1" if value else "0", "bool")
+        if t is int:
+            return Val(int_literal(value), "int")
+        if t is float:
+            return Val(f"rv_flt({float_literal(value)})")
+        if t is str:
+            return Val(f"rv_str({self.text(value)})")
+        return Val(f"K[{self.constants.index(value)}]")
+
+    def lower(self, node: A.Expr, scope: Scope, lv: Locals) -> Val:
+        method = getattr(self, "_e_" + type(node).__name__, None)
+        if method is None:
+            raise NotLowered(f"the expression {type(node).__name__}", node.pos)
+        return method(node, scope, lv)
+
+    # ------------------------------------------------------------ leaves
+    def _e_Literal(self, node: A.Literal, scope: Scope, lv: Locals) -> Val:
+        return self.literal(node.value)
+
+    def _e_Name(self, node: A.Name, scope: Scope, lv: Locals) -> Val:
+        found = self.name_of(node, scope)
+        if callable(found):
+            raise NotLowered(f"the unknown name `{node.name}`", node.pos)
+        kind, key = found
+        if kind == "local":
+            if key not in lv:
+                raise NotLowered(f"the local `{key}` outside its site", node.pos)
+            return lv[key]
+        if kind == "var":
+            return Val(f"C->S->vars[{self.var_index[key]}]")
+        if kind == "flow":
+            if key in FLOW_INTS:
+                return Val(f"C->S->flow.{key}", "int")
+            if key == "phase":
+                return Val("rv_str(PHASE_NAMES[C->S->flow.phase])")
+            return Val("flow_stage(C)")
+        return self.literal(key)
+
+    def _e_ListLit(self, node: A.ListLit, scope: Scope, lv: Locals) -> Val:
+        f = self.f
+        items = [self.lower(item, scope, lv) for item in node.items]
+        out = f.assign_owned(f"rp_new_list(C, {len(items)})")
+        for item in items:
+            f.emit(f"if (!rp_list_push(C, {out.code}.u.l, rv_ref({item.rv}))) goto out;")
+        return out
+
+    # ------------------------------------------------------------ loops over items
+    def _items(self, source: A.Expr, pos: A.Pos, scope: Scope, lv: Locals, copy: bool = False) -> "Source":
+        """What a loop walks, charged as `runtime.iterate` charges it.  A `range(...)` is walked without
+        making its list, and (in an expression, which changes nothing) a slice of a list where it lies;
+        `copy`: a `for` statement walks its own copy of anything else, as its body may change the list."""
+        f, w = self.f, self.where(pos)
+        if isinstance(source, A.Call) and source.func == "range" and isinstance(self.callee(source, scope), Builtin):
+            args = [self.lower(a, scope, lv) for a in source.args]
+            lo, n = f.integer(), f.integer()
+            second = args[1].rv if len(args) > 1 else "rv_null()"
+            f.emit(f"{n} = rp_range_loop(C, {args[0].rv}, {second}, {len(args)}, &{lo}, {w});")
+            f.check()
+            return Source(n, lambda i: f"({lo} + {i})", "int")
+        if isinstance(source, A.Slice) and not copy:
+            obj = self.lower(source.obj, scope, lv)
+            lo = self.lower(source.lo, scope, lv).rv if source.lo is not None else "rv_null()"
+            hi = self.lower(source.hi, scope, lv).rv if source.hi is not None else "rv_null()"
+            items, n = f.pointer(), f.integer()
+            f.assign_owned(f"rp_slice_walk(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w})")
+            return Source(n, lambda i: f"{items}[{i}]")
+        src = self.lower(source, scope, lv)
+        fn = "rp_iterate_copy" if copy else "rp_iterate"
+        held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
+        return Source(f"{held}.u.l->len", lambda i: f"{held}.u.l->items[{i}]")
+
+    def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
+                   own: bool) -> Locals:
+        """The loop's names bound to item `i`: borrowed in an expression (nothing changes while it runs), held
+        (a reference of its own) in a `for` statement, whose body may change the list the item came from."""
+        f = self.f
+        inner = dict(lv)
+        item = items.item(i)
+        if items.kind == "int" and len(names) == 1:  # an int of a range: a C int, nothing to hold
+            held = f.integer()
+            f.emit(f"{held} = {item};")
+            inner[names[0]] = Val(held, "int")
+            return inner
+        if items.kind == "int":
+            item = f"rv_int({item})"
+        if len(names) == 1:
+            parts = [item]
+        else:
+            f.emit(f"if (!rp_unpack(C, {item}, {len(names)}, {self.where(pos)})) goto out;")
+            parts = [f"{item}.u.l->items[{k}]" for k in range(len(names))]
+        for name, part in zip(names, parts):
+            if own:
+                local = f.local()
+                f.emit(f"rv_set(&{local}, rv_ref({part}));")
+                inner[name] = Val(local)
+            else:
+                held = f.borrowed()
+                f.emit(f"{held} = {part};")
+                inner[name] = Val(held)
+        return inner
+
+    def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals) -> Val:
+        f = self.f
+        items = self._items(node.source, node.pos, scope, lv)
+        result = f.assign_owned(f"rp_new_list(C, {items.count})")
+        i = f.index()
+        inner_scope = scope.with_locals(*node.names)
+        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
+            inner = self._bind_item(node.names, items, i, node.pos, lv, own=False)
+            cond = "1"
+            if node.cond is not None:
+                cond = self.lower(node.cond, inner_scope, inner).truth
+            with f.block(f"if ({cond})"):
+                elem = self.lower(node.elem, inner_scope, inner)
+                f.emit(f"if (!rp_list_push(C, {result.code}.u.l, rv_ref({elem.rv}))) goto out;")
+        f.emit(f"if (!rp_charge(C, {result.code}, {self.where(node.pos)})) goto out;")
+        return result
+
+    def _quantifier(self, node: A.Call, scope: Scope, lv: Locals) -> Val:
+        comp: A.Comprehension = node.args[0]  # type: ignore[assignment]
+        f = self.f
+        want = 1 if node.func == "any" else 0
+        items = self._items(comp.source, comp.pos, scope, lv)
+        result, decided, i = f.integer(), f.integer(), f.index()
+        f.emit(f"{result} = {1 - want};")
+        inner_scope = scope.with_locals(*comp.names)
+        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
+            f.emit(f"{decided} = 0;")
+            with f.scope():
+                inner = self._bind_item(comp.names, items, i, comp.pos, lv, own=False)
+                cond = "1"
+                if comp.cond is not None:
+                    cond = self.lower(comp.cond, inner_scope, inner).truth
+                with f.block(f"if ({cond})"):
+                    elem = self.lower(comp.elem, inner_scope, inner)
+                    f.emit(f"{decided} = ({elem.truth}) == {want};")
+            f.emit(f"if ({decided}) {{ {result} = {want}; break; }}")
+        return Val(result, "bool")
+
+    # ------------------------------------------------------------ parts of values
+    def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals) -> Val:
+        obj = self.lower(node.obj, scope, lv)
+        return self.f.assign_owned(f"rp_field(C, {obj.rv}, {self.text(node.name)}, {self.where(node.pos)})")
+
+    def _e_Index(self, node: A.Index, scope: Scope, lv: Locals) -> Val:
+        obj = self.lower(node.obj, scope, lv)
+        key = self.lower(node.index, scope, lv)
+        f = self.f
+        out = f.borrowed()
+        f.emit(f"{out} = rp_index_fast(C, {obj.rv}, {key.rv}, {self.where(node.pos)});")
+        f.check()
+        return Val(out)
+
+    def _e_Slice(self, node: A.Slice, scope: Scope, lv: Locals) -> Val:
+        obj = self.lower(node.obj, scope, lv)
+        lo = self.lower(node.lo, scope, lv).rv if node.lo is not None else "rv_null()"
+        hi = self.lower(node.hi, scope, lv).rv if node.hi is not None else "rv_null()"
+        return self.f.assign_owned(f"rp_slice(C, {obj.rv}, {lo}, {hi}, {self.where(node.pos)})")
+
+    # ------------------------------------------------------------ operators
+    def _e_Unary(self, node: A.Unary, scope: Scope, lv: Locals) -> Val:
+        value = self.lower(node.operand, scope, lv)
+        if node.op == "not":
+            return Val(f"(!{value.truth})", "bool")
+        f = self.f
+        if value.kind == "int":
+            out = f.integer()
+            f.emit(f"{out} = rp_ineg(C, {value.code}, {self.where(node.pos)});")
+            f.check()
+            return Val(out, "int")
+        return f.assign_owned(f"rp_negate(C, {value.rv}, {self.where(node.pos)})")
+
+    def _e_Binary(self, node: A.Binary, scope: Scope, lv: Locals) -> Val:
+        op, f = node.op, self.f
+        if op in ("==", "!=") and isinstance(node.right, A.Literal) and (
+                node.right.value is None or type(node.right.value) is str):
+            # Null and text equal only themselves: the right side is never run (the closures' fast path).
+            left = self.lower(node.left, scope, lv)
+            lit = node.right.value
+            if left.kind != "rv":
+                test = "0"
+            elif lit is None:
+                test = f"({left.code}.t == T_NULL)"
+            else:
+                test = f"({left.code}.t == T_STR && {left.code}.u.i == {self.text(lit)})"
+            return Val(test if op == "==" else f"(!{test})", "bool")
+        left = self.lower(node.left, scope, lv)
+        right = self.lower(node.right, scope, lv)
+        w = self.where(node.pos)
+        if op in ("in", "not in"):
+            out = f.integer()
+            f.emit(f"{out} = rp_contains(C, {right.rv}, {left.rv}, {w});")
+            f.check()
+            return Val(out if op == "in" else f"(!{out})", "bool")
+        if op in ("==", "!="):
+            if left.kind != "rv" and right.kind != "rv":
+                same = f"({left.code} == {right.code})" if left.kind == right.kind else "0"
+            else:
+                same = f.integer()
+                f.emit(f"{same} = rp_eq_fast(C, {left.rv}, {right.rv}, {w});")
+                f.check()
+            return Val(same if op == "==" else f"(!{same})", "bool")
+        if op in ORDER_OPS:
+            if left.kind == "int" and right.kind == "int":
+                return Val(f"({left.code} {op} {right.code})", "bool")
+            out = f.integer()
+            f.emit(f"{out} = rp_cmp_fast(C, {ORDER_OPS[op]}, {left.rv}, {right.rv}, {w});")
+            f.check()
+            return Val(out, "bool")
+        if op in INT_OPS and left.kind == "int" and right.kind == "int":
+            out = f.integer()
+            f.emit(f"{out} = {INT_OPS[op]}(C, {left.code}, {right.code}, {w});")
+            f.check()
+            return Val(out, "int")
+        return f.assign_owned(f"rp_arith_fast(C, {ARITH_OPS[op]}, {left.rv}, {right.rv}, {w})")
+
+    def _e_BoolOp(self, node: A.BoolOp, scope: Scope, lv: Locals) -> Val:
+        f = self.f
+        first = self.lower(node.operands[0], scope, lv)
+        rest: list[tuple[list[str], Val]] = []
+        for operand in node.operands[1:]:
+            with f.capture() as lines:
+                with f.scope():
+                    value = self.lower(operand, scope, lv)
+                    truth = value.truth
+                    if f.lines:  # the operand needed statements: its truth is taken before they are cleared
+                        held = f.integer()
+                        f.emit(f"{held} = {truth};")
+                        value = Val(held, "bool")
+            rest.append((lines, value))
+        joiner = " && " if node.op == "and" else " || "
+        if not any(lines for lines, _ in rest):
+            return Val("(" + joiner.join([first.truth] + [v.truth for _, v in rest]) + ")", "bool")
+        result = f.integer()
+        f.emit(f"{result} = {first.truth};")
+        depth = 0
+        for lines, value in rest:
+            f.emit(f"if ({result if node.op == 'and' else '!' + result}) {{")
+            f.depth += 1
+            depth += 1
+            f.place(_indent(lines, depth))
+            f.emit(f"{result} = {value.truth};")
+        for _ in range(depth):
+            f.depth -= 1
+            f.emit("}")
+        return Val(result, "bool")
+
+    def _e_Cond(self, node: A.Cond, scope: Scope, lv: Locals) -> Val:
+        f = self.f
+        test = self.lower(node.test, scope, lv).truth
+        held = f.integer()
+        f.emit(f"{held} = {test};")
+        out = f.owned()
+        branches = []
+        for part in (node.then, node.other):
+            with f.capture() as lines:
+                with f.scope():
+                    value = self.lower(part, scope, lv)
+                    pure = not f.lines
+                    if not pure:  # the branch's value is taken before its temporaries are cleared
+                        f.emit(f"{out} = rv_ref({value.rv});")
+            branches.append((lines, value, pure))
+        (_, then, then_pure), (_, other, other_pure) = branches
+        if then_pure and other_pure:
+            if then.kind == other.kind:
+                return Val(f"({held} ? {then.code} : {other.code})", then.kind)
+            return Val(f"({held} ? {then.rv} : {other.rv})")
+        for head, (lines, value, pure) in zip((f"if ({held})", "else"), branches):
+            f.emit(head + " {")
+            f.place(_indent(lines, 1) if not pure else ["    " * (f.depth + 1) + f"{out} = rv_ref({value.rv});"])
+            f.emit("}")
+        return Val(out)
+
+    # ------------------------------------------------------------ calls
+    def _e_Call(self, node: A.Call, scope: Scope, lv: Locals) -> Val:
+        if self.is_quantifier(node, scope):
+            return self._quantifier(node, scope, lv)
+        spec = self.callee(node, scope)
+        f = self.f
+        w = self.where(node.pos)
+        if isinstance(spec, Builtin):
+            args = [self.lower(a, scope, lv) for a in node.args]
+            if spec.name == "len":
+                out = f.integer()
+                f.emit(f"{out} = rp_len_i(C, {args[0].rv}, {w});")
+                f.check()
+                return Val(out, "int")
+            board = self._board(node.args[0]) if node.args else None
+            if spec.name == "cell" and board is not None:
+                out = f.borrowed()
+                f.emit(f"{out} = rp_cell_inline(C, {board.width}, {board.height}, {args[1].rv}, {args[2].rv}, {w});")
+                f.check()
+                return Val(out)
+            argv = f.array([a.rv for a in args]) if args else "NULL"
+            if spec.name in KEPT_BUILTINS:
+                slots = self.site_slots()
+                return f.assign_owned(f"rp_site_call(C, {slots}, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
+            return f.assign_owned(f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
+        if not isinstance(spec, Callable_):
+            raise NotLowered(f"the call of `{node.func}`", node.pos)
+        args = [self.lower(a, scope, lv) for a in node.args]
+        argv = f.array([a.rv for a in args]) if args else "NULL"
+        out = f.owned()
+        f.emit(f"if (rp_enter(C, {w})) {out} = {self.functions[node.func]}(C, {argv});")
+        f.emit("rp_leave(C);")
+        f.check()
+        f.emit(f"if (!rp_charge(C, {out}, {w})) goto out;")
+        return Val(out)
+
+
+def _indent(lines: list[str], levels: int) -> list[str]:
+    return ["    " * levels + line for line in lines]

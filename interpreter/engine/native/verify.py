@@ -1,0 +1,73 @@
+"""Proof that a lowered module's C source holds no user text before it is compiled.
+
+The lowering builds the source from the parsed tree only: names are
+numbered, texts are numbers in a byte array, values are numbers.  `verify`
+checks that of every source, as `dsl.emit.verify` checks generated Python:
+the one preprocessor line is the runtime's include, there is no string or
+character literal, no comment, every word is a C keyword, a name the runtime
+declares (csrc/rp.h) or a name the generator makes, and every number is a
+plain decimal or a hexadecimal float.  A source that breaks a rule is a bug
+in the lowering, never something a ruleset can cause.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+CSRC = Path(__file__).with_name("csrc")
+
+KEYWORDS = frozenset({
+    "static", "const", "int", "void", "return", "if", "else", "for", "goto", "break", "unsigned", "char",
+    "int32_t", "int64_t", "uint32_t", "uint64_t", "int8_t", "NULL", "INT64_C", "out",
+})
+GENERATED = re.compile(
+    r"(?:[tlbciap]|e|x|uf|up|T|SA|P|Q|KM|BS|M)\d+|[ACKrS]|VARS|PHASES|ACTIONS|ENDS|TRIGGERS|INVARIANTS|TIEBREAKS|"
+    r"PHASE_NAMES|STAGE_NAMES|TEXT_BYTES|TEXT_ENDS|TEXT_COUNT|CONST_BYTES|CONST_COUNT|RP_MODEL|GRAPH_NODES|"
+    r"GRAPH_NODE_LIST|GRAPH_START|GRAPH_ADJ|BN|BL|BV|RP_PROBES|RP_PROBE_EFFECTS|flow_stage|rp_model_init|rp_texts_init|rp_decode_constants|"
+    r"blob|ends|n")
+TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<hexfloat>-?0x[0-9a-f](?:\.[0-9a-f]+)?p[+-]\d+)
+  | (?P<number>\d+)
+  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<punct>->|\+\+|--|&&|\|\||==|!=|<=|>=|[-+*/%<>=!&|?:;,.(){}\[\]])
+""", re.VERBOSE)
+INCLUDE = '#include "rp.h"'
+
+
+class UnsafeSource(AssertionError):
+    """The lowering wrote something it must never write: a bug in the generator, never in a ruleset."""
+
+
+@lru_cache(maxsize=1)
+def runtime_names() -> frozenset[str]:
+    """Every word the runtime's headers use: its functions, types, fields, constants and macros."""
+    words: set[str] = set()
+    for header in ("rp.h", "rp_api.h"):
+        text = (CSRC / header).read_text(encoding="utf-8")
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+        text = re.sub(r'"[^"\n]*"', " ", text)
+        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    return frozenset(words)
+
+
+def verify(source: str) -> None:
+    """Raise UnsafeSource unless `source` keeps to the rules above."""
+    if not source.startswith(INCLUDE + "\n"):
+        raise UnsafeSource("the source must start with the runtime's include")
+    body = source[len(INCLUDE):]
+    for banned in ("/*", "//", "#", '"', "'", "\\"):
+        if banned in body:
+            raise UnsafeSource(f"the source holds {banned!r}: no comment, literal or directive may follow the include")
+    allowed = runtime_names() | KEYWORDS
+    at = 0
+    while at < len(body):
+        found = TOKEN.match(body, at)
+        if found is None:
+            raise UnsafeSource(f"unexpected text at offset {at + len(INCLUDE)}: {body[at:at + 20]!r}")
+        kind, text = found.lastgroup, found.group()
+        if kind == "word" and text not in allowed and not GENERATED.fullmatch(text):
+            raise UnsafeSource(f"the word {text!r} is no name of the runtime or of the generator")
+        at = found.end()

@@ -125,8 +125,8 @@ def load_module(source: str) -> Any:
 def _compile_args() -> tuple[list[str], list[str]]:
     args = [OPTIMIZE, *FLAGS, "-g0"]
     link: list[str] = []
-    if SANITIZE:
-        args += [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g"]
+    if SANITIZE:  # the tests' sanitizer run (.ci/run): the first fault stops the process with its report
+        args += [f"-fsanitize={SANITIZE}", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
         link += [f"-fsanitize={SANITIZE}"]
     return args, link
 

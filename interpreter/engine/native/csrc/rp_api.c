@@ -713,7 +713,8 @@ int rp_from_json(rp_state *S, const char *text)
 }
 
 /* ------------------------------------------------------------------ probes (tests) */
-/* The value of probe expression k on S (its locals A[i] the given ints), as JSON; NULL on a bail. */
+/* [value, iterations left, copies left] of probe expression k on S (its locals A[i] the given ints), as
+ * JSON; NULL on a bail. */
 char *rp_probe(rp_state *S, int32_t k, const int64_t *ints, int32_t nints, rp_error *e)
 {
     rp_ctx C;
@@ -726,7 +727,13 @@ char *rp_probe(rp_state *S, int32_t k, const int64_t *ints, int32_t nints, rp_er
         buf b = {malloc(256), 0, 256, 1};
         if (b.s) {
             b.s[0] = 0;
+            put(&b, "[", 1);
             put_value(&b, v);
+            put(&b, ",", 1);
+            put_int(&b, C.b->iterations);
+            put(&b, ",", 1);
+            put_int(&b, C.b->copies);
+            put(&b, "]", 1);
             out = b.ok ? b.s : (free(b.s), NULL);
         }
     }

@@ -1,0 +1,73 @@
+"""`--backend auto|python|native` on the commands that play games, and what each report says of it.
+
+The results are the same on both backends; every JSON report names the
+backend the games played on; `auto` says on stderr, once, why it plays on
+Python when it does; `native` that cannot be is an error (RP670, exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ruleplay import load_game
+from ruleplay.cli import main
+
+from native_support import native_of
+
+
+def run(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+@pytest.fixture(autouse=True)
+def _compiled():
+    native_of(load_game("tic-tac-toe"))
+
+
+def _report(*args: str, env: dict | None = None) -> dict:
+    result = run(*args, "--json", env=env)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_simulate_reports_the_same_games_on_both_backends_and_names_each():
+    native = _report("simulate", "tic-tac-toe", "-n", "30", "--backend", "native")
+    python = _report("simulate", "tic-tac-toe", "-n", "30", "--backend", "python")
+    assert native["run"]["backend"] == "native" and python["run"]["backend"] == "python"
+    for part in (native, python):
+        del part["run"]
+    assert native == python
+
+
+def test_auto_plays_natively_what_it_can_and_says_why_when_it_cannot():
+    result = run("simulate", "tic-tac-toe", "-n", "5", "--backend", "auto", "--json")
+    assert json.loads(result.stdout)["run"]["backend"] == "native" and "note:" not in result.stderr
+    greedy = run("simulate", "tic-tac-toe", "-n", "5", "--agents", "greedy", "--json")  # $RULEPLAY_BACKEND: python
+    assert json.loads(greedy.stdout)["run"]["backend"] == "python"
+    auto = run("simulate", "tic-tac-toe", "-n", "5", "--agents", "greedy", "--backend", "auto", "--json")
+    assert auto.exit_code == 0 and json.loads(auto.stdout)["run"]["backend"] == "python"
+    assert auto.stderr.count("note: playing on the Python engine") == 1 and "greedy" in auto.stderr
+
+
+def test_native_that_cannot_be_is_an_error():
+    result = run("simulate", "tic-tac-toe", "-n", "5", "--agents", "greedy", "--backend", "native")
+    assert result.exit_code == 1 and "RP670" in result.output and "greedy" in result.output
+
+
+def test_perft_and_bench_name_their_backend_and_count_alike():
+    native = _report("perft", "tic-tac-toe", "--depth", "4", "--backend", "native")
+    python = _report("perft", "tic-tac-toe", "--depth", "4", "--backend", "python")
+    assert (native["backend"], python["backend"]) == ("native", "python")
+    assert (native["nodes"], native["terminals"]) == (python["nodes"], python["terminals"])
+    bench = _report("bench", "tic-tac-toe", "--seconds", "0.05", "--runs", "1", "--backend", "native")
+    assert bench["backend"] == "native" and bench["playouts_per_s"] > 0
+
+
+def test_compare_and_tournament_name_their_backend():
+    compared = _report("compare", "nautilus-cards", "--variant", "seed-only", "-n", "4", "--backend", "python")
+    assert {compared["a"]["run"]["backend"], compared["b"]["run"]["backend"]} == {"python"}
+    ranked = _report("tournament", "tic-tac-toe", "--agents", "random,first", "-n", "4", "--backend", "native")
+    assert ranked["backend"] == "native"

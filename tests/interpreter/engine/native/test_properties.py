@@ -1,0 +1,265 @@
+"""Random expressions and effect blocks give the same results natively and on the Python engine.
+
+Hypothesis writes expressions and effect blocks over a small ruleset that
+holds values of every kind (ints, floats, texts, lists, maps, null,
+booleans, components, a board and a graph); each batch is lowered as probes
+into one module.  For every expression: where the Python engine (the
+closure compiler, the oracle) raises, the module gives up; where it gives
+a value, the module gives the same value, type for type, and leaves the
+same budget, or gives up for a value it does not hold (an int past 64 bits).
+For every effect block, the state after it is the same, or both fail.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ruleplay import load_game
+from ruleplay.dsl import runtime as R
+from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
+from ruleplay.engine.native.build import load_module
+from ruleplay.engine.native.convert import from_module, to_module
+from ruleplay.engine.native.module import lower_model
+from ruleplay.engine.rng import Rng
+
+from native_support import native_of
+
+RULESET = """\
+ruleplay: 1
+game: properties
+players: 3
+boards:
+  b: {width: 4, height: 3}
+graphs:
+  g:
+    adjacency: {a: [b, c], b: [a, d], c: [a], d: [b]}
+components:
+  card:
+    properties: {rank: int, tags: list}
+    items:
+      - {id: ace, rank: 1, tags: [x]}
+      - {id: two, rank: 2, tags: [], copies: 2}
+constants:
+  nums: [3, 1, 2]
+  fl: [0.5, -1.25, 3.0]
+  words: ["b", "a", "ab"]
+  colours: {red: 1, blue: 2}
+  pairs: [[1, 2], [3, 4]]
+  edges: [[1, 2], [2, 3], [5, 6]]
+state:
+  i: {init: "7"}
+  f: {init: "2.5"}
+  s: {init: '"cab"'}
+  L: {init: "[4, null, 1, 3]"}
+  M: {init: "[[1, 2], [3], []]"}
+  m: {init: "colours"}
+  nul: {init: "null"}
+  t: {init: "true"}
+functions:
+  twice:
+    params: [x]
+    value: x + x
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go]}
+actions:
+  go: {}
+end:
+  - when: "false"
+"""
+
+NAMES = ["i", "f", "s", "L", "M", "m", "nul", "t", "nums", "fl", "words", "colours", "pairs", "edges", "current",
+         "players", "round", "turn", "phase", "stage"]
+LITERALS = ["0", "1", "2", "3", "-1", "7", "0.5", "2.0", "-0.0", "1.5", "4611686018427387904", "9223372036854775807",
+            '"a"', '"ab"', '""', '"ace"', '"two#1"', '"red"', '"b"', '"g"', '"N"', '"king"', '"orthogonal"', "true",
+            "false", "null", "[]", "[1, 2]", '["a", "b"]', "[1, [2]]", "[0.5, 1]"]
+UNARY = ["-{}", "not {}"]
+BINARY = ["{} + {}", "{} - {}", "{} * {}", "{} / {}", "{} // {}", "{} % {}", "{} == {}", "{} != {}", "{} < {}",
+          "{} <= {}", "{} > {}", "{} >= {}", "{} in {}", "{} not in {}", "{} and {}", "{} or {}"]
+CALLS = ["len({})", "sum({})", "min({})", "max({})", "min({}, {})", "max({}, {})", "abs({})", "any({})", "all({})",
+         "sorted({})", "reversed({})", "count({}, {})", "index_of({}, {})", "unique({})", "flatten({})", "str({})",
+         "join({})", "join({}, {})", "int({})", "keys({})", "values({})", "get({}, {}, {})", "zip({}, {})",
+         "range({})", "range({}, {})", "repeat({}, {})", "enumerate({})", "argmax({})", "argmin({})", "leader({})",
+         "ranks({})", "components({})", "kind({})", "is_component({})", "next_seat({})", "others({})", "cells({})",
+         "cell({}, {}, {})", "xy({}, {})", "step({}, {}, {})", "ray({}, {}, {})", "neighbors({}, {}, {})",
+         "dirs({})", "dir_vec({})", "perimeter({})", "line_of({}, {}, {})", "offset({}, {}, {})",
+         "area({}, {}, {}, {})", "flood({}, {}, {}, {}, {}, {})", "adjacent({}, {})", "nodes({})",
+         "reachable({}, {})", "distance({}, {}, {})", "reachable_via({}, {})", "distance_via({}, {}, {})",
+         "twice({})", "seats()", "components()", "{}[{}]", "{}[{}:{}]", "{}[:{}]", "{}.red", "{}.rank", "{}.tags"]
+
+
+def _fill(template: str, parts: list[str]) -> str:
+    return template.format(*parts)
+
+
+def _expressions() -> st.SearchStrategy[str]:
+    leaf = st.sampled_from(LITERALS + NAMES)
+
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        def shaped(template: str) -> st.SearchStrategy[str]:
+            n = template.count("{}")
+            return st.lists(inner, min_size=n, max_size=n).map(lambda parts: _fill(template, parts))
+
+        templates = st.sampled_from(UNARY + BINARY + CALLS)
+        comp = st.tuples(inner, st.sampled_from(["x", "y"]), inner, inner).map(
+            lambda p: f"[{p[0]} for {p[1]} in {p[2]} if {p[3]}]")
+        quant = st.tuples(st.sampled_from(["any", "all"]), inner, inner).map(
+            lambda p: f"{p[0]}(x > {p[1]} for x in {p[2]})")
+        cond = st.tuples(inner, inner, inner).map(lambda p: f"(if {p[0]} then {p[1]} else {p[2]})")
+        return st.one_of(templates.flatmap(shaped).map(lambda e: f"({e})"), comp, quant, cond,
+                         st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"))
+
+    return st.recursive(leaf, extend, max_leaves=8)
+
+
+def _same(a, b) -> bool:
+    """Equal as the rules hold values: types included (1 is not 1.0, true is not 1), -0.0 apart from 0.0."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if type(a) is float:
+        return math.copysign(1, a) == math.copysign(1, b) and a == b
+    return a == b
+
+
+class _Probe:
+    """A module of the ruleset with probes, and the state they run on."""
+
+    def __init__(self, game, expressions=(), effects=()):
+        model = game.model
+        self.game = game
+        low = lower_model(model, False, tuple((e, model.scope) for e in expressions),
+                          tuple((b, model.scope) for b in effects))
+        self.module = load_module(low.source)
+        self.state = game.new_state(0)
+
+    def native_state(self):
+        ffi, lib = self.module.ffi, self.module.lib
+        ptr = ffi.gc(lib.rp_new(), lib.rp_free)
+        assert lib.rp_from_json(ptr, to_module(self.game.model, self.state.data).encode())
+        return ptr
+
+    def value(self, k: int):
+        ffi, lib = self.module.ffi, self.module.lib
+        err = ffi.new("rp_error *")
+        out = lib.rp_probe(self.native_state(), k, ffi.NULL, 0, err)
+        if out == ffi.NULL:
+            return ("bail", err.code)
+        try:
+            return ("value", json.loads(ffi.string(out).decode()))
+        finally:
+            lib.rp_free_text(out)
+
+    def effects(self, k: int):
+        ffi, lib = self.module.ffi, self.module.lib
+        ptr = self.native_state()
+        err = ffi.new("rp_error *")
+        if not lib.rp_probe_effects(ptr, k, err):
+            return ("bail", err.code)
+        text = lib.rp_to_json(ptr)
+        try:
+            return ("state", from_module(self.game.model, ffi.string(text).decode()))
+        finally:
+            lib.rp_free_text(text)
+
+
+BAIL_NATIVE = 3  # rp.h: a value the module does not hold; the Python engine makes the step
+
+
+def _python_value(game, tree):
+    model = game.model
+    state = game.new_state(0)
+    fn = model.compiler().expr(tree, model.scope)
+    budget = model.budget()
+    ctx = R.Ctx(copy.deepcopy(state.data["vars"]), dict(state.data["flow"]), model, budget=budget)
+    try:
+        with R.recursion_guard():
+            value = fn(ctx)
+    except R.RuleRuntimeError:
+        return ("error",)
+    return ("value", [json.loads(json.dumps(value)), budget.iterations, budget.copies])
+
+
+def _parsed(texts):
+    out = []
+    for text in texts:
+        try:
+            out.append(parse_expr(text))
+        except DslSyntaxError:
+            continue
+    return out
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_expressions(), min_size=60, max_size=60))
+def test_random_expressions_agree(tmp_path_factory, texts):
+    path = tmp_path_factory.mktemp("props") / "properties.yaml"
+    path.write_text(RULESET, encoding="utf-8")
+    game = load_game(path)
+    native_of(game)
+    trees = _parsed(texts)
+    probe = _Probe(game, trees)
+    native_bails = 0
+    for k, tree in enumerate(trees):
+        python = _python_value(game, tree)
+        native = probe.value(k)
+        if python[0] == "error":
+            assert native[0] == "bail", (texts[k], native)
+        elif native[0] == "bail":
+            assert native[1] == BAIL_NATIVE, (texts[k], python, native)
+            native_bails += 1
+        else:
+            assert _same(native[1], python[1]), (texts[k], native[1], python[1])
+    assert native_bails <= len(trees) // 10 + 1
+
+
+EFFECTS = ["i = {}", "f = {}", "s = {}", "L = {}", "m.red = {}", "L[{}] = {}", "M[{}] = {}", "i += {}", "L += {}",
+           "append {} to L", "prepend {} to M", "remove {} from L", "move {} from L to M", "draw {} from L to M",
+           "shuffle L", "let z = {}\nL = [z, z]", "if {} {{ i = {} }} else {{ s = {} }}",
+           "for x in {} {{ append x to M }}", "for a, b in {} {{ i = a }}", "repeat {} {{ i += 1 }}",
+           "M[0][{}] = {}", "nul = {}"]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.lists(st.tuples(st.sampled_from(EFFECTS), st.lists(_expressions(), min_size=3, max_size=3)),
+                         min_size=1, max_size=4), min_size=25, max_size=25))
+def test_random_effect_blocks_agree(tmp_path_factory, blocks):
+    path = tmp_path_factory.mktemp("props") / "properties.yaml"
+    path.write_text(RULESET, encoding="utf-8")
+    game = load_game(path)
+    native_of(game)
+    model = game.model
+    trees = []
+    for block in blocks:
+        text = "\n".join(template.format(*parts[: template.count("{}")]) for template, parts in block)
+        try:
+            trees.append((text, parse_effects(text)))
+        except DslSyntaxError:
+            continue
+    probe = _Probe(game, effects=[t for _, t in trees])
+    for k, (text, tree) in enumerate(trees):
+        state = game.new_state(0)
+        data = copy.deepcopy(state.data)
+        ctx = R.Ctx(data["vars"], data["flow"], model, rng=Rng(data["rng"]), budget=model.budget())
+        fn = model.compiler().block(tree, model.scope)
+        try:
+            with R.recursion_guard():
+                fn(ctx)
+            python = ("state", data["vars"])
+        except R.RuleRuntimeError:
+            python = ("error",)
+        native = probe.effects(k)
+        if python[0] == "error":
+            assert native[0] == "bail", (text, native)
+        elif native[0] == "bail":
+            assert native[1] == BAIL_NATIVE, (text, python, native)
+        else:
+            assert _same(json.loads(json.dumps(native[1]["vars"])), json.loads(json.dumps(python[1]))), text

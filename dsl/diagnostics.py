@@ -19,6 +19,19 @@ WARNING = "warning"
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place a diagnostic is about: where a name given twice was given first, say."""
+
+    message: str
+    file: str
+    line: int
+    col: int
+
+    def format(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     message: str
@@ -29,6 +42,7 @@ class Diagnostic:
     hint: str = ""
     path: str = ""  # YAML path such as actions.place.require[0]
     source_line: str = field(default="", compare=False)
+    related: tuple[Related, ...] = ()
 
     def format(self) -> str:
         where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
@@ -39,6 +53,7 @@ class Diagnostic:
             out.append(f"  at: {self.path}")
         if self.hint:
             out.append(f"  hint: {self.hint}")
+        out.extend(f"  see: {r.format()}" for r in self.related)
         return printable("\n".join(out))
 
     def to_dict(self) -> dict:

@@ -16,11 +16,12 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, Related
 from .parser import Origin
 from .yamlload import Document, YamlProblem, format_path, load_document
 
@@ -246,8 +247,15 @@ def read_document(path: Path, max_bytes: int) -> Document:
     return load_document(raw, str(path), max_bytes=max_bytes)
 
 
-def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: str) -> Path:
-    """A file named inside a ruleset: relative, inside the ruleset's folder, a regular file."""
+# Texts an editor holds for files, by the files' real paths (`os.path.realpath`): a ruleset is read with
+# them in place of what is saved, and a file that exists only as such a text (never saved yet) counts as one.
+Unsaved = Mapping[str, str]
+NOTHING_UNSAVED: Unsaved = {}
+
+
+def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: str,
+                 unsaved: Unsaved = NOTHING_UNSAVED) -> Path:
+    """A file named inside a ruleset: relative, inside the ruleset's folder, a regular file (or an unsaved text)."""
     folder = Path(doc.file).resolve().parent
     if os.path.isabs(name) or name.startswith("~"):
         raise PatchProblem(_diag("RP403", f"{what} {name!r} is an absolute path", smap, path,
@@ -256,7 +264,7 @@ def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: s
     if not inside(folder, target):
         raise PatchProblem(_diag("RP403", f"{what} {name!r} is outside the ruleset's folder", smap, path,
                                  "rulesets may only read files in their own folder"))
-    kind = file_kind(target)
+    kind = "a regular file" if os.path.realpath(target) in unsaved else file_kind(target)
     if kind is None:
         raise PatchProblem(_diag("RP404", f"{what} {name!r} does not exist", smap, path, f"looked for {target}"))
     if kind != "a regular file":
@@ -303,8 +311,9 @@ class _Parts:
     bytes of distinct files summed (`MAX_TOTAL_FILES_FACTOR` x the limit).
     """
 
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, unsaved: Unsaved):
         self.max_bytes = max_bytes
+        self.unsaved = unsaved
         self.total_limit = MAX_TOTAL_FILES_FACTOR * max_bytes
         self.docs: dict[str, Document] = {}
         self.uses = 0
@@ -320,7 +329,9 @@ class _Parts:
         if real in self.docs:
             return self.docs[real], True
         try:
-            raw = read_regular(path, self.max_bytes)
+            text = self.unsaved.get(real)
+            # An editor's text may hold a lone surrogate (a JSON escape): kept, for the loader to refuse (RP001).
+            raw = read_regular(path, self.max_bytes) if text is None else text.encode("utf-8", "surrogatepass")
         except OSError as err:
             raise YamlProblem(Diagnostic("RP001", f"cannot read {path}: {err.strerror or err}", str(path), 0, 0,
                                          hint="check the path")) from None
@@ -340,20 +351,21 @@ class _Parts:
         return _diag("RP005", message, smap, at, hint)
 
 
-def load_with_extends(path: Path, max_bytes: int) -> tuple[Any, SourceMap]:
+def load_with_extends(path: Path, max_bytes: int, unsaved: Unsaved = NOTHING_UNSAVED) -> tuple[Any, SourceMap]:
     """Load a ruleset file, following `extends:` and `include:`; returns data and its source map.
 
     The `extends:` chain is followed with a loop, not recursion, so its
     length is bounded by `MAX_PARTS` (a clear RP005), never by Python's
     stack.  Then each file, from the last base to the file itself, is laid
     over the one it extends, and the files it itself includes fill in
-    the keys it still lacks.
+    the keys it still lacks.  A file with a text in `unsaved` is read as
+    that text (an editor's buffer), saved or not.
     """
-    parts = _Parts(max_bytes)
+    parts = _Parts(max_bytes, unsaved)
     doc, _ = parts.read(path)
     chain, reals = [doc], [os.path.realpath(path)]
     while isinstance(doc.data, dict) and isinstance(doc.data.get("extends"), str):
-        base_path = resolve_file(doc, SourceMap(doc), ("extends",), doc.data["extends"], "extends")
+        base_path = resolve_file(doc, SourceMap(doc), ("extends",), doc.data["extends"], "extends", unsaved)
         real = os.path.realpath(base_path)
         if real in reals:
             again = parts.docs[real]
@@ -389,11 +401,11 @@ def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
     names = doc.data.get("include")
     if not isinstance(names, list):
         return data
-    included: dict[str, str] = {}  # each key an include gave, and the file it came from
+    included: dict[str, Document] = {}  # each key an include gave, and the file it came from
     for i, name in enumerate(names):
         if not isinstance(name, str):
             continue
-        inc_path = resolve_file(doc, smap, ("include", i), name, "include")
+        inc_path = resolve_file(doc, smap, ("include", i), name, "include", parts.unsaved)
         inc, seen = parts.read(inc_path, smap, ("include", i))
         if not isinstance(inc.data, dict):
             line, col = inc.where(())
@@ -408,16 +420,19 @@ def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
                     f"nothing in it is followed or applied", inc.file, line, col, path=key,
                     hint=f"give `{key}:` to the file that includes this one", source_line=inc.source_line(line)))
         for key, value in list(inc.data.items()):
-            if included.get(key, inc.file) != inc.file:  # the same file listed twice gives the same keys
+            first = included.get(key, inc)
+            if first.file != inc.file:  # the same file listed twice gives the same keys
                 line, col = inc.where((key,), key=True)
                 raise PatchProblem(Diagnostic(
-                    "RP006", f"`{key}:` is in two included files, {Path(included[key]).name} and "
+                    "RP006", f"`{key}:` is in two included files, {Path(first.file).name} and "
                     f"{Path(inc.file).name}: one would silently be dropped", inc.file, line, col, path=key,
                     hint="keep it in one of them, or write it in the including file, which wins over both",
-                    source_line=inc.source_line(line)))
+                    source_line=inc.source_line(line),
+                    related=(Related(f"`{key}:` in {Path(first.file).name}", first.file,
+                                     *first.where((key,), key=True)),)))
             if key in data:
                 continue
-            included[key] = inc.file
+            included[key] = inc
             data[key] = copy.deepcopy(value) if seen else value  # a file used twice must not share its values
             smap.overlays.append(((key,), inc, (key,)))
     return data

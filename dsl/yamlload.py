@@ -29,7 +29,7 @@ try:
 except ImportError:  # pragma: no cover - wheels for our platforms ship it
     CParser = None
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, Related
 from .parser import CODE_BREAK, Origin
 from .runtime import MAX_INT_BITS
 
@@ -304,11 +304,12 @@ class _Builder:
         self.doc = Document(file, text, None)
         self.line_starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
 
-    def fail(self, code: str, message: str, mark: Any, hint: str = "", path: Path_ = ()) -> None:
+    def fail(self, code: str, message: str, mark: Any, hint: str = "", path: Path_ = (),
+             related: tuple[Related, ...] = ()) -> None:
         line = mark.line + 1 if mark is not None else 1
         col = mark.column + 1 if mark is not None else 1
         raise YamlProblem(Diagnostic(code, message, self.file, line, col, hint=hint,
-                                     path=format_path(path), source_line=self._line(line)))
+                                     path=format_path(path), source_line=self._line(line), related=related))
 
     def _line(self, line: int) -> str:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
@@ -382,7 +383,8 @@ class _Builder:
                 if key in out:
                     first = self.doc.key_positions.get(path + (key,), (0, 0))
                     self.fail("RP003", f"duplicate key {key!r} (first defined at line {first[0]})",
-                              key_node.start_mark, hint="remove one of the two entries", path=path + (key,))
+                              key_node.start_mark, hint="remove one of the two entries", path=path + (key,),
+                              related=(Related(f"{key!r} first defined here", self.file, *first),))
                 self.doc.key_positions[path + (key,)] = (key_node.start_mark.line + 1,
                                                          key_node.start_mark.column + 1)
                 out[key] = self.build(value_node, path + (key,))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ruleplay.dsl.compiler import Suggester
-from ruleplay.dsl.diagnostics import Diagnostic
+from ruleplay.dsl.diagnostics import Diagnostic, Related
 from ruleplay.dsl.variants import file_kind, inside
 from ruleplay.dsl.yamlload import format_path, lookup
 
@@ -89,7 +89,8 @@ def check_citations(model, ruleset_path: Path) -> Iterator[Diagnostic]:
         if r.id in first:
             yield Diagnostic("RP312", f"spec rule {r.id} is defined twice (first at line {first[r.id]})", str(path),
                              r.line, 1, hint="give each rule its own id, or merge the two into one rule",
-                             source_line=r.text)
+                             source_line=r.text, related=(Related(f"{r.id} first defined here", str(path),
+                                                                  first[r.id], 1),))
             continue
         first[r.id] = r.line
         if r.id not in model.cited_rules:

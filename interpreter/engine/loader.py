@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ruleplay.dsl.diagnostics import Diagnostic, RulesetError, sort_key
-from ruleplay.dsl.variants import PatchProblem, SourceMap, apply_variant, load_with_extends
+from ruleplay.dsl.variants import NOTHING_UNSAVED, PatchProblem, SourceMap, Unsaved, apply_variant, load_with_extends
 from ruleplay.dsl.yamlload import MAX_FILE_BYTES, YamlProblem
 from ruleplay.validators import semantic_checks
 from ruleplay.validators.schema import check_schema
@@ -101,16 +101,18 @@ def _collector_paused() -> Iterator[None]:
 
 
 def load_model(name_or_path: str | os.PathLike, players: int | None = None, variant: str | None = None,
-               disabled_rules: frozenset[str] = frozenset(), max_bytes: int = MAX_FILE_BYTES) -> GameModel:
+               disabled_rules: frozenset[str] = frozenset(), max_bytes: int = MAX_FILE_BYTES,
+               unsaved: Unsaved = NOTHING_UNSAVED) -> GameModel:
+    """The model of a ruleset; `unsaved` holds an editor's texts of files, by real path, read in their place."""
     with _collector_paused():
-        return _load_model(name_or_path, players, variant, disabled_rules, max_bytes)
+        return _load_model(name_or_path, players, variant, disabled_rules, max_bytes, unsaved)
 
 
 def _load_model(name_or_path: str | os.PathLike, players: int | None, variant: str | None,
-                disabled_rules: frozenset[str], max_bytes: int) -> GameModel:
-    path = find_ruleset(name_or_path)
+                disabled_rules: frozenset[str], max_bytes: int, unsaved: Unsaved) -> GameModel:
+    path = Path(name_or_path) if unsaved and os.path.realpath(name_or_path) in unsaved else find_ruleset(name_or_path)
     try:
-        data, smap = load_with_extends(path, max_bytes)
+        data, smap = load_with_extends(path, max_bytes, unsaved)
     except YamlProblem as err:
         raise _fail([err.diagnostic]) from None
     except PatchProblem as err:

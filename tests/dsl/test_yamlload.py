@@ -10,6 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ruleplay.dsl.diagnostics import Related
 from ruleplay.dsl.parser import parse_effects, parse_expr
 from ruleplay.dsl.yamlload import (MAX_DEPTH, MAX_NODES, YamlProblem, _compose, _compose_fast, _Composer,
                                    format_path, load_document)
@@ -70,6 +71,8 @@ def test_duplicate_keys_are_refused_with_both_places():
     assert d.code == "RP003"
     assert d.message == "duplicate key 'c' (first defined at line 3)"
     assert (d.line, d.col) == (4, 3) and d.path == "b.c" and d.source_line == "  c: 2"
+    assert d.related == (Related("'c' first defined here", d.file, 3, 3),)
+    assert d.format().splitlines()[-1] == f"  see: {d.file}:3:3: 'c' first defined here"
 
 
 @pytest.mark.parametrize("text, meaning", [

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ruleplay import RulesetError, load_game
+from ruleplay.dsl.diagnostics import Related
 from ruleplay.validators.spec import read_spec
 
 RULESET = """\
@@ -72,5 +73,6 @@ def test_a_rule_id_defined_twice_is_an_error_at_the_second_definition(tmp_path: 
     (d,) = [d for d in info.value.diagnostics if d.code == "RP312"]
     assert (Path(d.file).name, d.line, d.col, d.severity) == ("spec.md", 5, 1, "error")
     assert d.message == "spec rule AB-1 is defined twice (first at line 3)"
+    assert d.related == (Related("AB-1 first defined here", d.file, 3, 1),)
     assert "own id" in d.hint
     assert [x.code for x in info.value.diagnostics if x.code == "RP310"] == ["RP310"]  # AB-2, once

@@ -64,7 +64,7 @@ def _scope(b: BuildContext, constants: dict) -> Scope:
     state_names = frozenset((d.get("state") or {}).keys())
     for n in sorted(state_names & frozenset(constants)):
         b.diag("RP214", f"`{n}` is both a constant and a state variable", ("state", n), key=True,
-               hint="rename one of the two")
+               hint="rename one of the two", related=(b.related("the constant", ("constants", n)),))
     functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
     procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
     unavailable = frozenset(d.get("derived") or {}) - frozenset(constants)

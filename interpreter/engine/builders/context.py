@@ -14,7 +14,7 @@ from typing import Any
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.codegen import make_compiler
 from ruleplay.dsl.compiler import CompileProblem
-from ruleplay.dsl.diagnostics import Diagnostic, SourceLines
+from ruleplay.dsl.diagnostics import Diagnostic, Related, SourceLines
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Scope
 from ruleplay.dsl.variants import SourceMap
@@ -55,9 +55,15 @@ class BuildContext:
 
     # ----------------------------------------------------------- diagnostics
     def diag(self, code: str, message: str, path: tuple, hint: str = "", severity: str = "error",
-             key: bool = False) -> None:
+             key: bool = False, related: tuple[Related, ...] = ()) -> None:
         file, line, col, source = self.smap.where(path, key=key)
-        self.diags.append(Diagnostic(code, message, file, line, col, severity, hint, format_path(path), source))
+        self.diags.append(Diagnostic(code, message, file, line, col, severity, hint, format_path(path), source,
+                                     related))
+
+    def related(self, message: str, path: tuple) -> Related:
+        """Another place in the ruleset a diagnostic is about: the key at `path`."""
+        file, line, col, _ = self.smap.where(path, key=True)
+        return Related(message, file, line, col)
 
     def has_errors(self) -> bool:
         return any(d.severity == "error" for d in self.diags)

@@ -38,7 +38,7 @@ def build_derived(b: BuildContext, constants: dict[str, Any], static: StaticMode
         path = ("derived", name)
         if name in constants:
             b.diag("RP214", f"`{name}` is both a constant and a derived constant", path, key=True,
-                   hint="rename one of the two")
+                   hint="rename one of the two", related=(b.related("the constant", ("constants", name)),))
             continue
         node = b.parse(path, effects=False)
         if node is not None and _reads_only_fixed(b, name, node, state_names) and _calls_no_function(b, name, node):

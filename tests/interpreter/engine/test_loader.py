@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ruleplay.dsl.diagnostics import RulesetError
+from ruleplay.dsl.diagnostics import Related, RulesetError
 from ruleplay.engine.loader import load_model
 
 
@@ -102,3 +102,58 @@ def test_once_the_loads_work_runs_out_the_parameters_after_it_are_not_blamed(tmp
         load_model(path)
     assert [(d.code, d.path) for d in err.value.diagnostics if d.severity == "error"] == [
         ("RP220", "actions.tock.params.v")]
+
+
+BAD_RULESETS = Path(__file__).resolve().parents[2] / "bad_rulesets"
+TICK = """ruleplay: 1
+game: mini
+players: 2
+state:
+  count:
+    init: "0"
+flow:
+  phases:
+    - name: play
+      actions: [tick]
+actions:
+  tick:
+    effects: count += 1
+end:
+  - when: count >= 3
+"""
+
+
+def _diagnostics(*args, **kwargs) -> list:
+    with pytest.raises(RulesetError) as info:
+        load_model(*args, **kwargs)
+    return info.value.diagnostics
+
+
+def test_a_name_given_twice_points_at_its_first_place_too():
+    (d,) = _diagnostics(BAD_RULESETS / "constant_and_variable.yaml")
+    assert d.related == (Related("the constant", str(BAD_RULESETS / "constant_and_variable.yaml"), 7, 3),)
+
+
+def test_a_key_two_included_files_give_points_at_both():
+    (d,) = _diagnostics(BAD_RULESETS / "include_key_twice" / "main.yaml")
+    part = str(BAD_RULESETS / "include_key_twice" / "part.yaml")
+    assert (Path(d.file).name, d.line, d.related) == ("other.yaml", 2, (Related("`scoring:` in part.yaml", part, 1, 1),))
+
+
+def test_an_unsaved_text_is_read_instead_of_the_file(tmp_path):
+    game = tmp_path / "game.yaml"
+    game.write_text(TICK, encoding="utf-8")
+    unsaved = {str(game.resolve()): TICK.replace("count += 1", "count += undefined_name")}
+    (d,) = _diagnostics(game, unsaved=unsaved)
+    assert (d.code, d.line, d.col) == ("RP210", 13, 23)
+    assert load_model(game).name == "mini"  # the file itself is as it was
+
+
+def test_files_that_exist_only_as_unsaved_texts_load_with_what_they_extend_and_include(tmp_path):
+    main, base, part = tmp_path / "main.yaml", tmp_path / "base.yaml", tmp_path / "part.yaml"
+    unsaved = {str(main.resolve()): "extends: base.yaml\ngame: child\n",
+               str(base.resolve()): TICK.replace("end:", "include: [part.yaml]\nend:"),
+               str(part.resolve()): "title: From the part\n"}
+    model = load_model(main, unsaved=unsaved)
+    assert (model.name, model.title) == ("child", "From the part")
+    assert not main.exists()

@@ -158,3 +158,26 @@ DECLARED: dict[str, Type] = {
     "int": INT, "number": NUMBER, "bool": BOOL, "string": STRING, "list": list_of(ANY), "map": MAP, "any": ANY,
 }
 """Types written in a ruleset (`state.x.type`, component `properties:`)."""
+
+
+KIND_WORDS = {"null": "null", "bool": "a bool", "int": "an int", "float": "a number", "string": "a string",
+              "list": "a list", "map": "a map"}
+
+
+def describe_kinds(kinds: frozenset[str]) -> str:
+    """The kinds in words, as a message says them: "an int or a string"."""
+    if kinds == NUMERIC:
+        return "a number"
+    words = [KIND_WORDS[k] for k in ("int", "float", "string", "list", "map", "bool", "null") if k in kinds]
+    if NUMERIC <= kinds:
+        words = ["a number"] + [w for w in words if w not in ("an int", "a number")]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def widened(t: Type, steps: list[str], value: Type) -> Type:
+    """`t` after storing `value` at the place reached by `steps` (item or field steps)."""
+    if not steps:
+        return join(t, value)
+    if t.kind == "list" and steps[0] == "item":
+        return list_of(widened(t.item or ANY, steps[1:], value))
+    return t  # maps keep no field types; anything else fails at run time

@@ -33,6 +33,7 @@ from ruleplay.dsl.yamlload import format_path, lookup
 
 from . import signatures as S
 from .callgraph import callees_first
+from .inferred import InferredTypes
 from .typelattice import (
     ANY,
     BOOL,
@@ -44,10 +45,12 @@ from .typelattice import (
     NUMERIC,
     STRING,
     Type,
+    describe_kinds,
     is_only,
     join,
     list_of,
     value_type,
+    widened,
 )
 
 FLOW_TYPES: dict[str, Type] = {
@@ -65,19 +68,6 @@ _OPERANDS: dict[str, tuple[tuple[frozenset[str], frozenset[str]], ...]] = {
 _INDEXABLE = ((_LIST, _INT), (_STR, _INT), (_MAP, _STR))
 _ITERABLE = frozenset({"list", "map", "string"})
 _MAX_PASSES = 30
-
-_KIND_WORDS = {"null": "null", "bool": "a bool", "int": "an int", "float": "a number", "string": "a string",
-               "list": "a list", "map": "a map"}
-
-
-def _describe(kinds: frozenset[str]) -> str:
-    if kinds == NUMERIC:
-        return "a number"
-    words = [_KIND_WORDS[k] for k in ("int", "float", "string", "list", "map", "bool", "null") if k in kinds]
-    if NUMERIC <= kinds:
-        words = ["a number"] + [w for w in words if w not in ("an int", "a number")]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
-
 
 def _fits(pairs, a: Type, b: Type) -> bool:
     return any(a.kinds & left and b.kinds & right for left, right in pairs)
@@ -106,6 +96,7 @@ class _Checker:
         self.props = self._property_types()
         self.path: tuple = ()  # the ruleset path of the text being checked
         self.changed_lets: dict[str, str] = {}  # let name -> "whole" | "inside", for the current text
+        self.noted: InferredTypes | None = None  # filled in, when given, as the pass goes
 
     # ------------------------------------------------------------ reporting
     def report(self, code: str, message: str, pos: A.Pos, hint: str) -> None:
@@ -226,6 +217,8 @@ class _Checker:
                 self.check_expr(ppath + ("from",), env)
                 self.check_expr(ppath + ("where",), {**env, pname: ptype}, "where condition")
             env[pname] = ptype
+            if self.noted is not None:
+                self.noted.params[name, pname] = ptype
         for i, r in enumerate(spec.get("require") or []):
             rpath = path + ("require", i)
             self.check_expr(rpath if isinstance(r, str) else rpath + ("check",), env, "requirement")
@@ -285,7 +278,10 @@ class _Checker:
 
     # ----------------------------------------------------------- expressions
     def expr(self, node: A.Expr, env: dict[str, Type]) -> Type:
-        return getattr(self, "_e_" + type(node).__name__)(node, env)
+        t = getattr(self, "_e_" + type(node).__name__)(node, env)
+        if self.noted is not None and type(node) is A.Name:
+            self.noted.names[node.pos] = t
+        return t
 
     def _e_Literal(self, node: A.Literal, env: dict[str, Type]) -> Type:
         return value_type(node.value, self.model.component_props)
@@ -326,18 +322,17 @@ class _Checker:
             return NEVER
         return source.items()
 
-    def bind(self, names: tuple[str, ...], item: Type, env: dict[str, Type]) -> None:
-        if len(names) == 1:
-            env[names[0]] = item
-            return
-        each = item.items() if item.kind == "list" else ANY
+    def bind(self, names: tuple[str, ...], item: Type, env: dict[str, Type], pos: A.Pos) -> None:
+        each = item if len(names) == 1 else item.items() if item.kind == "list" else ANY
         for n in names:
             env[n] = each
+            if self.noted is not None:
+                self.noted.bound[pos, n] = each
 
     def _e_Comprehension(self, node: A.Comprehension, env: dict[str, Type]) -> Type:
         item = self.iterate(self.expr(node.source, env), node.source.pos, "`for … in`")
         inner = dict(env)
-        self.bind(node.names, item, inner)
+        self.bind(node.names, item, inner, node.pos)
         if node.cond is not None:
             self.expr(node.cond, inner)
         return list_of(self.expr(node.elem, inner))
@@ -472,7 +467,7 @@ class _Checker:
                                 on_board)
         for i, (spec, arg, t) in enumerate(zip(accepts, node.args, args)):
             if spec.kinds is not None and t.known and not t.kinds & spec.kinds:
-                self.report("RP223", f"argument {i + 1} of `{name}()` must be {_describe(spec.kinds)}, not {t}",
+                self.report("RP223", f"argument {i + 1} of `{name}()` must be {describe_kinds(spec.kinds)}, not {t}",
                             arg.pos, f"{name}(): {BUILTINS[name].doc}")
                 failed = True
             elif spec.names is not None:
@@ -522,6 +517,8 @@ class _Checker:
         elif change == "inside":
             t = list_of(ANY) if t.kind == "list" else t if t.kind == "map" else ANY
         env[node.name] = t
+        if self.noted is not None:
+            self.noted.bound[node.pos, node.name] = t
 
     def target(self, target: A.Target, env: dict[str, Type], final: bool) -> Type:
         """The type at a target; with `final`, checks that its last step can be assigned.
@@ -556,7 +553,7 @@ class _Checker:
         if target.name in env or target.name not in self.var_types:
             return
         steps = ["item" if not isinstance(s, str) else "field" for s in target.steps] + (["item"] if item else [])
-        self.widen_var(target.name, _widen(self.var_types[target.name], steps, value))
+        self.widen_var(target.name, widened(self.var_types[target.name], steps, value))
 
     def widen_var(self, name: str, t: Type) -> None:
         if name in self.declared:
@@ -597,7 +594,7 @@ class _Checker:
     def _s_For(self, node: A.For, env: dict[str, Type]) -> None:
         item = self.iterate(self.expr(node.source, env), node.source.pos, "`for … in`")
         inner = dict(env)
-        self.bind(node.names, item, inner)
+        self.bind(node.names, item, inner, node.pos)
         self.block(node.body, inner)
 
     def _s_Repeat(self, node: A.Repeat, env: dict[str, Type]) -> None:
@@ -629,15 +626,6 @@ def _arith_hint(op: str, a: Type, b: Type) -> str:
     if op == "*":
         return "`*` multiplies numbers, or repeats a list: xs * n"
     return f"`{op}` works on numbers"
-
-
-def _widen(t: Type, steps: list[str], value: Type) -> Type:
-    """`t` after storing `value` at the place reached by `steps` (item or field steps)."""
-    if not steps:
-        return join(t, value)
-    if t.kind == "list" and steps[0] == "item":
-        return list_of(_widen(t.item or ANY, steps[1:], value))
-    return t  # maps keep no field types; anything else fails at run time
 
 
 def _changed_lets(block: A.Block) -> dict[str, str]:
@@ -677,6 +665,17 @@ def variable_types(model: Any, parsed: dict[tuple, A.Node | None]) -> tuple[dict
         if not checker.grew:
             return types, declared
     return {n: types[n] if n in declared else ANY for n in types}, declared  # assume nothing
+
+
+def inferred_types(model: Any) -> InferredTypes:
+    """The types of a ruleset's variables, functions, parameters and names, as the checker settles them."""
+    parsed: dict[tuple, A.Node | None] = {}
+    types, declared = variable_types(model, parsed)
+    checker = _Checker(model, types, None, parsed, declared)
+    checker.noted = InferredTypes(types)
+    checker.run()
+    checker.noted.functions = checker.function_types
+    return checker.noted
 
 
 def check_types(model: Any, ruleset_path: Path) -> Iterator[Diagnostic]:

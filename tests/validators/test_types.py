@@ -404,3 +404,19 @@ def test_functions_that_call_each_other_are_typed_as_any_inside_their_cycle(tmp_
     path = tmp_path / "cycle.yaml"
     path.write_text(text, encoding="utf-8")
     assert load_model(path).diagnostics == []
+
+
+def test_the_inferred_types_are_kept_for_each_name_where_it_is_read():
+    from ruleplay.dsl import ast as A
+    from ruleplay.validators.types import inferred_types
+
+    model = load_model("tic-tac-toe")
+    found = inferred_types(model)
+    assert str(found.functions["completes_line"]) == "bool"
+    assert str(found.params["place", "cell"]) == "int"
+    assert str(found.variables["board"]) == "list"
+    file = model.source.base.file
+    # `line` and `c` of `all(board[c] == p for c in line) for line in lines`, line 34
+    bound = {name: str(t) for (pos, name), t in found.bound.items() if pos.line == 34}
+    assert bound == {"line": "list of int", "c": "int"}
+    assert str(found.names[A.Pos(file, 34, 26)]) == "int"  # the `c` of board[c]

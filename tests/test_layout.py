@@ -28,7 +28,8 @@ ALLOWED = {
     "authoring": {"engine", "agents", "runs", "files", "dsl", "validators"},
     "view": {"engine", "agents", "runs", "files"},
     "adapters": {"engine", "agents", "runs", "view"},
-    "cli": {"top", "engine", "agents", "runs", "authoring", "view", "adapters", "files", "dsl", "validators"},
+    "editor": {"engine", "dsl", "validators", "files"},
+    "cli": {"top", "engine", "agents", "runs", "authoring", "view", "adapters", "editor", "files", "dsl", "validators"},
     "pettingzoo": {"adapters"},  # ruleplay.pettingzoo and ruleplay.openspiel: the adapters' entry points
     "openspiel": {"adapters"},
     "top": {"engine"},

@@ -18,7 +18,7 @@ from ruleplay.dsl.scope import FLOW_NAMES
 
 from .cursor import Cursor, cursor_at
 from .fields import Field, field_at, named_kind
-from .hover import FLOW, WORDS, signature
+from .hover import FLOW, WORDS, rule_text, signature
 from .index import Index, given_names
 
 _LOCALS = re.compile(r"\blet\s+([A-Za-z_]\w*)|\bfor\s+([A-Za-z_]\w*)(?:\s*,\s*([A-Za-z_]\w*))?\s+in\b")
@@ -94,7 +94,7 @@ def _rules(ix: Index | None) -> list[Completion]:
     for symbol in ix.declarations:
         if symbol.kind == "rule":
             found = ix.rules.get(symbol.name)
-            text = found.text.lstrip("-* ").replace(f"**{symbol.name}**", "").strip() if found else "an assumption"
+            text = rule_text(found) if found else "an assumption of the ruleset"
             out.append(Completion(symbol.name, "rule", text[:80], text))
     return out
 

@@ -8,11 +8,13 @@ written in the ruleset (clipped), or the spec rule's own lines.
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS
 from ruleplay.validators.inferred import InferredTypes
+from ruleplay.validators.spec import SpecRule
 from ruleplay.validators.typelattice import Type, value_type
 from ruleplay.validators.types import FLOW_TYPES
 
@@ -29,6 +31,12 @@ FLOW = {"current": "the seat whose turn it is (0-based)", "players": "the number
         "stage": "the name of the current stage, or `null`",
         "start_player": "the seat that starts the round's phases", "turn": "the number of turns completed so far"}
 MAX_LINES = 12  # of a declaration shown
+_LIST_ITEM = re.compile(r"^[-*]\s+")
+
+
+def rule_text(rule: SpecRule) -> str:
+    """A spec rule's line without its list marker and id: what the rule says."""
+    return _LIST_ITEM.sub("", rule.text).replace(f"**{rule.id}**", "", 1).strip()
 
 
 def signature(name: str) -> str:
@@ -130,7 +138,7 @@ def _rule(ix: Index, rule: str) -> str:
         return f"**rule** `{rule}`" + (" (an assumption of the ruleset)" if declared is not None else
                                         ": not in the spec")
     lines = ix.spec_lines
-    text = [(lines[found.line - 1] if found.line <= len(lines) else found.text).strip().lstrip("-* ")]
+    text = [_LIST_ITEM.sub("", (lines[found.line - 1] if found.line <= len(lines) else found.text).strip())]
     for line in lines[found.line:found.line + MAX_LINES]:
         if not line.strip() or line.lstrip().startswith(("- ", "* ", "#")):
             break

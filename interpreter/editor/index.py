@@ -137,6 +137,11 @@ def build_index(data: dict, smap: SourceMap) -> Index:
                     ix.use(Symbol("file", target), _value_span(smap, path, value))
             elif kind is not None and not (kind == "rule" and (path[:1] == ("variants",) or path[-1] == "id")):
                 ix.use(Symbol(kind, value), _value_span(smap, path, value))
+    for doc in smap.documents():  # `extends:` is followed, not kept in the merged data
+        name = doc.data.get("extends") if isinstance(doc.data, dict) else None
+        target = _beside(SourceMap(doc), ("extends",), name) if isinstance(name, str) else None
+        if target is not None:
+            ix.use(Symbol("file", target), _value_span(SourceMap(doc), ("extends",), str(name)))
     return ix
 
 

@@ -254,6 +254,8 @@ def make_server() -> RulesetServer:
         here = ls.workspace.position_codec.position_from_client_units(doc.lines, params.position)
         analysis = ls.analysis_of(path) if path is not None else None
         ix = analysis.index() if analysis is not None else None
+        if ix is None and analysis is not None and analysis.root in ls.last_good:  # the YAML does not read now
+            ix = ls.last_good[analysis.root].index()
         text = doc.source
         items = complete(text, here.line + 1, here.character + 1, ix)
         typed = word_before(text, here.line + 1, here.character + 1)

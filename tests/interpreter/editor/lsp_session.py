@@ -30,7 +30,7 @@ class Session:
 
         @self.client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def diagnostics(params: T.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = params.diagnostics
+            self.diagnostics[params.uri] = list(params.diagnostics)
             self.published.set()
 
     async def __aenter__(self) -> Session:

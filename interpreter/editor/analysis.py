@@ -74,8 +74,8 @@ class Analysis:
 
     @property
     def files(self) -> set[str]:
-        """Every file this analysis read, and every file a diagnostic of it is in."""
-        return set(self.texts) | {p.span.file for p in self.placed}
+        """Every file this analysis read (the ruleset's own at least), and every file a diagnostic of it is in."""
+        return set(self.texts) | {self.root} | {p.span.file for p in self.placed}
 
     def by_file(self) -> dict[str, list[Placed]]:
         out: dict[str, list[Placed]] = {f: [] for f in self.files}

@@ -31,6 +31,7 @@ from .completion import Completion, complete, word_before
 from .hover import hover
 from .index import Span, Symbol
 
+SETTLE_SECONDS = 10  # at most, that hover, definition and references wait for an analysis to catch up
 ROOT_KEY = re.compile(r"^(ruleplay|extends)\s*:", re.M)
 KINDS = {"field": T.CompletionItemKind.Field, "state": T.CompletionItemKind.Variable,
          "constant": T.CompletionItemKind.Constant, "derived": T.CompletionItemKind.Constant,
@@ -90,8 +91,12 @@ class RulesetServer(LanguageServer):
 
     # ----------------------------------------------------------- the analyses
     def touch(self, path: str) -> None:
-        self.dirty |= self.rulesets_reading(path)
-        if self.busy is None or self.busy.done():
+        self.run(self.rulesets_reading(path))
+
+    def run(self, roots: set[str]) -> None:
+        """Analyse these rulesets again (after those already waiting), on the editor's texts of then."""
+        self.dirty |= roots
+        if roots and (self.busy is None or self.busy.done()):
             self.settled.clear()
             self.busy = asyncio.get_running_loop().create_task(self._drain())
 
@@ -118,7 +123,7 @@ class RulesetServer(LanguageServer):
             self.last_good[found.root] = found
         self.publish(found.root)
 
-    def forget(self, path: str) -> None:
+    def forget(self) -> None:
         """Drop the rulesets no open file needs any more, and clear what they published."""
         open_paths = {to_fs_path(d.uri) for d in self.workspace.text_documents.values()}
         for root in list(self.analyses):
@@ -163,7 +168,10 @@ class RulesetServer(LanguageServer):
 
     async def symbol_at(self, uri: str, position: T.Position) -> tuple[Analysis, Span, Symbol] | None:
         """The name under the cursor, once the file's analysis has caught up with its text."""
-        await asyncio.wait_for(self.settled.wait(), timeout=30)
+        try:
+            await asyncio.wait_for(self.settled.wait(), timeout=SETTLE_SECONDS)
+        except asyncio.TimeoutError:
+            pass  # still typing: answer from the latest analysis there is
         path = to_fs_path(uri)
         if path is None:
             return None
@@ -209,9 +217,9 @@ def make_server() -> RulesetServer:
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def closed(ls: RulesetServer, params: T.DidCloseTextDocumentParams) -> None:
-        path = to_fs_path(params.text_document.uri)
-        if path is not None:
-            ls.forget(path)
+        ls.forget()
+        path = to_fs_path(params.text_document.uri)  # its unsaved text is gone: what reads it reads the file
+        ls.run({root for root, a in ls.analyses.items() if path in a.texts})
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: RulesetServer, params: T.HoverParams) -> T.Hover | None:

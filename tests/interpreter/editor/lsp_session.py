@@ -52,6 +52,9 @@ class Session:
             uri=uri, language_id="yaml", version=1, text=path.read_text(encoding="utf-8") if text is None else text)))
         return uri
 
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(T.DidCloseTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+
     def replace(self, uri: str, line: int, start: int, end: int, new: str) -> None:
         """An edit as an editor sends it: characters [start, end) of a line (from 0) become `new`."""
         self.versions[uri] += 1

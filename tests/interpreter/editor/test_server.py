@@ -111,6 +111,8 @@ def test_a_base_file_edited_unsaved_shows_its_error_in_its_own_file(tmp_path: Pa
             # definition of `extends:` is the base file
             (loc,) = await s.definition(main_uri, 0, 11)
             assert loc.uri == base_uri
+            s.close(base_uri)  # its edit is dropped: the ruleset reads the base as saved again
+            assert await s.wait_for(base_uri, lambda found: found == []) == []
 
     asyncio.run(session())
 

@@ -112,3 +112,18 @@ def test_an_included_file_is_analysed_and_indexed_through_its_ruleset() -> None:
     (placed,) = analysis.placed
     assert (Path(placed.span.file).name, placed.span.line) == ("other.yaml", 2)
     assert {Path(f).name for f in analysis.files} == {"main.yaml", "other.yaml"}  # the link failed: no part.yaml
+
+
+def test_lsp_without_the_extra_says_what_to_install(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    from click.testing import CliRunner
+
+    from ruleplay.cli import main
+
+    monkeypatch.setitem(sys.modules, "pygls", None)  # importing pygls now fails, as without the extra
+    monkeypatch.delitem(sys.modules, "ruleplay.editor.server", raising=False)
+    result = CliRunner().invoke(main, ["lsp"])
+    assert result.exit_code == 1
+    assert "error RP661: `ruleplay lsp` needs pygls" in result.output
+    assert "pip install 'ruleplay[lsp]'" in result.output

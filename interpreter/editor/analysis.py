@@ -2,11 +2,11 @@
 
 `analyze` loads the ruleset (the base game): every diagnostic the load
 gives, each with the stretch of text it is about and the other places it
-names; `with_variants` then loads each variant the base declares, as
-`validate` does, and adds what only a variant shows (said so in its
-message, with the variant's declaration as a related place). The two are
+names; `with_variant` then loads one variant the base declares, as
+`validate` does, and adds what only that variant shows (said so in its
+message, with the variant's declaration as a related place). They are
 separate steps so an editor can show the base's findings without waiting
-for the variants'.
+for the variants', and drop the variants of a text edited meanwhile.
 
 What an edit does not change is not done again: the YAML of files whose
 text is unchanged, the schema's verdict on unchanged texts and every
@@ -68,7 +68,6 @@ class Analysis:
     data: Any = None
     source: SourceMap | None = None
     placed: list[Placed] = field(default_factory=list)
-    variants_done: bool = False
     _index: Index | None = None
     _types: InferredTypes | None = None
 
@@ -111,27 +110,23 @@ def analyze(root: str, unsaved: Unsaved) -> Analysis:
     return analysis
 
 
-def with_variants(analysis: Analysis, unsaved: Unsaved) -> Analysis:
-    """`analysis` with what each variant of the base adds, as `validate` checks them (none if the base fails)."""
-    if analysis.model is None:
-        return replace(analysis, variants_done=True)
+def with_variant(analysis: Analysis, unsaved: Unsaved, variant: str) -> Analysis:
+    """`analysis` with what the base's variant `variant` adds, loaded as `validate` loads it."""
     seen = {_identity(p.diagnostic) for p in analysis.placed}
     lines = _lines(analysis, unsaved)
+    try:
+        found = load_model(analysis.root, variant=variant, unsaved=unsaved).diagnostics
+    except RulesetError as err:
+        found = err.diagnostics
+    declared = _variant_place(analysis, variant)
     extra: list[Placed] = []
-    for variant in analysis.model.variants:
-        try:
-            found = load_model(analysis.root, variant=variant, unsaved=unsaved).diagnostics
-        except RulesetError as err:
-            found = err.diagnostics
-        declared = _variant_place(analysis, variant)
-        for d in found:
-            if _identity(d) in seen:
-                continue
-            seen.add(_identity(d))
-            shown = replace(d, message=f"in variant {variant}: {d.message}")
-            placed = place(shown, lines, analysis.root)
-            extra.append(replace(placed, related=placed.related + ((declared, f"variant {variant}"),)))
-    return replace(analysis, placed=analysis.placed + extra, variants_done=True)
+    for d in found:
+        if _identity(d) in seen:
+            continue
+        seen.add(_identity(d))
+        placed = place(replace(d, message=f"in variant {variant}: {d.message}"), lines, analysis.root)
+        extra.append(replace(placed, related=placed.related + ((declared, f"variant {variant}"),)))
+    return replace(analysis, placed=analysis.placed + extra)
 
 
 def _identity(d: Diagnostic) -> tuple:

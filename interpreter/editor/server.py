@@ -7,7 +7,8 @@ reads it (or one beside it that names it). Analyses run one at a time on a
 worker thread, always on the editor's latest texts; one whose text changed
 while it ran is not shown but run again, so typing never queues work. The
 base game's diagnostics are published as soon as they are found, then again
-with the variants'. A file's diagnostics are those of every analysis that
+with the variants' (loaded one at a time, and left for the new text as soon
+as it is edited). A file's diagnostics are those of every analysis that
 read it; hover, definition and references wait for the file's analysis to
 catch up with the text.
 """
@@ -26,7 +27,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ruleplay.dsl.diagnostics import ERROR
 
-from .analysis import Analysis, Placed, analyze, with_variants
+from .analysis import Analysis, Placed, analyze, with_variant
 from .completion import Completion, complete, word_before
 from .hover import hover
 from .index import Span, Symbol
@@ -111,9 +112,13 @@ class RulesetServer(LanguageServer):
                 if root in self.dirty:
                     continue  # edited while it ran: run again before showing anything
                 self._keep(found)
-                found = await loop.run_in_executor(self.worker, with_variants, found, texts)
-                if root not in self.dirty:
-                    self._keep(found)
+                for variant in found.model.variants if found.model is not None else ():
+                    if root in self.dirty:
+                        break  # edited meanwhile: the new text's base comes first
+                    found = await loop.run_in_executor(self.worker, with_variant, found, texts, variant)
+                else:
+                    if root not in self.dirty:
+                        self._keep(found)
         finally:
             self.settled.set()
 

@@ -64,8 +64,8 @@ def compiler_identity() -> str:
     return f"{found}\n{version.splitlines()[0] if version else ''}"
 
 
-@lru_cache(maxsize=1)
 def runtime_text() -> str:
+    """The runtime's sources as they are now (read each time: a key must never name other sources than it built)."""
     return "".join((CSRC / name).read_text(encoding="utf-8") for name in HEADERS + RUNTIME_SOURCES)
 
 

@@ -51,6 +51,7 @@ class CFunc:
         self.lines: list[str] = []
         self.decls: list[str] = []
         self.dropped: list[str] = []  # rv variables the exit drops
+        self.freed: list[str] = []  # blocks the exit frees
         self.scopes: list[list[str]] = [[]]
         self.depth = 1
         self.n = 0
@@ -152,10 +153,17 @@ class CFunc:
         self.lines.extend(lines)
 
     # ------------------------------------------------------------ the whole function
-    def text(self, signature: str, result: str | None = None) -> str:
+    def heap(self) -> str:
+        """A block the function allocates (from the runtime) and frees on the way out."""
+        name = self._fresh("h")
+        self.decls.append(f"int64_t *{name} = NULL;")
+        self.freed.append(name)
+        return name
+
+    def text(self, signature: str, result: str | None = None, preamble: tuple[str, ...] = ()) -> str:
         """The function; `result` is the C expression (an rv to take a new reference to, or an int) that it
-        returns, None for void."""
-        body = ["    (void)A;"] + ["    " + d for d in self.decls]
+        returns, None for void; `preamble` declares what the body uses before the rest (its `A`)."""
+        body = ["    " + line for line in preamble] + ["    (void)A;"] + ["    " + d for d in self.decls]
         body += self.lines
         if self.returns == "rv":
             body.insert(0, "    rv r = {0};")
@@ -166,6 +174,7 @@ class CFunc:
         body.append("    goto out;")
         body.append("out:")
         body += [f"    rv_drop({name});" for name in self.dropped]
+        body += [f"    free({name});" for name in self.freed]
         if self.returns == "rv":
             body.append("    if (C->err) { rv_drop(r); return rv_null(); }")
             body.append("    return r;")

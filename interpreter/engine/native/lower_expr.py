@@ -280,7 +280,7 @@ class ExprLowering(Checks):
         w = self.where(node.pos)
         if op in ("in", "not in"):
             out = f.integer()
-            f.emit(f"{out} = rp_contains(C, {right.rv}, {left.rv}, {w});")
+            f.emit(f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
             f.check()
             return Val(out if op == "in" else f"(!{out})", "bool")
         if op in ("==", "!="):

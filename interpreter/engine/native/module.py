@@ -270,8 +270,65 @@ class _ModuleWriter:
             int_literal(a.size), rules, str(len(a.rules)), str(len(checks)), cname, self._ints(levels),
             self.site(a.path + ("effects",), "void", names),
             self.site(a.path + ("weight",), "rv", names) if a.weight is not None else "NULL",
-            str(int(a.private)),
+            str(int(a.private)), self._listing(a, pname),
         ]) + "}"
+
+    def _listing(self, a: Action, params: str) -> str:
+        """One function listing the action's moves (as engine/listing.py writes one in Python): its parameters'
+        loops nested in order, each `where:` and `require:` written out at the level the reference tests it,
+        the same charges (the tries of each level, then each check's own), the moves in the same order."""
+        low = self.low
+        name = self._name("L")
+        f = low.f = CFunc(name, "int")
+        lv: dict[str, Val] = {}
+        checks: list[list] = [[] for _ in range(len(a.params) + 1)]
+        for r in a.requires:
+            if r.code is not None:  # None: switched off by mutation testing, so it always passes
+                checks[r.level + 1].append(r.code)
+
+        def guarded(tests: list, inner) -> None:
+            """`inner` when every test holds, tried in order up to the first that fails."""
+            if not tests:
+                inner()
+                return
+            ok = f.integer()
+            f.emit(f"{ok} = 1;")
+            for node, scope in tests:
+                with f.block(f"if ({ok})"):
+                    f.emit(f"{ok} = {low.lower(node, scope, lv).truth};")
+            with f.block(f"if ({ok})"):
+                inner()
+
+        def level(i: int, prefix: str) -> None:
+            if i == len(a.params):
+                f.emit(f"if (!rp_push_move(C, out, {int_literal(a.first_index)} + {prefix})) goto out;")
+                return
+            p = a.params[i]
+            count, ks = str(len(p.universe)), None
+            if p.source_code is not None:
+                values = low.lower(p.source_code[0], p.source_code[1], lv)
+                ks, count = f.heap(), f.integer()
+                f.emit(f"free({ks}); {ks} = NULL;")
+                f.emit(f"{count} = rp_from_candidates(C, &{params}[{i}], {values.rv}, &{ks});")
+                f.check()
+            f.emit(f"C->b->iterations -= {count};")
+            f.emit('if (C->b->iterations < 0) { rp_bail(C, RP_BAIL_LIMIT, RP_WHY_TRIES, -1); goto out; }')
+            j, k, base = f.index(), f.integer(), f.integer()
+            with f.block(f"for ({j} = 0; {j} < {count}; {j}++)"):
+                f.emit(f"{k} = {ks}[{j}];" if ks else f"{k} = {j};")
+                f.emit(f"A[{i}] = {params}[{i}].universe[{k}];")
+                f.emit(f"{base} = {prefix} * {len(p.universe)} + {k};")
+                lv[p.name] = Val(f"A[{i}]")
+                tests = ([p.where_code] if p.where_code is not None else []) + checks[i + 1]
+                guarded(tests, lambda: level(i + 1, base))
+            if ks:
+                f.emit(f"free({ks}); {ks} = NULL;")
+
+        guarded(checks[0], lambda: level(0, "0"))
+        n = max(len(a.params), 1)
+        self.functions.append(f.text(f"static int {name}(rp_ctx *C, rp_moves *out)", "1",
+                                     (f"rv A[{n}] = {{{{0}}}};",)))
+        return name
 
     def _text_table(self, universe: list) -> tuple[int, str]:
         """Where each text of the module stands in a parameter's `of:` values (only for all-text sets)."""

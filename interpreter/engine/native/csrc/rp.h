@@ -125,6 +125,7 @@ typedef struct rp_ctx {
 } rp_ctx;
 
 #define RP_WHY_FAIL "a `fail` statement"
+#define RP_WHY_TRIES "too many parameter values"
 
 /* Stop the step: the first reason is kept. */
 static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)
@@ -178,6 +179,7 @@ int rp_equal(rv a, rv b);
 int rp_order(rp_ctx *C, rv a, rv b, int32_t where);             /* -1, 0, 1; bails on mixed types */
 int rp_equals(rp_ctx *C, rv a, rv b, int32_t where);            /* `==`: charged */
 int rp_contains(rp_ctx *C, rv container, rv item, int32_t where); /* `in`: charged; -1 on a bail */
+int64_t rp_size_of_list(rp_ctx *C, rv v, int32_t where);
 int rp_compare(rp_ctx *C, int op, rv a, rv b, int32_t where);   /* `<` `<=` `>` `>=`: -1 on a bail */
 rv rp_arith(rp_ctx *C, int op, rv a, rv b, int32_t where);      /* a new reference */
 rv rp_negate(rp_ctx *C, rv a, int32_t where);
@@ -185,7 +187,7 @@ rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where);          /* borrowed from
 rv rp_slice(rp_ctx *C, rv obj, rv lo, rv hi, int32_t where);    /* a new reference */
 rv rp_field(rp_ctx *C, rv obj, int64_t name, int32_t where);    /* a new reference (a copy of a property) */
 rv rp_map_field(rp_ctx *C, rv obj, int64_t name, int32_t where);/* a map's field only: borrowed */
-rv rp_iterate(rp_ctx *C, rv v, int32_t where);                  /* the items a loop walks: a new reference */
+rv rp_iterate_any(rp_ctx *C, rv v, int32_t where);              /* the items a loop walks: a new reference */
 int rp_unpack(rp_ctx *C, rv item, int64_t count, int32_t where);
 int rp_assign_item(rp_ctx *C, rv obj, rv key, rv value, int32_t where);   /* takes `value` */
 rp_list *rp_checked_list(rp_ctx *C, rv v, int32_t where);
@@ -260,6 +262,37 @@ static inline int rp_eq_fast(rp_ctx *C, rv a, rv b, int32_t where)
     if (RP_LIKELY(a.t == b.t && a.t <= T_STR && a.t != T_FLT)) return a.u.i == b.u.i;
     if (a.t == T_NULL || b.t == T_NULL) return a.t == b.t;
     return rp_equals(C, a, b, where);
+}
+
+/* `item in list` for an item that is a whole number, a text, null or a boolean (equal only to its own kind,
+ * or an int to an equal float), inline; anything else through rp_contains. */
+static inline int rp_in_fast(rp_ctx *C, rv container, rv item, int32_t where)
+{
+    if (RP_LIKELY(container.t == T_LIST && item.t != T_FLT && item.t < T_LIST)) {
+        rp_list *l = container.u.l;
+        int64_t n = l->size >= 0 ? l->size : rp_size_of_list(C, container, where);
+        if (RP_UNLIKELY(n < 0)) return -1;
+        C->b->iterations -= n;
+        if (RP_UNLIKELY(C->b->iterations < 0)) { rp_bail(C, RP_BAIL_LIMIT, "iterations", where); return -1; }
+        for (int64_t i = 0; i < l->len; i++) {
+            rv x = l->items[i];
+            if (x.t == item.t && x.u.i == item.u.i) return 1;
+            if (item.t == T_INT && x.t == T_FLT) { C->b->iterations += n; return rp_contains(C, container, item, where); }
+        }
+        return 0;
+    }
+    return rp_contains(C, container, item, where);
+}
+
+/* The items a loop walks (charged as runtime.iterate charges them): a list itself, inline. */
+static inline rv rp_iterate(rp_ctx *C, rv v, int32_t where)
+{
+    if (RP_LIKELY(v.t == T_LIST)) {
+        C->b->iterations -= v.u.l->len;
+        if (RP_UNLIKELY(C->b->iterations < 0)) { rp_bail(C, RP_BAIL_LIMIT, "iterations", where); return rv_null(); }
+        return rv_ref(v);
+    }
+    return rp_iterate_any(C, v, where);
 }
 
 /* `a < b` (and friends) for two ints, inline. */
@@ -466,6 +499,20 @@ typedef struct rp_param {
     int64_t text_n; const int32_t *text_index;         /* k by text id, or -1 */
 } rp_param;
 
+/* The legal moves being listed (their numbers). */
+typedef struct rp_moves { int32_t *v; int64_t n, cap; } rp_moves;
+int rp_grow_moves(rp_ctx *C, rp_moves *out);
+static inline int rp_push_move(rp_ctx *C, rp_moves *out, int64_t index)
+{
+    if (RP_UNLIKELY(out->n == out->cap) && !rp_grow_moves(C, out)) return 0;
+    out->v[out->n++] = (int32_t)index;
+    return 1;
+}
+struct rp_param;
+/* The `of:` positions a `from:` list names, sorted, each once (checked and charged as engine/legal.py does):
+ * their number, -1 on a bail; `*ks` is the caller's to free. */
+int64_t rp_from_candidates(rp_ctx *C, const struct rp_param *p, rv values, int64_t **ks);
+
 typedef struct rp_action {
     int32_t nparams;
     const rp_param *params;
@@ -478,6 +525,7 @@ typedef struct rp_action {
     rp_exec_fn effects;
     rp_expr_fn weight;            /* chance weight, or NULL */
     int32_t private_;             /* some parameter has `seen_by:` */
+    int (*list)(rp_ctx *C, rp_moves *out);   /* the action's moves now, its checks written out in its loops */
 } rp_action;
 
 typedef struct rp_phase {

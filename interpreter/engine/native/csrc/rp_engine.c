@@ -422,17 +422,12 @@ static int after_move(flowrun *R)
 }
 
 /* ------------------------------------------------------------------ legal moves (engine/legal.py) */
-typedef struct movelist { int32_t *v; int64_t n, cap; } movelist;
-
-static int push_move(rp_ctx *C, movelist *out, int64_t index)
+int rp_grow_moves(rp_ctx *C, rp_moves *out)
 {
-    if (out->n == out->cap) {
-        int64_t cap = out->cap ? out->cap * 2 : 16;
-        int32_t *v = realloc(out->v, (size_t)cap * sizeof(int32_t));
-        if (!v) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
-        out->v = v; out->cap = cap;
-    }
-    out->v[out->n++] = (int32_t)index;
+    int64_t cap = out->cap ? out->cap * 2 : 16;
+    int32_t *v = realloc(out->v, (size_t)cap * sizeof(int32_t));
+    if (!v) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
+    out->v = v; out->cap = cap;
     return 1;
 }
 
@@ -477,7 +472,27 @@ static int charge_tries(rp_ctx *C, int64_t count)
     return 1;
 }
 
-static int list_level(rp_ctx *C, const rp_action *a, int32_t i, int64_t prefix, rv *A, movelist *out)
+int64_t rp_from_candidates(rp_ctx *C, const rp_param *p, rv values, int64_t **out)
+{
+    *out = NULL;
+    if (values.t != T_LIST) { rp_bail(C, RP_BAIL_RULE, "`from:` gave no list", -1); return -1; }
+    rp_list *l = values.u.l;
+    int64_t *ks = malloc((size_t)(l->len ? l->len : 1) * sizeof(int64_t));
+    if (!ks) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return -1; }
+    int64_t n = 0;
+    for (int64_t j = 0; j < l->len; j++) {
+        int64_t k = universe_index(C, p, l->items[j]);
+        if (k < 0) { free(ks); return -1; }
+        ks[n++] = k;
+    }
+    qsort(ks, (size_t)n, sizeof(int64_t), cmp_i64);
+    int64_t m = 0;
+    for (int64_t j = 0; j < n; j++) if (m == 0 || ks[m - 1] != ks[j]) ks[m++] = ks[j];
+    *out = ks;
+    return m;
+}
+
+static int list_level(rp_ctx *C, const rp_action *a, int32_t i, int64_t prefix, rv *A, rp_moves *out)
 {
     const rp_param *p = &a->params[i];
     int64_t radix = p->radix, n = radix;
@@ -486,21 +501,9 @@ static int list_level(rp_ctx *C, const rp_action *a, int32_t i, int64_t prefix, 
     if (p->from) {
         rv values = p->from(C, A);
         if (C->err) return 0;
-        if (values.t != T_LIST) { rv_drop(values); rp_bail(C, RP_BAIL_RULE, "`from:` gave no list", -1); return 0; }
-        rp_list *l = values.u.l;
-        ks = malloc((size_t)(l->len ? l->len : 1) * sizeof(int64_t));
-        if (!ks) { rv_drop(values); rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
-        n = 0;
-        for (int64_t j = 0; j < l->len; j++) {
-            int64_t k = universe_index(C, p, l->items[j]);
-            if (k < 0) { rv_drop(values); free(ks); return 0; }
-            ks[n++] = k;
-        }
+        n = rp_from_candidates(C, p, values, &ks);
         rv_drop(values);
-        qsort(ks, (size_t)n, sizeof(int64_t), cmp_i64);
-        int64_t m = 0;
-        for (int64_t j = 0; j < n; j++) if (m == 0 || ks[m - 1] != ks[j]) ks[m++] = ks[j];
-        n = m;
+        if (n < 0) return 0;
     }
     if (!charge_tries(C, n)) goto done;
     int last = i == a->nparams - 1;
@@ -521,7 +524,7 @@ static int list_level(rp_ctx *C, const rp_action *a, int32_t i, int64_t prefix, 
         }
         if (!pass) continue;
         if (!last) { if (!list_level(C, a, i + 1, base + k, A, out)) goto done; }
-        else if (!push_move(C, out, a->first_index + base + k)) goto done;
+        else if (!rp_push_move(C, out, a->first_index + base + k)) goto done;
     }
     ok = 1;
 done:
@@ -534,7 +537,7 @@ static double outcome_weight_of(rp_ctx *C, const rp_action *a, int64_t index);
 static void decode(const rp_model *M, int64_t index, int32_t *action, rv *args);
 
 /* The legal moves now, charged to C->b, into `out`. */
-static int moves_now(rp_ctx *C, movelist *out)
+static int moves_now(rp_ctx *C, rp_moves *out)
 {
     const rp_model *M = C->M;
     rp_flow *f = &C->S->flow;
@@ -547,6 +550,10 @@ static int moves_now(rp_ctx *C, movelist *out)
     for (int32_t j = 0; j < nnames; j++) {
         const rp_action *a = &M->actions[names[j]];
         if (a->disabled) continue;
+        if (a->list) {   /* the lowered listing: the loops below, with every check written out in them */
+            if (!a->list(C, out)) return 0;
+            continue;
+        }
         int pass = 1;
         for (int32_t c = 0; c < a->nchecks && pass; c++) {
             if (a->check_level[c] != -1) continue;
@@ -557,7 +564,7 @@ static int moves_now(rp_ctx *C, movelist *out)
         if (a->nparams) {
             for (int32_t i = 0; i < a->nparams; i++) A[i] = rv_null();
             if (!list_level(C, a, 0, 0, A, out)) return 0;
-        } else if (!push_move(C, out, a->first_index)) return 0;
+        } else if (!rp_push_move(C, out, a->first_index)) return 0;
     }
     if (f->player == RP_CHANCE && M->weighted_chance && out->n) {
         int64_t kept = 0;
@@ -582,7 +589,7 @@ static int settle(flowrun *R)
     const rp_model *M = C->M;
     rp_budget listing, *saved = C->b;
     fresh_budget(M, &listing);
-    movelist out = {S->legal, 0, S->clegal};
+    rp_moves out = {S->legal, 0, S->clegal};
     S->legal = NULL; S->clegal = 0;
     for (int passes = 0; passes < MAX_TRANSITIONS; passes++) {
         rp_flow *f = &S->flow;
@@ -614,18 +621,19 @@ static int settle(flowrun *R)
 /* The action of move `index` and its arguments (the `of:` values, borrowed constants). */
 static void decode(const rp_model *M, int64_t index, int32_t *action, rv *args)
 {
-    for (int32_t a = 0; a < M->nactions; a++) {
-        const rp_action *act = &M->actions[a];
-        if (index < act->first_index || index >= act->first_index + act->size) continue;
-        int64_t rest = index - act->first_index;
-        for (int32_t i = act->nparams - 1; i >= 0; i--) {
-            args[i] = act->params[i].universe[rest % act->params[i].radix];
-            rest /= act->params[i].radix;
-        }
-        *action = a;
-        return;
+    int32_t lo = 0, hi = M->nactions - 1;   /* the last action whose first move is at or before `index` */
+    while (lo < hi) {
+        int32_t mid = (lo + hi + 1) / 2;
+        if (M->actions[mid].first_index <= index) lo = mid; else hi = mid - 1;
     }
-    *action = -1;
+    const rp_action *act = &M->actions[lo];
+    if (M->nactions == 0 || index < act->first_index || index >= act->first_index + act->size) { *action = -1; return; }
+    int64_t rest = index - act->first_index;
+    for (int32_t i = act->nparams - 1; i >= 0; i--) {
+        args[i] = act->params[i].universe[rest % act->params[i].radix];
+        rest /= act->params[i].radix;
+    }
+    *action = lo;
 }
 
 static int finite_number(rv v, double *out)
@@ -727,16 +735,18 @@ static int seen_of(rp_state *S, const rp_action *a, rv *args)
 /* The rules fired in this step, each once, in firing order. */
 static int keep_fired(rp_state *S, rp_ctx *C)
 {
-    int32_t *out = malloc((size_t)(C->nfired ? C->nfired : 1) * sizeof(int32_t));
-    if (!out) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
+    if (S->cfired < C->nfired) {
+        int32_t *more = realloc(S->fired, (size_t)C->nfired * sizeof(int32_t));
+        if (!more) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
+        S->fired = more; S->cfired = C->nfired;
+    }
     int32_t n = 0;
     for (int32_t i = 0; i < C->nfired; i++) {
         int seen = 0;
-        for (int32_t j = 0; j < n && !seen; j++) seen = out[j] == C->fired[i];
-        if (!seen) out[n++] = C->fired[i];
+        for (int32_t j = 0; j < n && !seen; j++) seen = S->fired[j] == C->fired[i];
+        if (!seen) S->fired[n++] = C->fired[i];
     }
-    free(S->fired);
-    S->fired = out; S->nfired = n; S->cfired = n;
+    S->nfired = n;
     return 1;
 }
 
@@ -804,7 +814,7 @@ int rp_state_list(rp_state *S, rp_ctx *C)
     if (S->legal_known) return 1;
     C->S = S;
     flowrun R = {C, 0};
-    movelist out = {NULL, 0, 0};
+    rp_moves out = {NULL, 0, 0};
     if (S->flow.done) { S->nlegal = 0; S->legal_known = 1; return 1; }
     rp_budget listing, *saved = C->b;
     fresh_budget(S->M, &listing);

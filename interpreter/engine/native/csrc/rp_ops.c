@@ -344,7 +344,7 @@ rv rp_field(rp_ctx *C, rv obj, int64_t name, int32_t where)
     return rv_null();
 }
 
-rv rp_iterate(rp_ctx *C, rv v, int32_t where)
+rv rp_iterate_any(rp_ctx *C, rv v, int32_t where)
 {
     if (v.t == T_LIST) {
         if (!rp_spend(C, v.u.l->len, where)) return rv_null();

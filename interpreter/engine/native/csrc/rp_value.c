@@ -354,6 +354,13 @@ rv rp_clone(rp_ctx *C, rv v)
     return v;
 }
 
+/* rp_size of a list with no cap (the budget's check follows); -1 on a bail. */
+int64_t rp_size_of_list(rp_ctx *C, rv v, int32_t where)
+{
+    int64_t n = rp_size(C, v, C->b->iterations, where);
+    return C->err ? -1 : n;
+}
+
 int rp_charge(rp_ctx *C, rv v, int32_t where)
 {
     if (!rv_is_container(v)) return 1;

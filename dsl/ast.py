@@ -203,6 +203,14 @@ class Log(Stmt):
 
 
 @dataclass(frozen=True)
+class Announce(Stmt):
+    """`announce TEXT [to SEATS]`: an event a person at the table is told, with the rule around it."""
+
+    text: Expr | None = None
+    to: Expr | None = None
+
+
+@dataclass(frozen=True)
 class Fail(Stmt):
     message: Expr | None = None
 

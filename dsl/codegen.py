@@ -46,12 +46,13 @@ HELPERS: dict[str, Any] = {
     "_invoke": invoke, "_unpack": R.unpack, "_assign_item": R.assign_item, "_checked_list": R.checked_list,
     "_take": R.take, "_prepend": R.prepend, "_shuffle": R.shuffle, "_draw": R.draw,
     "_repeat_count": R.repeat_count, "_copied_property": R.copied_property, "_clone": R.clone,
-    "_RuleFailure": R.RuleFailure, "_shown": R.shown,
+    "_RuleFailure": R.RuleFailure, "_shown": R.shown, "_announce": R.announce,
     "_no_components": {}, "_INT_LOW": -R._INT_LIMIT, "_INT_HIGH": R._INT_LIMIT,
 }
 # What a function's first lines load from its context, once, when its body uses them.
 PROLOGUE = {"_b": ("budget",), "_vars": ("vars",), "_flow": ("flow",), "_env": ("env",),
-            "_fired": ("fired",), "_sig": ("signals",), "_log": ("log",)}
+            "_fired": ("fired",), "_sig": ("signals",), "_log": ("log",),
+            "_events": ("events",)}
 INT_OPS: dict[str, ast.operator] = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mult()}
 DIV_OPS: dict[str, ast.operator] = {"//": ast.FloorDiv(), "%": ast.Mod()}
 ORDER_OPS: dict[str, ast.cmpop] = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE()}

@@ -52,6 +52,7 @@ class EffectsCodegen:
         return self._block(node, scope, lv)
 
     def _s_Cited(self, node: A.Cited, scope: Scope, lv: Locals) -> Out:
+        scope = scope.with_rule(node.rule)
         if isinstance(node.body, A.Block):
             body = self._block(node.body, scope, lv)
         else:
@@ -233,6 +234,15 @@ class EffectsCodegen:
         out: Out = []
         value = self._e(node.value, scope, lv, out)
         out.append(ast.Expr(call(attr(self.ctx_local("_log"), "append"), self._copied(value, node.pos, out))))
+        return out
+
+    def _s_Announce(self, node: A.Announce, scope: Scope, lv: Locals) -> Out:
+        out: Out = []
+        text = self._e(node.text, scope, lv, out)
+        to = const(None) if node.to is None else self._e(node.to, scope, lv, out)
+        players = ast.Subscript(self.ctx_local("_flow"), const("players"), ast.Load())
+        out.append(ast.Expr(call(name("_announce"), self.ctx_local("_events"), players, text, to,
+                                 const(scope.rule), self.ref(node.pos))))
         return out
 
     def _s_Fail(self, node: A.Fail, scope: Scope, lv: Locals) -> Out:

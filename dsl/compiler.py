@@ -473,6 +473,7 @@ class Compiler(Checks):
         return self.block(node, scope)
 
     def _s_Cited(self, node: A.Cited, scope: Scope) -> Exec:
+        scope = scope.with_rule(node.rule)
         body = self.block(node.body, scope) if isinstance(node.body, A.Block) else self.stmt(node.body, scope)[0]
         if node.rule in scope.disabled_rules:
             return lambda ctx: None
@@ -625,6 +626,12 @@ class Compiler(Checks):
         # statements of the move change it, and a log of one large value per loop turn must count as built.
         value, pos = self.expr(node.value, scope), node.pos
         return lambda ctx: ctx.log.append(ctx.budget.copy(value(ctx), pos))
+
+    def _s_Announce(self, node: A.Announce, scope: Scope) -> Exec:
+        text, rule, pos = self.expr(node.text, scope), scope.rule, node.pos
+        to = None if node.to is None else self.expr(node.to, scope)
+        return lambda ctx: R.announce(ctx.events, ctx.flow["players"], text(ctx),
+                                      None if to is None else to(ctx), rule, pos)
 
     def _s_Fail(self, node: A.Fail, scope: Scope) -> Exec:
         message, pos = self.expr(node.message, scope), node.pos

@@ -34,7 +34,7 @@ NODE_TYPES = frozenset({
 })
 # The attributes generated code reads or writes: of Ctx, Budget, Signals, the model and lists.
 ATTRIBUTES = frozenset({
-    "vars", "flow", "env", "model", "component_props", "budget", "fired", "signals", "log", "rng",
+    "vars", "flow", "env", "model", "component_props", "budget", "fired", "signals", "log", "events", "rng",
     "iterations", "copies", "depth", "max_depth", "charge", "copy", "append", "extend", "get", "pop", "entries",
     "replay", "call", "end_turn", "end_phase", "end_game", "stage", "stage_set", "goto",
 })

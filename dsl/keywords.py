@@ -11,6 +11,6 @@ from __future__ import annotations
 KEYWORDS = frozenset({
     "if", "then", "else", "elif", "for", "in", "not", "and", "or", "let", "repeat",
     "append", "prepend", "remove", "move", "draw", "shuffle", "to", "from", "end_turn",
-    "end_phase", "end_game", "stage", "goto", "call", "log", "fail", "pass", "true",
+    "end_phase", "end_game", "stage", "goto", "call", "log", "announce", "fail", "pass", "true",
     "false", "null",
 })

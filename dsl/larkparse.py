@@ -280,6 +280,9 @@ class _Build(Transformer):
     def log_stmt(self, meta, c):
         return A.Log(self._p(meta), c[0])
 
+    def announce_stmt(self, meta, c):
+        return A.Announce(self._p(meta), c[0], c[1])
+
     def fail_stmt(self, meta, c):
         return A.Fail(self._p(meta), c[0])
 

@@ -570,6 +570,21 @@ def repeat_count(n: Any, pos: Pos | None) -> int:
     return n
 
 
+def announce(events: list, players: int, text: Any, to: Any, rule: str | None, pos: Pos | None) -> None:
+    """Record the event of an `announce` in `events`: its text, the rule it cites, and the seats told
+    (`to` None: every seat; a seat number or a list of them: those seats alone, so a card handed over
+    secretly is told to its taker only)."""
+    seats = None
+    if to is not None:
+        listed = to if type(to) is list else [to]
+        for seat in listed:
+            if type(seat) is not int or not 0 <= seat < players:
+                raise RuleRuntimeError(f"`announce ... to` names {quoted(seat)}, which is not a seat "
+                                       f"(0..{players - 1}); give a seat number or a list of them", pos)
+        seats = sorted(set(listed))
+    events.append({"text": shown(text), "rule": rule, "to": seats})
+
+
 class Signals:
     """Flow-control requests made by effects during one move."""
 
@@ -592,7 +607,7 @@ class Ctx:
     loop variables).  `rng` is the state's seeded generator.
     """
 
-    __slots__ = ("vars", "flow", "env", "model", "rng", "fired", "budget", "signals", "log")
+    __slots__ = ("vars", "flow", "env", "model", "rng", "fired", "budget", "signals", "log", "events")
 
     def __init__(self, vars: dict, flow: dict, model: Any, rng: Any = None,
                  env: dict | None = None, budget: Budget | None = None):
@@ -605,6 +620,7 @@ class Ctx:
         self.budget = budget or Budget(100_000, 64)
         self.signals = Signals()
         self.log: list[Any] = []
+        self.events: list[dict] = []  # what `announce` tells the players, in order
 
 
 Fn = Callable[[Ctx], Any]

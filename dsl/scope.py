@@ -44,12 +44,18 @@ class Scope:
     # Declared names with no value: derived constants that could not be computed.  Their failure is
     # reported where it happened; a read of one is no second mistake, so it is not reported again.
     unavailable: frozenset[str] = frozenset()
+    # The rule that code cites around a statement (`@RULE { ... }`, or the `rule:` of the code's action,
+    # procedure or phase): what an `announce` names as its source.
+    rule: str | None = None
 
     def with_locals(self, *names: str) -> "Scope":
         return replace(self, locals=self.locals | frozenset(names), lets=self.lets - frozenset(names))
 
     def with_let(self, name: str) -> "Scope":
         return replace(self, locals=self.locals | {name}, lets=self.lets | {name})
+
+    def with_rule(self, rule: str) -> "Scope":
+        return replace(self, rule=rule)
 
     def only_locals(self, *names: str) -> "Scope":
         return replace(self, locals=frozenset(names), lets=frozenset())

@@ -614,6 +614,11 @@ class _Checker:
     def _s_Log(self, node: A.Log, env: dict[str, Type]) -> None:
         self.expr(node.value, env)
 
+    def _s_Announce(self, node: A.Announce, env: dict[str, Type]) -> None:
+        self.expr(node.text, env)
+        if node.to is not None:
+            self.expr(node.to, env)
+
     def _s_Fail(self, node: A.Fail, env: dict[str, Type]) -> None:
         self.expr(node.message, env)
 

@@ -69,7 +69,8 @@ def _position_text(data: dict) -> str:
 
 
 class State:
-    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "_history", "_undo")
+    __slots__ = ("game", "data", "_legal", "last_fired", "last_log", "last_events", "_history",
+                 "_undo")
 
     def __init__(self, game: GameOfState, data: dict, legal: list[Move] | None = None,
                  history: tuple[Move, ...] | History = ()):
@@ -78,6 +79,7 @@ class State:
         self._legal = legal
         self.last_fired: list[str] = []
         self.last_log: list[Any] = []
+        self.last_events: list[dict] = []  # what the last move's `announce`s told: text, rule, seats told
         self._history = history if isinstance(history, History) else History.of(tuple(history))
         self._undo: list[tuple] = []  # what `undo()` restores, one entry per move made in place
 
@@ -211,11 +213,12 @@ class State:
         decision has one bound; by default a move has its own budget.
         """
         move = self._coerce(move)
-        data, legal, history, fired, log = self._advance(move, player, budget,
+        data, legal, history, fired, log, events = self._advance(move, player, budget,
                                                          successor_data(self.game.model, self.data, move.action))
         state = State(self.game, data, legal, history)
         state.last_fired = fired
         state.last_log = log
+        state.last_events = events
         if self.game.checking:
             self.game.check_invariants(state)
         return state
@@ -247,24 +250,24 @@ class State:
         if not self._undo:
             raise RuleplayError("undo() with no move made in place to take back", "RP607")
         move = self._history.last()
-        self.data, self._legal, self._history, self.last_fired, self.last_log = self._undo.pop()
+        self.data, self._legal, self._history, self.last_fired, self.last_log, self.last_events = self._undo.pop()
         return move  # type: ignore[return-value]  # a state with a move to take back has a last move
 
     def _in_place(self, move: Move | str, player: int | None, budget: R.Budget | None, undo: bool,
                   drawn: int | None) -> None:
-        saved = (self.data, self._legal, self._history, self.last_fired, self.last_log)
+        saved = (self.data, self._legal, self._history, self.last_fired, self.last_log, self.last_events)
         move = self._coerce(move)
         new = successor_data(self.game.model, self.data, move.action) if undo else self.data
         if drawn is not None:
             new["rng"] = drawn
         try:
-            self.data, self._legal, self._history, self.last_fired, self.last_log = \
+            self.data, self._legal, self._history, self.last_fired, self.last_log, self.last_events = \
                 self._advance(move, player, budget, new)
             if self.game.checking:
                 self.game.check_invariants(self)
         except BaseException:
             if undo:
-                self.data, self._legal, self._history, self.last_fired, self.last_log = saved
+                self.data, self._legal, self._history, self.last_fired, self.last_log, self.last_events = saved
             raise
         if undo:
             self._undo.append(saved)
@@ -272,9 +275,9 @@ class State:
             self._undo.clear()
 
     def _advance(self, move: Move | str, player: int | None, budget: R.Budget | None,
-                 new: dict) -> tuple[dict, list[Move], History, list[str], list[Any]]:
+                 new: dict) -> tuple[dict, list[Move], History, list[str], list[Any], list[dict]]:
         """Make `move` on `new` (this state's data, or a copy of it): the data after the move and its
-        settled flow, the next legal moves, the history, the rules fired and the log."""
+        settled flow, the next legal moves, the history, the rules fired, the log and the events told."""
         move = self._coerce(move)
         model, data = self.game.model, self.data
         flow = data["flow"]
@@ -310,7 +313,7 @@ class State:
         fired = ctx.fired
         if len(fired) > 1:
             fired = list(dict.fromkeys(fired))  # each rule once, in firing order
-        return new, legal, self._history.then(move, seen), fired, ctx.log
+        return new, legal, self._history.then(move, seen), fired, ctx.log, ctx.events
 
     def apply_chance(self) -> "State":
         """Sample an outcome at a chance node with the state's own seeded generator."""

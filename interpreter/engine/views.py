@@ -68,3 +68,16 @@ def seen_from_json(data: Any, move: Move, players: int) -> Seen:
             raise ValueError(f"`seen_by` of {move} holds {who!r}, not null or a list of seats")
         out.append(None if who is None else tuple(sorted(set(who))))
     return tuple(out)
+
+
+def told(events: list[dict], viewer: int | None) -> list[dict]:
+    """The events of a move (`State.last_events`) that seat `viewer` is told; all of them for None (the
+    all-seeing view).  An event `to` some seats is kept from the others, as a masked argument is."""
+    return [e for e in events if viewer is None or e["to"] is None or viewer in e["to"]]
+
+
+def rounds_shown(model: GameModel) -> bool:
+    """Whether a person is shown where a round ends: the ruleset does something when a round begins or
+    ends (`on_round_begin`, `on_round_end`), so its rounds are part of the game, not only a count of turns."""
+    flow = model.data.get("flow") or {}
+    return bool(flow.get("on_round_begin") or flow.get("on_round_end"))

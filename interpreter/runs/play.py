@@ -33,13 +33,14 @@ class MoveRecord:
     rules: tuple[str, ...]
     seen_by: tuple | None = None  # per argument, the seats that saw it (None: every argument public)
     views: tuple[str, ...] = ()
+    events: tuple[dict, ...] = ()  # what the move's `announce`s told, and to whom (`engine.views.told`)
 
     @classmethod
     def of(cls, n: int, player: int, state: State) -> "MoveRecord":
         """The record of move `n`, made by `player`, that led to `state`."""
         seen = state.last_seen_by
         views = tuple(state.last_move_view(p) for p in range(state.data["flow"]["players"])) if seen is not None else ()
-        return cls(n, player, str(state.last_move), tuple(state.last_fired), seen, views)
+        return cls(n, player, str(state.last_move), tuple(state.last_fired), seen, views, tuple(state.last_events))
 
 
 @dataclass

@@ -20,7 +20,7 @@ from ruleplay.dsl.scope import Scope
 from ruleplay.dsl.variants import SourceMap
 from ruleplay.dsl.yamlload import format_path, lookup
 
-from ..model import Code, Exec, Fn, rule_list
+from ..model import Code, Exec, Fn, first_rule, rule_list
 
 UNKNOWN_NAME_HINT = ("a name is a state variable, a constant, a parameter, a `let` or loop name, "
                      "or a flow value such as `current`")
@@ -163,7 +163,9 @@ class BuildContext:
             targets = frozenset(n.name for n in A.walk(node) if isinstance(n, A.Target))
             self.written |= targets
             self.writes[path] = (targets, frozenset(n.name for n in A.walk(node) if isinstance(n, A.CallProc)))
-        fn = self.compiler.block(node, scope)
+        owner = lookup(self.data, path[:-1])  # the action, procedure or phase whose code this is
+        declared = first_rule(owner.get("rule")) if isinstance(owner, dict) else None
+        fn = self.compiler.block(node, scope if declared is None else scope.with_rule(declared))
         self._flush_problems(path)
         self.code[path] = (node, scope)
         return fn

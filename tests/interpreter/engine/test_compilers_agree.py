@@ -74,7 +74,8 @@ def _lockstep(closures: Any, generated: Any, seed: int, steps: int) -> None:
             assert got_a[1] == got_b[1]
             return
         a, b = got_a[1], got_b[1]
-        assert (a.last_fired, a.last_log) == (b.last_fired, b.last_log), f"step {step}: fired or logged"
+        assert (a.last_fired, a.last_log, a.last_events) == (b.last_fired, b.last_log, b.last_events), \
+            f"step {step}: fired, logged or announced"
 
 
 @pytest.mark.parametrize("label, ruleset", rulesets())

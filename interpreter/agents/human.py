@@ -16,22 +16,24 @@ readline's Tab completion when stdin is a terminal.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import Callable, Protocol, Sequence
 
 from ..engine.errors import MoveParseError
+from ..engine.model import GameModel
 from ..engine.moves import Move
-from ..engine.render import render_seat_text
+from ..engine.people import distinct_moves
+from ..engine.render import plain_text, render_seat_text
+from ..engine.ruletext import rule_texts
 from ..engine.state import State
 from .base import no_moves_error
 
 COMMANDS = ("?", "u", "q")
 _NUMBER = re.compile(r"[0-9]{1,18}")  # longer is no move's number, and int() refuses 4300 digits
 HELP = ("Type a move's number or its text (Tab completes).  `? MOVE` (or `? N`): why a move is refused;\n"
-        "`u`: undo back to your previous decision; `q`: save the game (to --log FILE) and quit;\n"
-        "an empty line: the board again.")
+        "`help ACTION`: the rules of an action; `u`: undo back to your previous decision;\n"
+        "`q`: save the game (to --log FILE) and quit; an empty line: the board again.")
 
 
 class TableRequest(Exception):
@@ -107,12 +109,19 @@ class HumanAgent:
         self.console.show(text)
 
     def choose(self, state: State) -> Move:
-        """The move the person picks; raises UndoRequest or QuitRequest for `u` and `q` (and end of input)."""
-        moves = state.legal_moves()
-        if not moves:
+        """The move the person picks; raises UndoRequest or QuitRequest for `u` and `q` (and end of input).
+
+        Moves a person reads alike (copies of alike cards) are offered once;
+        a seat with one move only is told it and the move is played for it.
+        """
+        if not state.legal_moves():
             raise no_moves_error(state)
+        offered = distinct_moves(state.game.model, state.legal_moves())
         seat = state.current_player
-        texts = [str(m) for m in moves]
+        texts, moves = [t for t, _ in offered], [m for _, m in offered]
+        if len(moves) == 1:
+            self.console.show(f"your only move, played for you: {texts[0]}")
+            return moves[0]
         self.console.show(self.picture(state, seat, texts))
         while True:
             try:
@@ -128,10 +137,12 @@ class HumanAgent:
                 raise UndoRequest()
             elif answer in ("?", "help", "h"):
                 self.console.show(HELP)
+            elif answer.startswith("help "):
+                self.console.show(action_help(state.game.model, answer[5:].strip()))
             elif answer.startswith("?"):
-                self.console.show(self.explain(state, answer[1:].strip(), moves))
+                self.console.show(self.explain(state, answer[1:].strip(), moves, texts))
             else:
-                move = self.read_move(state, answer, moves)
+                move = self.read_move(state, answer, moves, texts)
                 if move is not None:
                     return move
 
@@ -149,45 +160,66 @@ class HumanAgent:
     @staticmethod
     def private(state: State, seat: int) -> list[str]:
         """What only `seat` sees (its entry of each owner-only variable, a hand say), from its observation:
-        a ruleset's picture need not show it, and a person must know their own cards."""
+        a ruleset's picture need not show it, and a person must know their own cards.  An empty one
+        (nothing held, nothing seen) is left out."""
+        model = state.game.model
         seen = state.observe(seat)["state"]
-        return [f"your {name}: {json.dumps(seen[name][seat], ensure_ascii=False)}"
-                for name, decl in state.game.model.vars.items() if decl.per_player and decl.visibility == "owner"]
+        return [f"your {name.replace('_', ' ')}: {plain_text(model, seen[name][seat])}"
+                for name, decl in model.vars.items()
+                if decl.per_player and decl.visibility == "owner" and seen[name][seat] not in ([], None, {})]
 
-    def read_move(self, state: State, answer: str, moves: list[Move]) -> Move | None:
-        """The move `answer` names (a number or a move's text), or None after saying why it is not one."""
+    def read_move(self, state: State, answer: str, moves: list[Move], texts: Sequence[str]) -> Move | None:
+        """The move `answer` names (a number, a move's text as shown or as written), or None after saying why
+        it is not one."""
         k = _number(answer)
         if k is not None:
             if 1 <= k <= len(moves):
                 return moves[k - 1]
             self.console.show(f"no move {_typed(answer)}: type a number from 1 to {len(moves)}, or a move's text")
             return None
+        if answer in texts:
+            return moves[list(texts).index(answer)]
         try:
             move = state.game.parse_move(answer)  # type: ignore[attr-defined]
         except MoveParseError as err:
             self.console.show(f"{err.message}; type a number from 1 to {len(moves)}, or ? for help")
             return None
-        if move in moves:
-            return moves[moves.index(move)]
+        if move in state.legal_moves():
+            return move
         self.console.show(f"refused: {state.explain(move, state.current_player) or 'not a legal move now'}")
         return None
 
     @staticmethod
-    def explain(state: State, asked: str, moves: list[Move]) -> str:
+    def explain(state: State, asked: str, moves: list[Move], texts: Sequence[str]) -> str:
         """Why the move `asked` for (its text or number) is refused now, or that it is legal."""
         if not asked:
             return HELP
         k = _number(asked)
         if k is not None:
-            return (f"{k}. {moves[k - 1]} is legal" if 1 <= k <= len(moves)
+            return (f"{k}. {texts[k - 1]} is legal" if 1 <= k <= len(moves)
                     else f"there is no move {_typed(asked)}: the moves are numbered 1 to {len(moves)}")
+        if asked in texts:
+            return f"{asked} is legal (move {list(texts).index(asked) + 1})"
         try:
             move = state.game.parse_move(asked)  # type: ignore[attr-defined]
         except MoveParseError as err:
             return err.message
-        if move in moves:
-            return f"{move} is legal (move {moves.index(move) + 1})"
+        if move in state.legal_moves():
+            return f"{move} is legal"
         return state.explain(move, state.current_player) or f"illegal move {move}: not a legal move now"
+
+
+def action_help(model: GameModel, name: str) -> str:
+    """`help ACTION`: the action's description and the text of each rule it cites, from the spec."""
+    action = model.actions.get(name)
+    if action is None:
+        return f"there is no action {_typed(name)!r}; the actions are: {', '.join(model.actions)}"
+    texts = rule_texts(model)
+    spec = model.data.get("actions", {}).get(name) or {}
+    lines = [f"{name}: {spec['description']}" if isinstance(spec.get("description"), str) else f"{name}:"]
+    lines += [f"  {rule}: {texts.get(rule, '(no text in the spec)')}" for rule in action.rules]
+    lines += [f"  refused when: {r.message}" + (f" ({r.rule})" if r.rule else "") for r in action.requires if r.message]
+    return "\n".join(lines)
 
 
 def _number(answer: str) -> int | None:

@@ -14,8 +14,8 @@ from ..runs.play import MoveRecord, play_game
 from .options import (WholeNumber, check_seat, game_options, json_option, load, output_file, overwriting,
                       refuse_existing, seated, table_agents_option)
 from .output import echo, emit_json, reports_errors, silence_stdout
-from .table import (note_unfollowed_ruleset, play_with_person, result_text, seed_text, show_as, unseen_seed,
-                    withheld)
+from .table import (event_lines, note_unfollowed_ruleset, play_with_person, result_text, seed_text, show_as,
+                    unseen_seed, withheld)
 
 
 def _show_state(state: State, record: MoveRecord | None) -> None:
@@ -23,6 +23,8 @@ def _show_state(state: State, record: MoveRecord | None) -> None:
         who = "chance" if record.player < 0 else f"player {record.player}"
         rules = f"  [{', '.join(record.rules)}]" if record.rules else ""
         echo(f"\n{record.n}. {who}: {record.move}{rules}")
+        for line in event_lines(state.game.model, record, None):
+            echo(line)
     echo(state.render())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 import signal
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,7 +25,11 @@ from ..agents.human import HELP, HumanAgent, StdioConsole
 from ..engine.errors import ReplayError, RuleRuntimeError
 from ..engine.errors import withheld as withheld_text
 from ..engine.game import Game
+from ..engine.legal import CHANCE
+from ..engine.model import GameModel
+from ..engine.people import for_people
 from ..engine.render import render_seat_text
+from ..engine.views import rounds_shown, told
 from ..engine.state import State
 from ..runs.play import MoveRecord, PlayResult, SeatingError
 from ..runs.table import Table, table_seats
@@ -33,12 +38,56 @@ from .output import INTERRUPTED, echo, reads
 
 
 def show_as(seat: int) -> Callable[[State, MoveRecord | None], None]:
-    """What seat `seat` is shown of each move: its own view, `?` for what it may not see."""
+    """What seat `seat` is shown of each move: its own view, `?` for what it may not see, then the events
+    it is told (`announce`) and the end of a round."""
+    rounds: list[int] = []
+
     def show(state: State, record: MoveRecord | None) -> None:
         if record is not None:
             who = "chance" if record.player < 0 else f"player {record.player}"
-            echo(f"{record.n}. {who}: {record.views[seat] if record.views else record.move}")
+            model = state.game.model
+            echo(f"{record.n}. {who}: {for_people(model, record.views[seat] if record.views else record.move)}")
+            for line in event_lines(model, record, seat):
+                echo(line)
+        ended = round_ended(rounds, state)
+        if ended is not None and rounds_shown(state.game.model):
+            echo(f"-- end of round {ended} --")
     return show
+
+
+def _after_agents(show: Callable[[State, MoveRecord | None], None],
+                  person: int) -> Callable[[State, MoveRecord | None], None]:
+    """`show`, then, after an agent's move, drop what the person typed while it was thinking (a search can
+    take seconds): a key pressed while waiting must not become their next move unseen."""
+    def watch(state: State, record: MoveRecord | None) -> None:
+        show(state, record)
+        if record is not None and record.player not in (person, CHANCE):
+            discard_typeahead()
+    return watch
+
+
+def discard_typeahead() -> None:
+    """Forget the keys typed but not yet read, where standard input is a terminal."""
+    if sys.stdin.isatty():
+        try:
+            import termios
+
+            termios.tcflush(sys.stdin, termios.TCIFLUSH)
+        except (ImportError, OSError):  # not a POSIX terminal: nothing to forget
+            pass
+
+
+def event_lines(model: GameModel, record: MoveRecord, seat: int | None) -> list[str]:
+    """The events of a move that `seat` is told (all of them for None), one line each with its rule."""
+    return [f"   >> {for_people(model, e['text'])}" + (f"  [{e['rule']}]" if e["rule"] else "")
+            for e in told(list(record.events), seat)]
+
+
+def round_ended(rounds: list[int], state: State) -> int | None:
+    """The round that ended with the move that led to `state` (or None), from the rounds seen so far."""
+    ended = rounds[-1] if rounds and (state.round != rounds[-1] or state.is_terminal()) else None
+    rounds[:] = [] if state.is_terminal() else [state.round]
+    return ended
 
 
 def result_text(result: PlayResult) -> str:
@@ -160,7 +209,8 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
     person = HumanAgent(console=StdioConsole(write=echo))
     with _HangUp() as hang_up:
         try:
-            stopped = table.play(person, show)
+            stopped = table.play(person, _after_agents(show, me),
+                                 thinking=lambda seat: echo(f"player {seat} ({table.seats[seat]}) is thinking..."))
         except OSError:  # the terminal went away (EIO on a closed window): keep the game, then report it
             hang_up.playing = False
             _save(table, game_name, log_file)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ruleplay.dsl import ast as A
 from ruleplay.dsl import runtime as R
 
 from .errors import GameOverError, IllegalMoveError
@@ -244,6 +245,16 @@ def bind(action: Action, move: Move) -> dict:
     return {p.name: _thaw(v) for p, v in zip(action.params, move.args)}
 
 
+def _not_offered(shown: str, param: Param) -> str:
+    """Why a value is not among a parameter's `from:` choices, in the player's terms where the choices are
+    the mover's own entry of a variable (`from: hand[current]`: "d13 is not in your hand")."""
+    node = param.source_code[0] if param.source_code is not None else None
+    if (isinstance(node, A.Index) and isinstance(node.obj, A.Name) and isinstance(node.index, A.Name)
+            and node.index.name == "current"):
+        return f"{shown} is not in your {node.obj.name.replace('_', ' ')} (the `from:` choices for {param.name!r})"
+    return f"{shown} is not among the `from:` choices for {param.name!r} now"
+
+
 def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bool | None = None) -> None:
     """Raise IllegalMoveError saying why `move` is illegal now; return if it is legal."""
     if flow["done"]:
@@ -272,8 +283,7 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
             raise IllegalMoveError(move, f"{shown} is not a possible value of {p.name!r}", "RP604")
         value = p.universe[k]  # the rules' own value: 4.0 is checked as the cell 4
         if p.source is not None and k not in dict(_candidates(model, action, i, ctx)):
-            raise IllegalMoveError(move, f"{shown} is not among the `from:` choices for {p.name!r} now", "RP604",
-                                   p.rule or first_rule(action.rules))
+            raise IllegalMoveError(move, _not_offered(shown, p), "RP604", p.rule or first_rule(action.rules))
         ctx.env[p.name] = value
         if p.where is not None and not p.where(ctx):
             raise IllegalMoveError(move, f"{shown} is refused by the `where:` of {p.name!r} now", "RP604",

@@ -184,6 +184,9 @@ class Picture:
     exits: Fn | None = None  # a list of directions (N, NE, E, SE, S, SW, W, NW) drawn as open edges
     size: int = 0  # pixels per cell or card; 0 picks one from the item's kind
     hide: bool = False  # text only: the picture leaves this item out
+    place: Fn | None = None  # the value a move names for an entry: its label, and what a click picks
+    key: Fn | None = None  # a map from meaning to colour, drawn as the item's key
+    label: str | None = None  # the picture's caption, instead of the item's label
 
 
 @dataclass
@@ -262,6 +265,8 @@ class GameModel:
     listings: Any = field(default=None, repr=False, compare=False)
     # The tree and scope of every text compiled for play, by its ruleset path (`engine.native` lowers them).
     code: dict[tuple, Code] = field(default_factory=dict, repr=False, compare=False)
+    # The copy numbers people are not shown (`engine.people`), made when first needed.
+    people_names: Any = field(default=None, repr=False, compare=False)
 
     @property
     def keeps_secrets(self) -> bool:

@@ -7,7 +7,6 @@ its text.  The header shows round, phase and who is to move.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ruleplay.dsl import runtime as R
@@ -15,16 +14,14 @@ from ruleplay.dsl import runtime as R
 from .legal import CHANCE
 from .model import GameModel, RenderItem
 from .observe import observe
+from .people import plain_text
 
 
 def _text(item: RenderItem, ctx: R.Ctx, value: Any, index: int) -> str:
     if item.cell is None:
-        if value is None:
-            return "."
-        return value if isinstance(value, str) else json.dumps(value)
+        return plain_text(ctx.model, value)
     ctx.env = {"item": value, "index": index}
-    out = item.cell(ctx)
-    return "." if out is None else (out if isinstance(out, str) else json.dumps(out))
+    return plain_text(ctx.model, item.cell(ctx))
 
 
 def _grid(model: GameModel, item: RenderItem, ctx: R.Ctx, value: Any) -> list[str]:
@@ -56,7 +53,7 @@ def render_text(model: GameModel, data: dict) -> str:
             out.extend(_grid(model, item, ctx, value))
         elif item.kind in ("row", "track") and isinstance(value, list):
             sep = " " if item.kind == "row" else " > "
-            out.append(f"{item.label}: " + sep.join(_text(item, ctx, v, i) for i, v in enumerate(value)))
+            out.append(f"{item.label}: " + (sep.join(_text(item, ctx, v, i) for i, v in enumerate(value)) or "none"))
         elif item.kind == "list" and isinstance(value, list):
             out.append(f"{item.label}:")
             out.extend(f"  {i}: {_text(item, ctx, v, i)}" for i, v in enumerate(value))

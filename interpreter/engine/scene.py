@@ -16,7 +16,6 @@ viewer is not shown) leaves that cell plain and is counted in the item's
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ruleplay.dsl import runtime as R
@@ -24,18 +23,7 @@ from ruleplay.dsl import runtime as R
 from .legal import CHANCE
 from .model import Fn, GameModel, RenderItem
 from .observe import observe
-
-
-def is_hidden(value: Any) -> bool:
-    """A masked value from `observe`: `{"hidden": n}` for a hidden list, `{"hidden": true}` for one item."""
-    return isinstance(value, dict) and len(value) == 1 and "hidden" in value
-
-
-def shown_text(value: Any) -> str:
-    """A value as the text renderer writes it: a text as itself, null as ".", anything else as JSON."""
-    if value is None:
-        return "."
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+from .people import is_hidden, plain_text
 
 
 class _Item:
@@ -61,9 +49,9 @@ class _Item:
         pic = self.item.picture
         fn = pic.text if pic.text is not None else self.item.cell
         if fn is None:
-            return "" if value is None and self.item.kind == "grid" else shown_text(value)
+            return "" if value is None and self.item.kind == "grid" else plain_text(self.ctx.model, value)
         out = self.eval(fn, value, index, default="")
-        return "" if out is None or out == "." and self.item.kind == "grid" else shown_text(out)
+        return "" if out is None or out == "." and self.item.kind == "grid" else plain_text(self.ctx.model, out)
 
     def entry(self, value: Any, index: int) -> dict:
         if is_hidden(value):
@@ -73,17 +61,24 @@ class _Item:
         if isinstance(value, list) and pic.style == "cards" and self.item.kind != "grid":
             return {"cards": [self.entry(v, i) for i, v in enumerate(value)]}  # a hand: each card drawn alone
         out: dict[str, Any] = {"text": self.text(value, index)}
+        if pic.place is not None:
+            place = self.eval(pic.place, value, index)
+            out |= {"pick": place, "place": plain_text(self.ctx.model, place)}
+        elif self.item.kind == "grid":
+            out["pick"] = index
+        elif type(value) in (str, int):
+            out["pick"] = value
         fill = self.eval(pic.fill, value, index)
         if isinstance(fill, str):
             out["fill"] = fill
         if self.item.kind == "grid":
-            out["pieces"] = _pieces(self.eval(pic.pieces, value, index, default=[]))
+            out["pieces"] = _pieces(self.ctx.model, self.eval(pic.pieces, value, index, default=[]))
             exits = self.eval(pic.exits, value, index, default=[])
             out["exits"] = [e for e in exits if isinstance(e, str)] if isinstance(exits, list) else []
         return out
 
 
-def _pieces(value: Any) -> list[dict]:
+def _pieces(model: GameModel, value: Any) -> list[dict]:
     """Pieces as the picture takes them: a seat number, or [seat or null, text]; anything else is skipped."""
     if not isinstance(value, list):
         return []
@@ -92,13 +87,13 @@ def _pieces(value: Any) -> list[dict]:
         if type(p) is int:
             out.append({"seat": p, "text": ""})
         elif isinstance(p, list) and len(p) == 2 and (p[0] is None or type(p[0]) is int):
-            out.append({"seat": p[0], "text": shown_text(p[1]) if p[1] is not None else ""})
+            out.append({"seat": p[0], "text": plain_text(model, p[1]) if p[1] is not None else ""})
     return out
 
 
 def _scene_item(model: GameModel, item: RenderItem, ctx: R.Ctx) -> dict:
     pic = item.picture
-    out: dict[str, Any] = {"label": item.label, "kind": item.kind, "shape": pic.shape, "style": pic.style,
+    out: dict[str, Any] = {"label": pic.label if pic.label is not None else item.label, "kind": item.kind, "shape": pic.shape, "style": pic.style,
                            "size": pic.size}
     try:
         value = item.show(ctx)
@@ -118,6 +113,9 @@ def _scene_item(model: GameModel, item: RenderItem, ctx: R.Ctx) -> dict:
         out["items"] = [ev.entry(v, i) for i, v in enumerate(value)]
     else:
         out["items"] = [ev.entry(value, 0)]
+    key = ev.eval(pic.key, None, 0)
+    if isinstance(key, dict):
+        out["key"] = [[plain_text(model, k), v] for k, v in key.items() if isinstance(v, str)]
     if ev.problems:
         out["problems"] = {"count": ev.problems, "first": ev.first_problem}
     return out
@@ -137,5 +135,5 @@ def scene(model: GameModel, data: dict, viewer: int | None = None, full_errors: 
            else f"player {flow['player']} to move")
     stage = f", stage {flow['stage']}" if flow["stage"] else ""
     return {"title": model.title, "status": f"round {flow['round']}, phase {flow['phase']}{stage}, {who}",
-            "viewer": viewer, "players": flow["players"],
+            "viewer": viewer, "players": flow["players"], "mover": flow["player"],
             "items": [_scene_item(model, item, ctx) for item in model.render if not item.picture.hide]}

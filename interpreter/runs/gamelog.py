@@ -302,11 +302,15 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
                         n, logged.state.scores(), logged.state.returns(), header["engine"], seat, views)
 
 
-def replay_moves(game: Game, seed: int, moves: Sequence[str]) -> State:
+def replay_moves(game: Game, seed: int, moves: Sequence[str],
+                 on_state: Callable[[State], None] | None = None) -> State:
     """The state after `moves` from the start of game `seed`, chance outcomes drawn again as in play: how
-    a table goes back to an earlier decision (states are values, so this is the state play reached)."""
+    a table goes back to an earlier decision (states are values, so this is the state play reached).
+    `on_state` sees every state before each move is made."""
     state = game.new_state(seed)
     for n, text in enumerate(moves, start=1):
+        if on_state is not None:
+            on_state(state)
         state = _advance(f"move {n}", game, state, text)
     return state
 

@@ -18,12 +18,14 @@ with a person is not a function of its seed anyway.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..agents import is_interactive, make_agent
 from ..agents.human import HumanAgent, QuitRequest, UndoRequest
 from ..engine.game import Game
+from ..engine.moves import Move
 from ..engine.legal import CHANCE
+from ..engine.people import distinct_moves
 from ..engine.rng import Rng, seed_state
 from ..engine.state import State
 from .gamelog import replay_moves
@@ -76,6 +78,10 @@ class Table:
     def new(cls, game: Game, seats: list[str], human: int, seed: int) -> "Table":
         return cls(game, seats, human, seed, [], game.new_state(seed))
 
+    def agent_move(self, state: State, seat: int) -> Move:
+        """The move seat `seat`'s agent makes at `state`, the position after the game's moves so far."""
+        return make_agent(self.seats[seat], decision_seed(self.seed, seat, len(self.records) + 1)).choose(state)
+
     def result(self) -> PlayResult:
         """The game so far as a `PlayResult` (what a log is written from); scores only once it is over."""
         info, state = self.game.info, self.state
@@ -85,19 +91,28 @@ class Table:
                           state.data["flow"]["ended_by"] if over else None)
 
     def undo(self) -> int | None:
-        """Back to the person's previous decision: the move number it was made after, or None if there is none."""
-        mine = [k for k, r in enumerate(self.records) if r.player == self.human]
+        """Back to the person's previous decision: the move number it was made after, or None if there is none.
+
+        A move that was the person's only one (played for them, `HumanAgent`)
+        was no decision: undo goes back past it, or it would be played again.
+        """
+        states: list[State] = []
+        replay_moves(self.game, self.seed, [r.move for r in self.records], states.append)
+        mine = [k for k, r in enumerate(self.records)
+                if r.player == self.human and len(distinct_moves(self.game.model, states[k].legal_moves())) > 1]
         if not mine:
             return None
         kept = mine[-1]
-        self.state = replay_moves(self.game, self.seed, [r.move for r in self.records[:kept]])
+        self.state = states[kept]
         del self.records[kept:]
         return kept
 
-    def play(self, person: HumanAgent, watch: Watcher | None = None) -> str:
+    def play(self, person: HumanAgent, watch: Watcher | None = None,
+             thinking: Callable[[int], None] | None = None) -> str:
         """Play on until the game ends ("end"), the person leaves ("quit") or Ctrl-C ("interrupt").
 
-        `watch(state, record)` sees every move as it is applied.  Whatever
+        `watch(state, record)` sees every move as it is applied, and
+        `thinking(seat)` is told when an agent starts to choose.  Whatever
         stops the game, `records` holds only applied moves, so it can be saved.
         """
         try:
@@ -115,8 +130,9 @@ class Table:
                                     "undone: back to your first decision")
                         continue
                 else:
-                    n = len(self.records) + 1
-                    after = state.apply(make_agent(self.seats[who], decision_seed(self.seed, who, n)).choose(state))
+                    if thinking is not None:
+                        thinking(who)
+                    after = state.apply(self.agent_move(state, who))
                 record = MoveRecord.of(len(self.records) + 1, who, after)
                 self.records.append(record)
                 self.state = after

@@ -7,7 +7,7 @@ from ruleplay.dsl.scope import Scope
 from ..model import Picture, RenderItem
 from .context import BuildContext
 
-PICTURE_EXPRESSIONS = ("fill", "text", "pieces", "exits")
+PICTURE_EXPRESSIONS = ("fill", "text", "pieces", "exits", "place", "key")
 
 
 def _picture(b: BuildContext, spec: dict, kind: str, path: tuple, scope: Scope) -> Picture:
@@ -31,7 +31,8 @@ def _picture(b: BuildContext, spec: dict, kind: str, path: tuple, scope: Scope) 
         b.diag("RP218", "`picture.style` is for rows, tracks, lists and values, and this item is a grid",
                path + ("style",), key=True, hint="style the grid's cells with `fill`, `text`, `pieces` and `exits`")
     return Picture(pic.get("shape", "square"), pic.get("style", "boxes"), fns["fill"], fns["text"],
-                   fns["pieces"], fns["exits"], pic.get("size", 0), pic.get("hide", False))
+                   fns["pieces"], fns["exits"], pic.get("size", 0), pic.get("hide", False), fns["place"],
+                   fns["key"], pic.get("label"))
 
 
 def build_render(b: BuildContext, scope: Scope) -> list[RenderItem]:

@@ -84,7 +84,7 @@ def test_the_person_sees_their_own_hand_and_not_the_other(Script):
     mine, theirs = state.data["vars"]["hand"][0][0], state.data["vars"]["hand"][1][0]
     console = Script("1")
     HumanAgent(console=console).choose(state)
-    assert f'your hand: ["{mine}"]' in console.text
+    assert f"your hand: {mine}\n" in console.text
     assert theirs not in console.text.replace("Kuhn", "")
 
 
@@ -110,9 +110,10 @@ state:
   n: {init: "0"}
 flow:
   phases:
-    - {name: play, actions: [tick, call]}
+    - {name: play, actions: [tick, tock, call]}
 actions:
   tick: {effects: n += 1}
+  tock: {effects: n += 1}
   call:
     require:
       - {check: '"queen" not in hand[1 - current]', message: "the other seat holds the queen"}
@@ -124,8 +125,8 @@ end:
 
 
 def test_a_refusal_does_not_tell_the_person_what_their_seat_cannot_see(make_game, Script):
-    """Whether seat 1 holds the queen, `call` is refused and `tick` is the only move: the reason a person is
-    given must not change with it (the first failing check reads seat 1's hand)."""
+    """Whether seat 1 holds the queen, `call` is refused and `tick` and `tock` are the moves: the reason a
+    person is given must not change with it (the first failing check reads seat 1's hand)."""
     shown = []
     for held, reason in (("queen", "the other seat holds the queen"), ("king", "too early to call")):
         state = make_game(CALL_EARLY.replace("HELD", f'"{held}"'), name=f"{held}.yaml").new_state(0)
@@ -134,3 +135,18 @@ def test_a_refusal_does_not_tell_the_person_what_their_seat_cannot_see(make_game
         assert str(HumanAgent(console=console).choose(state)) == "tick"
         shown.append(console.text.replace(held, "HELD"))
     assert shown[0] == shown[1] and "refused: illegal move call: too early to call" in shown[0]
+
+
+def test_a_seats_only_move_is_played_for_it_with_a_notice(make_game, Script):
+    text = CALL_EARLY.replace("HELD", '"king"').replace("[tick, tock, call]", "[tick, call]")
+    state = make_game(text.replace("  tock: {effects: n += 1}\n", "")).new_state(0)
+    console = Script()  # nothing is asked
+    assert str(HumanAgent(console=console).choose(state)) == "tick"
+    assert console.text == "your only move, played for you: tick"
+
+
+def test_help_names_an_actions_rules_from_the_spec(Script):
+    console = Script("help bet", "help nothing", "1")
+    HumanAgent(console=console).choose(load_game("kuhn-poker").new_state(2).apply_chance())
+    assert "\nbet:" in console.text and "  KP-" in console.text
+    assert "there is no action 'nothing'; the actions are: " in console.text

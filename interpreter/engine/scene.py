@@ -121,7 +121,8 @@ def _scene_item(model: GameModel, item: RenderItem, ctx: R.Ctx) -> dict:
     return out
 
 
-def scene(model: GameModel, data: dict, viewer: int | None = None, full_errors: bool = False) -> dict:
+def scene(model: GameModel, data: dict, viewer: int | None = None, full_errors: bool = False,
+          status: str | None = None) -> dict:
     """The picture's content: a header and one entry per render item that is not hidden from pictures.
 
     `viewer` None is the all-seeing picture; a seat's picture is made from
@@ -134,6 +135,8 @@ def scene(model: GameModel, data: dict, viewer: int | None = None, full_errors: 
     who = ("game over" if flow["done"] else "chance" if flow["player"] == CHANCE
            else f"player {flow['player']} to move")
     stage = f", stage {flow['stage']}" if flow["stage"] else ""
-    return {"title": model.title, "status": f"round {flow['round']}, phase {flow['phase']}{stage}, {who}",
+    if status is None:
+        status = f"round {flow['round']}, phase {flow['phase']}{stage}, {who}"
+    return {"title": model.title, "status": status,
             "viewer": viewer, "players": flow["players"], "mover": flow["player"],
             "items": [_scene_item(model, item, ctx) for item in model.render if not item.picture.hide]}

@@ -274,10 +274,30 @@ class State:
         else:
             self._undo.clear()
 
-    def _advance(self, move: Move | str, player: int | None, budget: R.Budget | None,
-                 new: dict) -> tuple[dict, list[Move], History, list[str], list[Any], list[dict]]:
+    def midway(self, move: Move | str) -> tuple[dict, int]:
+        """The variables right after `move`'s own effects, before the flow's hooks ran (a phase's or a
+        round's end, the next round's deal), and how many of the move's events its own effects told.
+
+        What a replay shows as the move's result before it shows a round's
+        end: the last card placed on a full table, not the table cleared for
+        the next round.  A chance node's outcome is drawn as `apply_chance`
+        draws it.  Nothing here changes this state.
+        """
+        move = self._coerce(move)
+        data = self.data
+        if self.is_chance_node():
+            data = dict(data, rng=self._sampled_outcome()[1])
+        cut: list = []
+        State(self.game, data, self._legal, self._history)._advance(
+            move, None, None, successor_data(self.game.model, data, move.action), cut)
+        return cut[0], cut[1]
+
+    def _advance(self, move: Move | str, player: int | None, budget: R.Budget | None, new: dict,
+                 midway: list | None = None) -> tuple[dict, list[Move], History, list[str], list[Any], list[dict]]:
         """Make `move` on `new` (this state's data, or a copy of it): the data after the move and its
-        settled flow, the next legal moves, the history, the rules fired, the log and the events told."""
+        settled flow, the next legal moves, the history, the rules fired, the log and the events told.
+        `midway` (see `midway()`) receives a copy of the variables after the move's own effects and the
+        number of events they told."""
         move = self._coerce(move)
         model, data = self.game.model, self.data
         flow = data["flow"]
@@ -303,6 +323,8 @@ class State:
         ctx.fired.extend(action.rules)
         try:  # `R.recursion_guard()` without a context manager's two calls per move
             action.effects(ctx)
+            if midway is not None:
+                midway += [R.clone(new["vars"]), len(ctx.events)]
             ctx.env = {}
             runner = FlowRunner(model, ctx)
             runner.after_move()

@@ -24,11 +24,19 @@ from __future__ import annotations
 import html
 import json
 import re
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Sequence
 
+from ..engine.legal import CHANCE
+from ..engine.people import for_people
+from ..engine.ruletext import rule_texts
+from ..engine.scene import scene
+from ..engine.state import State
+from ..engine.views import rounds_shown, told
 from .picture import PaintCache, scene_parts, state_scene
 from .sources import Step
+from .svg import seat_colour
 
 
 class _Pieces:
@@ -47,30 +55,106 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+@dataclass(frozen=True)
+class Shown:
+    """One step of the page: the start, a move, or what the flow did after a move (a round's end).
+
+    A move whose flow ended a round, or told events of its own (a round's
+    result), is two steps: the move with the position its own effects made
+    (`vars` of `State.midway`: the last card on a full table) and the events
+    those effects told, then the round's end with the position after it and
+    the flow's events.
+    """
+
+    kind: str  # "start", "move" or "flow"
+    step: Step  # the log's step this one shows (a move's step for both of its halves)
+    before: State | None  # the state the move was made in (None at the start)
+    events: tuple[dict, ...] = ()
+    vars: dict | None = None  # the variables shown, where they are not the step's state's own
+
+
+def shown_steps(steps: Sequence[Step]) -> list[Shown]:
+    """The steps of the page: each move of the log, split where its flow ended a round or told events."""
+    out = [Shown("start", steps[0], None)]
+    rounds = rounds_shown(steps[0].state.game.model)
+    for before, step in zip(steps, steps[1:]):
+        after, events = step.state, tuple(step.state.last_events)
+        ended = rounds and (after.round != before.state.round or after.is_terminal())
+        if not (ended or events):
+            out.append(Shown("move", step, before.state))
+            continue
+        vars_, own = before.state.midway(after.last_move)  # type: ignore[arg-type]  # a step after a move
+        if own == len(events) and not ended or vars_ == after.data["vars"]:
+            out.append(Shown("move", step, before.state, events))
+            continue
+        out += [Shown("move", step, before.state, events[:own], vars_), Shown("flow", step, before.state, events[own:])]
+    return out
+
+
+def _frame(shown: Shown, seat: int | None, all_seeing: bool) -> dict:
+    """The picture of one step from one view (`view.picture`'s scene)."""
+    if shown.vars is None:
+        return state_scene(shown.step.state, seat, all_seeing)
+    before = shown.before
+    assert before is not None
+    flow = before.data["flow"]
+    mover = "chance" if shown.step.player == CHANCE else f"player {shown.step.player}"
+    picture = scene(before.game.model, {"vars": shown.vars, "flow": flow}, seat, all_seeing,
+                    status=f"round {flow['round']}, phase {flow['phase']}, {mover} has moved")
+    return picture | {"mover": None}  # nobody is to move in the middle of a move
+
+
+def _entry(shown: Shown, seat: int | None) -> dict:
+    """A step's line in the move list, as `seat` may read it (None: all-seeing)."""
+    step, model = shown.step, shown.step.state.game.model
+    told_ = [{"text": for_people(model, e["text"]) + _audience(e, seat), "rule": e["rule"]}
+             for e in told(list(shown.events), seat)]
+    if shown.kind == "flow":
+        return {"kind": "flow", "n": step.n, "player": None, "round": shown.before.round,  # type: ignore[union-attr]
+                "move": (f"end of round {shown.before.round}"  # type: ignore[union-attr]
+                         if step.state.round != shown.before.round or step.state.is_terminal()  # type: ignore[union-attr]
+                         else "then"), "rules": [], "events": told_}
+    return {"kind": "move", "n": step.n, "player": step.player, "round": shown.before.round,  # type: ignore[union-attr]
+            "move": for_people(model, step.move if seat is None else step.state.last_move_view(seat)),
+            "rules": list(step.rules) if seat is None else [], "events": told_}
+
+
+def _audience(event: dict, seat: int | None) -> str:
+    """Whom an event was told, for the all-seeing view of one told to some seats only."""
+    if seat is not None or event["to"] is None:
+        return ""
+    return " (told " + (", ".join(f"player {p}" for p in event["to"]) or "nobody") + ")"
+
+
 def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None) -> dict:
     """Frames, move lists and scores of each view (`seats`: None is all-seeing; default every view)."""
     game = steps[0].state.game
     players = game.info.players
     views = list(seats) if seats is not None else [None, *range(players)]
     all_seeing = None in views  # such a page shows everything: a seat view's rule error keeps its text there
+    shown = shown_steps(steps)
     pieces = _Pieces()
     cache = PaintCache()
     frames: dict[str, list[list[int]]] = {}
     moves: dict[str, list[dict]] = {}
     for seat in views:
         key = "all" if seat is None else str(seat)
-        frames[key] = [pieces.frame(scene_parts(state_scene(step.state, seat, all_seeing), cache)) for step in steps]
-        moves[key] = [{"n": s.n, "player": s.player,
-                       "move": s.move if seat is None else s.state.last_move_view(seat),
-                       "rules": list(s.rules) if seat is None else []} for s in steps[1:]]
-    # Scores come from the full state: a page of seats' views alone shows them at the end.
-    scores = [{"scores": _exact(s.state.scores()) if all_seeing or s.state.is_terminal() else None,
-               "over": s.state.is_terminal()} for s in steps]
+        frames[key] = [pieces.frame(scene_parts(_frame(s, seat, all_seeing), cache)) for s in shown]
+        moves[key] = [_entry(s, seat) for s in shown[1:]]
+    # Scores come from the full state: a page of seats' views alone shows them at the end.  A move shown
+    # before its flow (`vars`) has the scores of the position it was made in until its round is scored.
+    scored = [(s.before if s.vars is not None else s.step.state) for s in shown]
+    scores = [{"scores": _exact(state.scores()) if all_seeing or state.is_terminal() else None,  # type: ignore[union-attr]
+               "over": state.is_terminal()} for state in scored]  # type: ignore[union-attr]
+    cited = {r for entries in moves.values() for m in entries for r in [*m["rules"], *(e["rule"] for e in m["events"])]}
+    texts = rule_texts(game.model)
     return {"title": game.model.title, "game": game.name, "players": players,
+            "seats": [{"name": f"player {p}", "colour": seat_colour(p)} for p in range(players)],
             "views": [{"key": "all" if v is None else str(v), "name": "all-seeing" if v is None else f"seat {v}"}
                       for v in views],
             "pieces": list(pieces.index), "frames": frames, "moves": moves, "scores": scores,
-            "length": len(steps) - 1}
+            "rules": {r: texts[r] for r in sorted(cited, key=str) if r in texts},
+            "rounds": rounds_shown(game.model), "length": len(steps) - 1}
 
 
 def _exact(scores: list) -> list[str]:

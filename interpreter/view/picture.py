@@ -78,8 +78,10 @@ class _Painter:
             return
         empty = entry.get("fill") == "slot"
         fill = "none" if empty else colour(entry.get("fill"), PALETTE["card"] if card else "#f4f4f4")
-        group = self.svg.add("g", parent, class_="slot" if empty else "card" if card else "box")
-        self.svg.add("title", group, entry["text"])
+        group = self.svg.add("g", parent, class_="slot" if empty else "card" if card else "box", data_pick=_pick(entry))
+        self.svg.add("title", group, entry["text"] or entry.get("place", ""))
+        if "place" in entry:  # the value a move names for this place, under it
+            self.svg.label(x + w / 2, y + h + 8, _short(entry["place"]), 10.0, group, fill="#666666")
         self.svg.add("rect", group, x=x, y=y, width=w, height=h, rx=5.0 if card else 2.0, fill=fill,
                      stroke="#888888" if empty else "#555555", stroke_dasharray="4 3" if empty else None)
         lines = textwrap.wrap(_short(entry["text"]), max(3, int(w / 7)), break_long_words=False) if card else [_short(entry["text"])]
@@ -103,6 +105,7 @@ class _Painter:
         card = item["style"] == "cards"
         size = item["size"] or (56 if card else 28)
         h = size * 1.4 if card else float(size)
+        below = 14.0 if any("place" in e for e in item["items"]) else 0.0  # room for the places' labels
         x = 0.0
         top = y
         arrow = item["kind"] == "track"
@@ -110,7 +113,7 @@ class _Painter:
             widths = self._widths(entry, card, size)
             total = sum(widths) + GAP * (len(widths) - 1)
             if x > 0 and x + total > MAX_WIDTH:
-                x, y = 0.0, y + h + GAP
+                x, y = 0.0, y + h + below + GAP
             if "hidden" in entry:
                 for w in widths:
                     self._back(x, y, w, h, parent)
@@ -133,7 +136,7 @@ class _Painter:
                 x += 10
             x += GAP * 2 if "cards" in entry or "hidden" in entry else 0
             self.width = max(self.width, x)
-        return y + h - top
+        return y + h + below - top
 
     def ring(self, y: float, item: dict, parent: Any) -> float:
         entries = item["items"]
@@ -184,7 +187,7 @@ class _Painter:
         if self.cache is not None and key in self.cache.cells:
             parent.append(self.cache.cells[key])
             return
-        group = self.svg.add("g", parent, class_="cell", data_index=index)
+        group = self.svg.add("g", parent, class_="cell", data_index=index, data_pick=_pick(cell))
         if self.cache is not None:
             self.cache.cells[key] = group
         if "hidden" in cell:
@@ -225,6 +228,36 @@ class _Painter:
                 self.svg.label(px, py, piece["text"][:3], r * 1.1, disc, fill="#ffffff", weight="bold")
 
 
+    def key(self, y: float, pairs: list, parent: Any) -> float:
+        """Swatches with what each colour means, wrapped at the picture's width."""
+        x, top = 0.0, y
+        for name, fill in pairs:
+            width = 22 + len(_short(name)) * 6.6
+            if x > 0 and x + width > MAX_WIDTH:
+                x, y = 0.0, y + 18
+            self.svg.add("rect", parent, x=x, y=y + 2, width=12.0, height=12.0, rx=2.0, fill=colour(fill, "#ffffff"),
+                         stroke="#777777")
+            self.svg.label(x + 16, y + 8, _short(name), 11.0, parent, anchor="start", fill="#333333")
+            x += width + 8
+            self.width = max(self.width, x)
+        return y + 18 - top
+
+    def seats(self, y: float, players: int, mover: int) -> None:
+        """The key of the seat colours: a disc and `player k` each, the seat to move in bold."""
+        x = 0.0
+        for seat in range(players):
+            self.svg.add("circle", cx=x + 7, cy=y, r=6.0, fill=seat_colour(seat), stroke="#ffffff", class_="seat-key")
+            text = f"player {seat}" + (" (to move)" if seat == mover else "")
+            self.svg.label(x + 17, y, text, 12.0, anchor="start", weight="bold" if seat == mover else None)
+            x += 30 + len(text) * 7.2
+        self.width = max(self.width, x)
+
+
+def _pick(entry: dict) -> str | None:
+    """What clicking an entry picks, as JSON text (an attribute), or None for an entry that names nothing."""
+    return json.dumps(entry["pick"], ensure_ascii=False) if "pick" in entry else None
+
+
 def scene_svg(picture: dict) -> str:
     """The SVG text of a scene (see `engine.scene`)."""
     return scene_painted(picture).to_text()
@@ -243,7 +276,8 @@ def scene_painted(picture: dict, cache: PaintCache | None = None) -> Svg:
     p.svg.label(0, 12, header, 15.0, anchor="start", weight="bold")
     p.width = min(len(header) * 9.5, MAX_WIDTH)
     p.svg.label(0, 32, view, 12.0, anchor="start", fill="#555555")
-    y = 48.0
+    p.seats(50, picture["players"], picture["mover"])
+    y = 66.0
     for item in picture["items"]:
         group = p.svg.add("g", class_=f"item {item['kind']}")
         for line in textwrap.wrap(item["label"], LABEL_CHARS)[:6] or [""]:
@@ -263,6 +297,8 @@ def scene_painted(picture: dict, cache: PaintCache | None = None) -> Svg:
             y += p.table(y, item, group)
         else:
             y += p.row(y, item, group)
+        if item.get("key"):
+            y += 4 + p.key(y + 4, item["key"], group)
         if "problems" in item:
             y += 14
             problems = item["problems"]

@@ -249,3 +249,23 @@ def test_a_seats_replay_page_holds_no_fired_rules(tmp_path: Path) -> None:
     assert any(m["rules"] for m in moves["all"])
     assert moves["0"] and moves["1"]
     assert all(m["rules"] == [] for seat in ("0", "1") for m in moves[seat])
+
+
+def test_a_round_end_is_a_step_of_its_own_after_the_move_that_ended_it(tmp_path: Path) -> None:
+    """The move that fills the last slot is shown on the full table with no award yet; the round's end
+    follows as its own step with the five awards (NC-7.7) and the next round's table."""
+    from ruleplay.view.html import shown_steps
+    from ruleplay.view.sources import log_steps
+
+    log = tmp_path / "g.jsonl"
+    assert CliRunner().invoke(main, ["play", "nautilus-cards", "--seed", "3", "--log", str(log)]).exit_code == 0
+    steps = log_steps(log)
+    shown = shown_steps(steps)
+    ends = [k for k, s in enumerate(shown) if s.kind == "flow"]
+    assert len(ends) == 6  # six rounds, the last one ending the game
+    move, end = shown[ends[0] - 1], shown[ends[0]]
+    assert move.step is end.step and move.kind == "move"
+    assert None not in move.vars["slots"] and move.events == ()  # type: ignore[index]
+    assert [e["rule"] for e in end.events] == ["NC-7.7"] * 5 and end.vars is None
+    assert end.step.state.data["vars"]["slots"] == [None] * 10
+    assert len(shown) == len(steps) + 6

@@ -167,3 +167,37 @@ def test_scores_past_a_doubles_precision_are_shown_exactly(browser, tmp_path: Pa
     _by_id(browser, "last").click()
     # As doubles both are 1152921504606846976: the page would show a tie where seat 1 won.
     assert "seat 0 1152921504606846977, seat 1 1152921504606846978" in _by_id(browser, "scores").text
+
+
+def test_rounds_their_ends_events_rule_texts_scores_and_move_links(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Nautilus (card game): the list is grouped by round, a round's end is a step of its own with the
+    awards it told, a rule id shows its spec text on hover, each seat has a score row, and #move=N opens
+    move N."""
+    from selenium.webdriver.support.ui import Select
+
+    log, page = _page(tmp_path, "nautilus-cards", 3)
+    browser.get(page.as_uri() + "#move=14")
+    assert _by_id(browser, "counter").text == "move 14 / 89"
+    heads = [e.text for e in _all(browser, "#moves li.round-head")]
+    assert heads == [f"round {r}" for r in range(1, 7)]
+    assert len(_all(browser, "#picture g.slot")) == 0  # move 14 fills the last slot: the table is full
+    _by_id(browser, "forward").click()
+    assert _by_id(browser, "counter").text == "move 14 / 89, end of round 1"
+    current = _all(browser, "#moves li.current")[0]
+    assert current.get_attribute("class").split() == ["flow", "current"]
+    awards = current.find_elements("css selector", ".event")
+    assert len(awards) == 5 and all(" wins " in a.text and a.text.endswith("NC-7.7") for a in awards)
+    rule = current.find_element("css selector", ".event .rule")
+    assert rule.get_attribute("title").startswith("NC-7.7: A won domain card is placed face down")
+    assert len(_all(browser, "#picture g.slot")) == 10  # the next round's empty table
+    rows = [r.text for r in _all(browser, "#score-panel tr")]
+    assert len(rows) == 2 and rows[0].startswith("player 0") and rows[1].startswith("player 1")
+    _by_id(browser, "forward").click()
+    assert browser.execute_script("return location.hash") == "#move=15"
+    link = _all(browser, "#moves li.move a.link")[2]
+    link.click()
+    assert _by_id(browser, "counter").text == "move 3 / 89"
+    Select(_by_id(browser, "view")).select_by_visible_text("seat 0")
+    told = " ".join(e.text for e in _all(browser, "#moves .event"))
+    # Seat 0 reads what it was told, and only that: player 1's harpoon told player 1 which card it took.
+    assert "harpoon takes your d4" in told and "your harpoon takes" not in told and "(told" not in told

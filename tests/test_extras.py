@@ -17,7 +17,7 @@ import pytest
 # The module each extra of pyproject.toml provides, as its tests import it.
 EXTRA_MODULES = {"rl": ["pettingzoo", "gymnasium", "pyspiel", "numpy"], "picture": ["cairosvg"],
                  "browser": ["selenium"], "plot": ["matplotlib"], "dask": ["distributed"],
-                 "native": ["cffi", "setuptools"], "lsp": ["pygls", "lsprotocol"]}
+                 "native": ["cffi", "setuptools"], "lsp": ["pygls", "lsprotocol"], "serve": ["starlette", "uvicorn"]}
 
 
 @pytest.mark.skipif(not os.environ.get("CI"), reason="only CI promises every extra")

@@ -90,16 +90,18 @@ class Table:
                           state.scores() if over else [], state.returns() if over else [],
                           state.data["flow"]["ended_by"] if over else None)
 
-    def undo(self) -> int | None:
-        """Back to the person's previous decision: the move number it was made after, or None if there is none.
+    def undo(self, seat: int | None = None) -> int | None:
+        """Back to the previous decision of the person at `seat` (default: `human`): the move number it was
+        made after, or None if there is none.
 
         A move that was the person's only one (played for them, `HumanAgent`)
         was no decision: undo goes back past it, or it would be played again.
         """
+        seat = self.human if seat is None else seat
         states: list[State] = []
         replay_moves(self.game, self.seed, [r.move for r in self.records], states.append)
         mine = [k for k, r in enumerate(self.records)
-                if r.player == self.human and len(distinct_moves(self.game.model, states[k].legal_moves())) > 1]
+                if r.player == seat and len(distinct_moves(self.game.model, states[k].legal_moves())) > 1]
         if not mine:
             return None
         kept = mine[-1]

@@ -106,6 +106,9 @@ class _Painter:
         size = item["size"] or (56 if card else 28)
         h = size * 1.4 if card else float(size)
         below = 14.0 if any("place" in e for e in item["items"]) else 0.0  # room for the places' labels
+        if not item["items"]:
+            self.svg.label(0, y + 10, "none", 12.0, parent, anchor="start", fill="#777777")
+            return 20.0
         x = 0.0
         top = y
         arrow = item["kind"] == "track"

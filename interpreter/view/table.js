@@ -94,7 +94,7 @@
       if (i === view.log.length - 1) item.classList.add("current");
       list.appendChild(item);
     });
-    if (list.lastChild) list.lastChild.scrollIntoView({ block: "nearest" });
+    list.scrollTop = list.scrollHeight; // the newest move in sight, without scrolling the page
   }
 
   function draw(view) {

@@ -221,3 +221,34 @@ def test_a_logged_agent_naming_a_heuristic_the_game_lacks_is_refused_before_play
     result = run("play", "tic-tac-toe", "--log", log, "--resume", input="1\nq\n")
     assert result.exit_code == 1 and "internal error" not in result.output, result.output
     assert "do not seat a table: agent 'greedy': tic-tac-toe has no heuristic 'zz'" in result.output
+
+
+def test_the_card_game_at_the_table_reads_like_a_game(tmp_path):
+    """Nautilus (card game), seed 5: the places are numbered, the hand is words, a seat's only move is
+    played with a notice, `help ACTION` quotes the spec, `? MOVE` refuses in the player's terms, and the
+    awards of a round are told as lines of their own with their rule."""
+    log = tmp_path / "game.jsonl"
+    typed = "1\nhelp place\n? place(d5, 0)\n? place(d2, 0)\n" + "1\n" * 30 + "q\n"
+    result = run("play", "nautilus-cards", "--human", "0", "--agents", "first", "--seed", "5", "--log", log,
+                 input=typed)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "seat 0's side (slots 0-4): 0:. 1:. 2:. 3:. 4:." in out
+    assert "your hand: d9 d2 d8 d13 d4" in out and '["d9"' not in out and "your seen: []" not in out
+    assert "your only move, played for you: keep_for_later" in out
+    assert ("place:\n  NC-5.2: A placement puts one diver card from the player's hand face up into a slot along "
+            "the Nautilus, facing a domain card.") in out
+    assert "  refused when: that slot is already filled (NC-5.5)" in out
+    assert "d5 is not in your hand (the `from:` choices for 'card') [NC-5.2]" in out
+    assert "place(d2, 0) is legal" in out
+    awards = [line for line in out.splitlines() if line.startswith("   >> player ") and " wins " in line]
+    assert len(awards) >= 5 and len(awards) % 5 == 0 and all(line.endswith("  [NC-7.7]") for line in awards)
+    assert "-- end of round 1 --" in out
+    assert "#" not in "".join(line for line in out.splitlines() if line.startswith("domains: "))
+
+
+def test_undo_goes_back_past_a_move_played_for_the_person(tmp_path):
+    result = run("play", "nautilus-cards", "--human", "0", "--agents", "first", "--seed", "5", input="1\nu\nq\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("your only move, played for you: keep_for_later") == 1
+    assert "undone: back to your first decision" in result.output

@@ -269,3 +269,32 @@ def test_a_round_end_is_a_step_of_its_own_after_the_move_that_ended_it(tmp_path:
     assert [e["rule"] for e in end.events] == ["NC-7.7"] * 5 and end.vars is None
     assert end.step.state.data["vars"]["slots"] == [None] * 10
     assert len(shown) == len(steps) + 6
+
+
+def test_places_are_labelled_and_picked_and_keys_are_drawn() -> None:
+    """Nautilus (card game): each slot carries the number moves name (drawn under it, and what a click picks),
+    a card in the hand picks its id, the domain colours have a key, and the seats' colours a key of their own."""
+    state = _played("nautilus-cards", 12)
+    root = ET.fromstring(state_svg(state, 0))
+    picks = [g.get("data-pick") for g in root.iter(f"{SVG}g") if g.get("class") in ("slot", "card")]
+    assert [json.loads(p) for p in picks if p is not None and p.isdigit()] == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+    hand = state.data["vars"]["hand"][0]
+    assert [json.loads(p) for p in picks if p is not None and p.startswith('"d')] == hand
+    labels = [t.text for t in root.iter(f"{SVG}text") if t.get("font-size") == "10"]
+    assert labels == [str(s) for s in (5, 6, 7, 8, 9, 0, 1, 2, 3, 4)]
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    for domain in ("science", "exploration", "navigation", "engineering", "war"):
+        assert domain in texts  # the key of the domain colours
+    assert "player 0" in texts and ("player 1 (to move)" in texts or "player 0 (to move)" in texts)
+    assert len([c for c in root.iter(f"{SVG}circle") if c.get("class") == "seat-key"]) == 2
+
+
+def test_no_built_in_picture_writes_raw_data() -> None:
+    """Every item of every built-in game is drawn as things: no JSON brackets, braces or copy numbers."""
+    for name in BUILT_IN:
+        state = _played(name, 60)
+        for seat in (None, 0):
+            root = ET.fromstring(state_svg(state, seat))
+            texts = [t.text or "" for t in root.iter(f"{SVG}text")]
+            raw = [t for t in texts if t.startswith(("[", "{")) or '"' in t or "#" in t and "##" not in t]
+            assert raw == [], (name, seat, raw)

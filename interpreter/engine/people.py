@@ -63,17 +63,6 @@ def plain_text(model: GameModel, value: Any) -> str:
     return json.dumps(value)
 
 
-def shown_value(model: GameModel, value: Any) -> Any:
-    """A value with the alike copies in its texts named by their items (lists and maps walked)."""
-    if isinstance(value, str):
-        return for_people(model, value)
-    if isinstance(value, list):
-        return [shown_value(model, v) for v in value]
-    if isinstance(value, dict):
-        return {k: shown_value(model, v) for k, v in value.items()}
-    return value
-
-
 def distinct_moves(model: GameModel, moves: Sequence[Move]) -> list[tuple[str, Move]]:
     """The moves a person is offered, with their texts: the first of those a person reads alike."""
     offered: dict[str, Move] = {}

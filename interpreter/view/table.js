@@ -34,6 +34,7 @@
       const item = document.createElement("li");
       const button = document.createElement("button");
       button.textContent = m.text;
+      button.title = m.rules.join("\n"); // the rules of the move's action, from the spec
       button.addEventListener("click", () => send("move", { move: m.text, version: shown.version }));
       item.appendChild(button);
       item.classList.toggle("dim", !left.has(m.text));

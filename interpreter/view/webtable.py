@@ -73,7 +73,9 @@ def seat_view(shared: SharedTable, seat: int, snap: Snapshot, texts: dict[str, s
         "picture": scene_svg(state_scene(state, seat)),
         "private": HumanAgent.private(state, seat),
         "to_move": None if over else state.current_player, "thinking": snap.thinking,
-        "moves": [{"text": text, "args": [_arg(v) for v in move.args]}  # type: ignore[attr-defined]
+        "moves": [{"text": text, "args": [_arg(v) for v in move.args],  # type: ignore[attr-defined]
+                   "rules": [f"{r}: {texts[r]}" if r in texts else r
+                             for r in model.actions[move.action].rules]}  # type: ignore[attr-defined]
                   for text, move in offered],
         "log": log, "rounds": rounds_shown(model), "over": over, "error": snap.error,
         "result": _result(state) if over else None,

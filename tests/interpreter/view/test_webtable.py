@@ -100,6 +100,7 @@ def test_moves_are_checked_against_the_seat_and_the_version(two_people):
     waiting = 1 - mover
     moves = _until_dealt(base, tokens[mover])["moves"]
     assert moves and _until_dealt(base, tokens[waiting])["moves"] == []
+    assert all(m["rules"] and m["rules"][0].startswith("KP-") and ": " in m["rules"][0] for m in moves)
     status, answer = _post(f"{base}/api/{tokens[waiting]}/move", {"move": moves[0]["text"], "version": view["version"]})
     assert (status, answer) == (409, {"error": f"it is not player {waiting}'s turn"})
     status, answer = _post(f"{base}/api/{tokens[mover]}/move", {"move": moves[0]["text"], "version": -1})

@@ -27,7 +27,7 @@ import pytest
 from ruleplay import load_game
 from ruleplay.runs.gamelog import read_log
 
-from test_viewer_browser import _all, _by_id, browser  # noqa: F401  # the module's browser fixture
+from test_viewer_browser import _all, _by_id
 
 SEED = 11
 
@@ -93,7 +93,7 @@ def _click_pick(driver, pick: str) -> None:  # type: ignore[no-untyped-def]
     driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", element)
 
 
-def test_a_person_plays_a_whole_game_against_ismcts(browser, served) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_a_person_plays_a_whole_game_against_ismcts(browser, served) -> None:  # type: ignore[no-untyped-def]
     url, log, server = served
     first = load_game("nautilus-cards").new_state(SEED)
     others = first.data["vars"]["hand"][1]

@@ -101,6 +101,10 @@ def serve_command(game_name: str, agents: list[str], people: list[int] | None, l
         agents_thread.join(timeout=5)
         listener.close()
     snap = shared.snapshot()
+    if snap.error is not None:
+        # Its text may quote what a seat cannot see, and whoever runs the table may be one of its players.
+        echo(f"the game stopped on a rule error after {len(snap.records)} moves"
+             + (f": `ruleplay replay {log_file}` shows it" if log_file is not None else ""), err=True)
     echo(f"stopped after {len(snap.records)} moves" + (f"; continue with `ruleplay serve {game_name} --log "
                                                         f"{log_file} --resume`" if log_file is not None and
                                                         not snap.state.is_terminal() else ""))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..engine.errors import RuleplayError
+from ..engine.errors import RuleplayError, RuleRuntimeError, withheld
 from ..engine.legal import CHANCE
 from ..engine.people import distinct_moves
 from ..engine.state import State
@@ -48,7 +48,7 @@ class Snapshot:
     rounds: tuple[int, ...]  # the round each move was made in
     thinking: int | None
     forced: frozenset[int]
-    error: str | None
+    error: RuleplayError | None
 
 
 class SharedTable:
@@ -61,7 +61,7 @@ class SharedTable:
         self.version = 0
         self.thinking: int | None = None  # the seat whose agent is choosing now
         self.forced: set[int] = set()  # numbers of the moves played for a person who had no other
-        self.error: str | None = None  # a rule error that stopped the game
+        self.error: RuleplayError | None = None  # a rule error that stopped the game (shown per seat: `told_error`)
         self.lock = threading.Condition()
         self.stopped = False
         # The round each move was made in, for the pages' move lists (a resumed game's, replayed once).
@@ -145,7 +145,7 @@ class SharedTable:
                 after = self._choose(state, seat, forced)  # type: ignore[arg-type]  # _to_play gave a seat
             except RuleplayError as err:
                 with self.lock:
-                    self.thinking, self.error = None, str(err)
+                    self.thinking, self.error = None, err
                     self._changed()
                 continue
             with self.lock:
@@ -179,6 +179,14 @@ class SharedTable:
         with self.lock:
             self.stopped = True
             self.lock.notify_all()
+
+
+def told_error(error: RuleplayError, game_keeps_secrets: bool, seat: int) -> str:
+    """A rule error as seat `seat` may read it: without its text in a game that keeps secrets, since the
+    text quotes the values the rule failed on, which may be what the seat cannot see."""
+    if game_keeps_secrets and isinstance(error, RuleRuntimeError):
+        return str(withheld(error, seat))
+    return str(error)
 
 
 def log_saver(path: Path, game_name: str) -> Callable[[Table], None]:

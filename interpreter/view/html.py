@@ -72,6 +72,12 @@ class Shown:
     events: tuple[dict, ...] = ()
     vars: dict | None = None  # the variables shown, where they are not the step's state's own
 
+    @property
+    def scored(self) -> State:
+        """The state whose scores the step shows: a move shown before its flow (`vars`) has those of the
+        position it was made in, until its round is scored."""
+        return self.before if self.vars is not None and self.before is not None else self.step.state
+
 
 def shown_steps(steps: Sequence[Step]) -> list[Shown]:
     """The steps of the page: each move of the log, split where its flow ended a round or told events."""
@@ -106,15 +112,15 @@ def _frame(shown: Shown, seat: int | None, all_seeing: bool) -> dict:
 
 def _entry(shown: Shown, seat: int | None) -> dict:
     """A step's line in the move list, as `seat` may read it (None: all-seeing)."""
-    step, model = shown.step, shown.step.state.game.model
+    step, before, model = shown.step, shown.before, shown.step.state.game.model
+    assert before is not None  # the start has no line
     told_ = [{"text": for_people(model, e["text"]) + _audience(e, seat), "rule": e["rule"]}
              for e in told(list(shown.events), seat)]
     if shown.kind == "flow":
-        return {"kind": "flow", "n": step.n, "player": None, "round": shown.before.round,  # type: ignore[union-attr]
-                "move": (f"end of round {shown.before.round}"  # type: ignore[union-attr]
-                         if step.state.round != shown.before.round or step.state.is_terminal()  # type: ignore[union-attr]
-                         else "then"), "rules": [], "events": told_}
-    return {"kind": "move", "n": step.n, "player": step.player, "round": shown.before.round,  # type: ignore[union-attr]
+        ended = step.state.round != before.round or step.state.is_terminal()
+        return {"kind": "flow", "n": step.n, "player": None, "round": before.round,
+                "move": f"end of round {before.round}" if ended else "then", "rules": [], "events": told_}
+    return {"kind": "move", "n": step.n, "player": step.player, "round": before.round,
             "move": for_people(model, step.move if seat is None else step.state.last_move_view(seat)),
             "rules": list(step.rules) if seat is None else [], "events": told_}
 
@@ -141,19 +147,18 @@ def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None
         key = "all" if seat is None else str(seat)
         frames[key] = [pieces.frame(scene_parts(_frame(s, seat, all_seeing), cache)) for s in shown]
         moves[key] = [_entry(s, seat) for s in shown[1:]]
-    # Scores come from the full state: a page of seats' views alone shows them at the end.  A move shown
-    # before its flow (`vars`) has the scores of the position it was made in until its round is scored.
-    scored = [(s.before if s.vars is not None else s.step.state) for s in shown]
-    scores = [{"scores": _exact(state.scores()) if all_seeing or state.is_terminal() else None,  # type: ignore[union-attr]
-               "over": state.is_terminal()} for state in scored]  # type: ignore[union-attr]
-    cited = {r for entries in moves.values() for m in entries for r in [*m["rules"], *(e["rule"] for e in m["events"])]}
+    # Scores come from the full state: a page of seats' views alone shows them at the end.
+    scores = [{"scores": _exact(s.scored.scores()) if all_seeing or s.scored.is_terminal() else None,
+               "over": s.scored.is_terminal()} for s in shown]
+    cited = {r for entries in moves.values() for m in entries for r in [*m["rules"], *(e["rule"] for e in m["events"])]
+             if r is not None}
     texts = rule_texts(game.model)
     return {"title": game.model.title, "game": game.name, "players": players,
             "seats": [{"name": f"player {p}", "colour": seat_colour(p)} for p in range(players)],
             "views": [{"key": "all" if v is None else str(v), "name": "all-seeing" if v is None else f"seat {v}"}
                       for v in views],
             "pieces": list(pieces.index), "frames": frames, "moves": moves, "scores": scores,
-            "rules": {r: texts[r] for r in sorted(cited, key=str) if r in texts},
+            "rules": {r: texts[r] for r in sorted(cited) if r in texts},
             "rounds": rounds_shown(game.model), "length": len(steps) - 1}
 
 

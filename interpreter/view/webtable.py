@@ -31,7 +31,7 @@ from ..engine.people import for_people
 from ..engine.ruletext import rule_texts
 from ..engine.views import rounds_shown, told
 from ..agents.human import HumanAgent
-from ..runs.shared_table import SharedTable, Snapshot, TableRefusal
+from ..runs.shared_table import SharedTable, Snapshot, TableRefusal, told_error
 from .html import PLACEHOLDER, _script_json
 from .picture import scene_svg, state_scene
 from .svg import seat_colour
@@ -77,7 +77,8 @@ def seat_view(shared: SharedTable, seat: int, snap: Snapshot, texts: dict[str, s
                    "rules": [f"{r}: {texts[r]}" if r in texts else r
                              for r in model.actions[move.action].rules]}  # type: ignore[attr-defined]
                   for text, move in offered],
-        "log": log, "rounds": rounds_shown(model), "over": over, "error": snap.error,
+        "log": log, "rounds": rounds_shown(model), "over": over,
+        "error": None if snap.error is None else told_error(snap.error, model.keeps_secrets, seat),
         "result": _result(state) if over else None,
         "can_undo": any(r.player == seat and r.n not in snap.forced for r in snap.records) and not over,
         "rules": {r: texts[r] for r in sorted(cited) if r in texts},

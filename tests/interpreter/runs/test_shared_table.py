@@ -10,7 +10,7 @@ import pytest
 
 from ruleplay import load_game
 from ruleplay.runs.play import SeatingError
-from ruleplay.runs.shared_table import SharedTable, TableRefusal, served_seats
+from ruleplay.runs.shared_table import SharedTable, TableRefusal, served_seats, told_error
 from ruleplay.runs.table import Table
 
 
@@ -102,3 +102,35 @@ def test_a_persons_only_move_is_played_for_them_and_undo_goes_past_it(running):
     _wait(shared, lambda s: s.state.current_player == 0 and len(shared.choices(s.state, 0)) > 1)
     assert shared.undo(0) == 0  # back past the move played for the person, to their first decision
     assert shared.snapshot().forced == frozenset()
+
+
+BROKEN = """
+ruleplay: 1
+game: broken
+players: 2
+state:
+  hand: {per_player: true, init: '[["queen"], ["king"]][p]', visibility: owner}
+flow:
+  phases:
+    - {name: play, actions: [go, stay]}
+actions:
+  go:
+    effects: 'fail "no " + hand[1][0]'
+  stay: {}
+end:
+  - when: "false"
+"""
+
+
+def test_a_rule_error_stops_the_table_and_is_told_without_its_text(make_game, running):
+    """The error quotes seat 1's card: seat 0, a person in a game with secrets, is told there was one."""
+    game = make_game(BROKEN)
+    shared = running(SharedTable(Table.new(game, ["human", "first"], 0, 1), {0}))
+    snap = shared.snapshot()
+    shared.play(0, "stay", snap.version)
+    _wait(shared, lambda s: s.error is not None)  # the agent (first) plays `go`, which fails
+    error = shared.snapshot().error
+    assert "no king" in str(error)
+    assert "king" not in told_error(error, game.model.keeps_secrets, 0)
+    assert "withheld from player 0" in told_error(error, game.model.keeps_secrets, 0)
+    assert shared.choices(shared.snapshot().state, 0) == []

@@ -31,7 +31,7 @@ from .table import note_unfollowed_ruleset, seed_text, unseen_seed
 class ServeError(RuleplayError):
     """A table that cannot be served: the `serve` extra missing, an address that cannot be taken."""
 
-    code = "RP661"
+    code = "RP662"
 
 
 def _people(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:

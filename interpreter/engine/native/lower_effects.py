@@ -181,6 +181,17 @@ class Lowering(ExprLowering):
         value = self.lower(node.value, scope, lv)
         self.f.assign_owned(f"rp_copy(C, {value.rv}, {self.where(node.pos)})")
 
+    def _s_Announce(self, node: A.Announce, scope: Scope, lv: Locals) -> None:
+        """An event told to people at a table: made and checked as the Python engine makes it (the text as
+        `shown` reads it, the seats as seats), and not kept: events are for tables, which play in Python."""
+        f, w = self.f, self.where(node.pos)
+        text = self.lower(node.text, scope, lv)
+        f.emit(f"rp_size(C, {text.rv}, 100, {w});")  # `shown` walks a value to write it: nested too deep fails
+        f.check()
+        if node.to is not None:
+            seats = self.lower(node.to, scope, lv)
+            f.emit(f"if (!rp_seats_check(C, {seats.rv}, {w})) goto out;")
+
     def _s_Fail(self, node: A.Fail, scope: Scope, lv: Locals) -> None:
         self.lower(node.message, scope, lv)  # made, as it would be, for its own errors and charges
         self.f.emit(f"rp_bail(C, RP_BAIL_RULE, RP_WHY_FAIL, {self.where(node.pos)});")

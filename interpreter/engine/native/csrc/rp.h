@@ -475,6 +475,7 @@ static inline void rp_leave(rp_ctx *C) { C->b->depth--; }
 
 /* ------------------------------------------------------------------ rules fired */
 int rp_fire(rp_ctx *C, int32_t rule);
+int rp_seats_check(rp_ctx *C, rv to, int32_t where);
 
 /* ------------------------------------------------------------------ the lowered model */
 typedef rv (*rp_expr_fn)(rp_ctx *C, const rv *A);    /* a value: a new reference */

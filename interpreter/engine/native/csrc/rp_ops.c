@@ -581,3 +581,16 @@ rv rp_slice_view(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, 
     *n = walked.u.l->len;
     return walked;
 }
+
+/* The seats an `announce ... to` names: a seat or a list of seats, each 0..players-1. */
+int rp_seats_check(rp_ctx *C, rv to, int32_t where)
+{
+    const rv *items = to.t == T_LIST ? to.u.l->items : &to;
+    int64_t n = to.t == T_LIST ? to.u.l->len : 1;
+    for (int64_t i = 0; i < n; i++)
+        if (items[i].t != T_INT || items[i].u.i < 0 || items[i].u.i >= C->S->flow.players) {
+            rp_bail(C, RP_BAIL_RULE, "announce to no seat", where);
+            return 0;
+        }
+    return 1;
+}

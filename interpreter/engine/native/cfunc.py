@@ -87,6 +87,12 @@ class CFunc:
         self.decls.append(f"int64_t {name} = 0;")
         return name
 
+    def record(self, kind: str) -> str:
+        """A runtime record (`rp_sum`, `rp_fold`), zeroed."""
+        name = self._fresh("r")
+        self.decls.append(f"{kind} {name} = {{0}};")
+        return name
+
     def pointer(self) -> str:
         """Where a loop's items lie (in a list the function holds, or borrowed)."""
         name = self._fresh("p")

@@ -31,6 +31,7 @@ KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "d
                            "offset", "area", "components", "kind", "is_component", "adjacent", "nodes", "reachable",
                            "distance"})
 FLOW_INTS = {"seat", "players", "round", "turn", "start"}
+FOLDS = ("len", "sum", "max", "min")  # builtins of a comprehension written as one loop (`_fold`)
 ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
 ARITH_OPS = {"+": "OP_ADD", "-": "OP_SUB", "*": "OP_MUL", "/": "OP_DIV", "//": "OP_FLOORDIV", "%": "OP_MOD"}
 INT_OPS = {"+": "rp_iadd", "-": "rp_isub", "*": "rp_imul"}
@@ -228,6 +229,34 @@ class ExprLowering(Checks):
             f.emit(f"if ({decided}) {{ {result} = {want}; break; }}")
         return Val(result, "bool")
 
+    def _fold(self, fn: str, comp: A.Comprehension, scope: Scope, lv: Locals, w: int) -> Val:
+        """`len`, `sum`, `max` or `min` of a comprehension, without making the list: the same values, and the
+        same charges (the list's size, charged as built by the comprehension and, but for `len`, walked by
+        the builtin)."""
+        f = self.f
+        items = self._items(comp.source, comp.pos, scope, lv)
+        fold, total, i = f.record("rp_fold"), f.record("rp_sum") if fn == "sum" else None, f.index()
+        f.emit(f"{fold} = (rp_fold){{0}};")  # anew each time: the fold may sit in a loop
+        if total is not None:
+            f.emit(f"{total} = (rp_sum){{0}};")
+        inner_scope = scope.with_locals(*comp.names)
+        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
+            inner = self._bind_item(comp.names, items, i, comp.pos, lv, own=False)
+            cond = self.lower(comp.cond, inner_scope, inner).truth if comp.cond is not None else "1"
+            with f.block(f"if ({cond})"):
+                elem = self.lower(comp.elem, inner_scope, inner)
+                f.emit(f"if (!rp_fold_add(C, &{fold}, {elem.rv}, {int(fn == 'max')}, {w})) goto out;")
+                if total is not None:
+                    f.emit(f"if (!rp_sum_add(C, &{total}, {elem.rv}, {w})) goto out;")
+        f.emit(f"if (!rp_built(C, {fold}.size, {w})) goto out;")
+        if fn == "len":
+            return Val(f"{fold}.count", "int")
+        f.emit(f"if (!rp_spend(C, {fold}.size, {w})) goto out;")
+        if fn == "sum":
+            return f.assign_owned(f"rp_sum_result(C, &{total}, {w})")
+        f.emit(f"if ({fold}.bad || {fold}.count == 0) {{ rp_bail(C, RP_BAIL_RULE, RP_WHY_FOLD, {w}); goto out; }}")
+        return Val(f"{fold}.best")
+
     # ------------------------------------------------------------ parts of values
     def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals) -> Val:
         obj = self.lower(node.obj, scope, lv)
@@ -370,6 +399,8 @@ class ExprLowering(Checks):
         f = self.f
         w = self.where(node.pos)
         if isinstance(spec, Builtin):
+            if spec.name in FOLDS and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension):
+                return self._fold(spec.name, node.args[0], scope, lv, w)
             args = [self.lower(a, scope, lv) for a in node.args]
             if spec.name == "len":
                 out = f.integer()

@@ -126,6 +126,7 @@ typedef struct rp_ctx {
 
 #define RP_WHY_FAIL "a `fail` statement"
 #define RP_WHY_TRIES "too many parameter values"
+#define RP_WHY_FOLD "max() or min() of no numbers"
 
 /* Stop the step: the first reason is kept. */
 static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)
@@ -458,6 +459,23 @@ static inline rv rp_slice_walk(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items
         C->b->iterations += count;
     }
     return rp_slice_view(C, obj, lo, hi, items, n, where);
+}
+
+/* sum() as CPython adds, item by item: ints exactly (64 bits here), then a float from the first float on
+ * (compensated from Python 3.12), so a comprehension's sum needs no list. */
+typedef struct rp_sum { int64_t i; double f, c; int32_t floats; } rp_sum;
+int rp_sum_add(rp_ctx *C, rp_sum *acc, rv x, int32_t where);
+rv rp_sum_result(rp_ctx *C, const rp_sum *acc, int32_t where);
+
+/* A fused max(), min() or len() over a comprehension: what the list would have held, without the list. */
+typedef struct rp_fold { int64_t count, size; rv best; int32_t bad; } rp_fold;
+int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where);
+int64_t rp_size_nested(rp_ctx *C, rv v, int32_t where);   /* a list item's own size, as the list's walk counts it */
+
+/* Scalars copy as themselves; a list or map through rp_copy (charged clone). */
+static inline rv rp_copy_fast(rp_ctx *C, rv v, int32_t where)
+{
+    return rv_is_container(v) ? rp_copy(C, v, where) : v;
 }
 
 /* ------------------------------------------------------------------ calls of user functions */

@@ -146,33 +146,65 @@ rv rp_range(rp_ctx *C, rv a, rv b, int32_t nargs, int32_t where)
     return rv_list(l);
 }
 
+int rp_sum_add(rp_ctx *C, rp_sum *acc, rv x, int32_t where)
+{
+    if (x.t == T_INT) {
+        if (!acc->floats) {
+            if (__builtin_add_overflow(acc->i, x.u.i, &acc->i)) {
+                rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where);
+                return 0;
+            }
+        } else {
+            acc->f += (double)x.u.i;
+        }
+        return 1;
+    }
+    if (x.t != T_FLT) { fail(C, where); return 0; }
+    if (!acc->floats) {   /* Python adds the int so far to the first float */
+        acc->floats = 1;
+        acc->f = (double)acc->i + x.u.f;
+        acc->c = 0.0;
+    } else if (C->M->sum_compensated) {   /* Neumaier's compensated sum, as Python 3.12 and later */
+        double t = acc->f + x.u.f;
+        if (fabs(acc->f) >= fabs(x.u.f)) acc->c += (acc->f - t) + x.u.f;
+        else acc->c += (x.u.f - t) + acc->f;
+        acc->f = t;
+    } else {
+        acc->f += x.u.f;
+    }
+    return 1;
+}
+
+rv rp_sum_result(rp_ctx *C, const rp_sum *acc, int32_t where)
+{
+    if (!acc->floats) return rv_int(acc->i);
+    double f = acc->f;
+    if (acc->c != 0.0 && isfinite(acc->c)) f += acc->c;
+    if (!isfinite(f)) return rp_number_error(C, where);
+    return rv_flt(f);
+}
+
 static rv b_sum(rp_ctx *C, rv xs, int32_t where)
 {
     if (xs.t != T_LIST || !numbers(xs.u.l)) return fail(C, where);
-    rp_list *l = xs.u.l;
-    int64_t acc = 0, i = 0;
-    for (; i < l->len && l->items[i].t == T_INT; i++)
-        if (__builtin_add_overflow(acc, l->items[i].u.i, &acc)) {
-            rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where);
-            return rv_null();
-        }
-    if (i == l->len) return rv_int(acc);
-    double f = (double)acc + l->items[i].u.f, c = 0.0;   /* Python adds the int so far to the first float */
-    for (i++; i < l->len; i++) {
-        rv x = l->items[i];
-        if (x.t == T_INT) { f += (double)x.u.i; continue; }
-        if (C->M->sum_compensated) {   /* Neumaier's compensated sum, as Python 3.12 and later */
-            double t = f + x.u.f;
-            if (fabs(f) >= fabs(x.u.f)) c += (f - t) + x.u.f;
-            else c += (x.u.f - t) + f;
-            f = t;
-        } else {
-            f += x.u.f;
-        }
+    rp_sum acc = {0, 0.0, 0.0, 0};
+    for (int64_t i = 0; i < xs.u.l->len; i++)
+        if (!rp_sum_add(C, &acc, xs.u.l->items[i], where)) return rv_null();
+    return rp_sum_result(C, &acc, where);
+}
+
+int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where)
+{
+    acc->count++;
+    acc->size++;
+    if (rv_is_container(x)) {
+        int64_t n = rp_size_nested(C, x, where);
+        if (C->err) return 0;
+        acc->size += n;
     }
-    if (c != 0.0 && isfinite(c)) f += c;
-    if (!isfinite(f)) return rp_number_error(C, where);
-    return rv_flt(f);
+    if (!is_num(x)) { acc->bad = 1; return 1; }   /* max() and min() refuse it once the list is made */
+    if (acc->count == 1 || (largest ? num_less(acc->best, x) : num_less(x, acc->best))) acc->best = x;
+    return 1;
 }
 
 static rv b_minmax(rp_ctx *C, const rv *args, int32_t nargs, int largest, int32_t where)

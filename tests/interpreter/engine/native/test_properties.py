@@ -90,7 +90,11 @@ CALLS = ["len({})", "sum({})", "min({})", "max({})", "min({}, {})", "max({}, {})
          "dirs({})", "dir_vec({})", "perimeter({})", "line_of({}, {}, {})", "offset({}, {}, {})",
          "area({}, {}, {}, {})", "flood({}, {}, {}, {}, {}, {})", "adjacent({}, {})", "nodes({})",
          "reachable({}, {})", "distance({}, {}, {})", "reachable_via({}, {})", "distance_via({}, {}, {})",
-         "twice({})", "seats()", "components()", "{}[{}]", "{}[{}:{}]", "{}[:{}]", "{}.red", "{}.rank", "{}.tags"]
+         "twice({})", "seats()", "components()", "{}[{}]", "{}[{}:{}]", "{}[:{}]", "{}.red", "{}.rank", "{}.tags",
+         # folds of comprehensions (made without their list), also inside loops
+         "len([y for y in {} if y])", "sum([y for y in {}])", "max([y for y in {} if y != {}])", "min([y for y in {}])",
+         "[len([y for y in {} if y != z]) for z in {}]", "[sum([y * z for y in {}]) for z in {}]",
+         "[max([y for y in range(z + 1)]) for z in {}]"]
 
 
 def _fill(template: str, parts: list[str]) -> str:
@@ -263,3 +267,30 @@ def test_random_effect_blocks_agree(tmp_path_factory, blocks):
             assert native[1] == BAIL_NATIVE, (text, python, native)
         else:
             assert _same(json.loads(json.dumps(native[1]["vars"])), json.loads(json.dumps(python[1]))), text
+
+
+CURATED = [  # forms the lowering writes specially, each also inside a loop, where its state must start anew
+    "len([x for x in nums if x > 1])", "sum([x * 0.5 for x in nums])", "max([x for x in fl])",
+    "min([x for x in L if x != null])", "[len([y for y in nums if y != z]) for z in nums]",
+    "[sum([y * z for y in nums]) for z in fl]", "[max([y for y in range(z + 1)]) for z in nums]",
+    "[min([y for y in pairs[z]]) for z in range(2)]", "len([m for m in M if len(m) > 0])",
+    "any(x > 2 for x in nums)", "[all(y < z for y in nums) for z in nums]", "[x for x in L[1:3]]",
+    "[[y for y in words[:z]] for z in range(4)]", "sum([len(w) for w in words])", "max([i, 2.5])",
+    "min([x for x in nums if x > 5])", "max([x for x in words])", "[x + 1 for x in range(i)]",
+    'len(line_of("b", 5, "E")) + len([c for c in line_of("b", i - 6, "S")][0:1])',
+]
+
+
+def test_curated_forms_agree(tmp_path):
+    path = tmp_path / "properties.yaml"
+    path.write_text(RULESET, encoding="utf-8")
+    game = load_game(path)
+    native_of(game)
+    trees = [parse_expr(text) for text in CURATED]
+    probe = _Probe(game, trees)
+    for k, tree in enumerate(trees):
+        python, native = _python_value(game, tree), probe.value(k)
+        if python[0] == "error":
+            assert native[0] == "bail", CURATED[k]
+        else:
+            assert native[0] == "value" and _same(native[1], python[1]), (CURATED[k], native, python)

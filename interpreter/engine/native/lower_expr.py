@@ -416,7 +416,9 @@ class ExprLowering(Checks):
             argv = f.array([a.rv for a in args]) if args else "NULL"
             if spec.name in KEPT_BUILTINS:
                 slots = self.site_slots()
-                return f.assign_owned(f"rp_site_call(C, {slots}, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
+                vary = sum(1 << k for k, a in enumerate(node.args) if not isinstance(a, A.Literal))
+                return f.assign_owned(f"rp_site_call(C, {slots}, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, "
+                                      f"{vary}u, {w})")
             return f.assign_owned(f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
         if not isinstance(spec, Callable_):
             raise NotLowered(f"the call of `{node.func}`", node.pos)

@@ -30,7 +30,7 @@ GENERATED = re.compile(
 TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<hexfloat>-?0x[0-9a-f](?:\.[0-9a-f]+)?p[+-]\d+)
-  | (?P<number>\d+)
+  | (?P<number>\d+u?)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<punct>->|\+\+|--|&&|\|\||==|!=|<=|>=|[-+*/%<>=!&|?:;,.(){}\[\]])
 """, re.VERBOSE)

@@ -418,20 +418,25 @@ typedef struct rp_kept {
 #define RP_SITE_SLOTS 256
 rv rp_site_fill(rp_ctx *C, rp_kept **slot, int32_t bi, const rv *args, int32_t nargs, int32_t where);
 
-static inline uint64_t rp_site_hash(const rv *args, int32_t nargs)
+/* The slot of a site's arguments: only those that vary at the site (bit i of `vary`) are hashed and
+ * compared, the others being the site's own constants. */
+static inline uint64_t rp_site_hash(const rv *args, int32_t nargs, uint32_t vary)
 {
     uint64_t h = 0;
-    for (int32_t i = 0; i < nargs; i++) h = (h ^ (uint64_t)args[i].u.i ^ ((uint64_t)args[i].t << 56)) * 0x9E3779B97F4A7C15ULL;
+    for (int32_t i = 0; i < nargs; i++)
+        if (vary >> i & 1) h = (h ^ (uint64_t)args[i].u.i ^ ((uint64_t)args[i].t << 56)) * 0x9E3779B97F4A7C15ULL;
     return h >> 56;   /* RP_SITE_SLOTS = 256 */
 }
 
-static inline rv rp_site_call(rp_ctx *C, rp_kept **slots, int32_t bi, const rv *args, int32_t nargs, int32_t where)
+static inline rv rp_site_call(rp_ctx *C, rp_kept **slots, int32_t bi, const rv *args, int32_t nargs, uint32_t vary,
+                              int32_t where)
 {
-    rp_kept **slot = &slots[rp_site_hash(args, nargs)];
+    rp_kept **slot = &slots[rp_site_hash(args, nargs, vary)];
     rp_kept *k = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (RP_LIKELY(k != NULL && k->nargs == nargs)) {
+    if (RP_LIKELY(k != NULL)) {
         int same = 1;
-        for (int32_t i = 0; i < nargs; i++) same &= args[i].t == k->args[i].t && args[i].u.i == k->args[i].u.i;
+        for (int32_t i = 0; i < nargs; i++)
+            if (vary >> i & 1) same &= args[i].t == k->args[i].t && args[i].u.i == k->args[i].u.i;
         if (RP_LIKELY(same && C->b->iterations >= k->iterations && C->b->copies >= k->copies)) {
             C->b->iterations -= k->iterations;
             C->b->copies -= k->copies;
@@ -469,8 +474,19 @@ rv rp_sum_result(rp_ctx *C, const rp_sum *acc, int32_t where);
 
 /* A fused max(), min() or len() over a comprehension: what the list would have held, without the list. */
 typedef struct rp_fold { int64_t count, size; rv best; int32_t bad; } rp_fold;
-int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where);
+int rp_fold_add_any(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where);
 int64_t rp_size_nested(rp_ctx *C, rv v, int32_t where);   /* a list item's own size, as the list's walk counts it */
+
+static inline int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where)
+{
+    if (RP_LIKELY(x.t == T_INT && (acc->count == 0 || acc->best.t == T_INT))) {   /* ints among ints */
+        if (acc->count == 0 || (largest ? acc->best.u.i < x.u.i : x.u.i < acc->best.u.i)) acc->best = x;
+        acc->count++;
+        acc->size++;
+        return 1;
+    }
+    return rp_fold_add_any(C, acc, x, largest, where);
+}
 
 /* Scalars copy as themselves; a list or map through rp_copy (charged clone). */
 static inline rv rp_copy_fast(rp_ctx *C, rv v, int32_t where)

@@ -193,7 +193,7 @@ static rv b_sum(rp_ctx *C, rv xs, int32_t where)
     return rp_sum_result(C, &acc, where);
 }
 
-int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where)
+int rp_fold_add_any(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where)
 {
     acc->count++;
     acc->size++;

@@ -11,18 +11,19 @@ from ruleplay.dsl.diagnostics import ERROR
 from ..engine.errors import RulesetError
 from .batches import replay_command
 from .options import WholeNumber, game_options, json_option, load_noting_files
-from .output import echo, echo_failures, emit_json, reports_errors
+from .output import echo, echo_failures, emit_json, reports_errors, terminal_safe
 
 # A smoke test is a check, not an experiment: a bound no real check reaches, and a typo's extra zeros do.
 MAX_SMOKE_GAMES = 10**6
 
 
-def _validate_one(target: str, players: int | None, variant: str | None, smoke: int,
-                  seed: int) -> tuple[dict, tuple[str, ...]]:
+def _validate_one(target: str, players: int | None, variant: str | None, smoke: int, seed: int,
+                  native: bool) -> tuple[dict, tuple[str, ...]]:
     """The check of one ruleset (one variant), and the variants it declares."""
     from ..runs.simulate import GameSpec, simulate
 
-    entry: dict[str, Any] = {"target": target, "variant": variant, "ok": True, "diagnostics": [], "smoke": None}
+    entry: dict[str, Any] = {"target": target, "variant": variant, "ok": True, "diagnostics": [], "smoke": None,
+                             "native": None}
     try:
         game = load_noting_files(target, players, variant)  # one target's wrong --variant is its result
     except RulesetError as err:
@@ -31,28 +32,69 @@ def _validate_one(target: str, players: int | None, variant: str | None, smoke: 
         return entry, ()
     entry["diagnostics"] = game.model.diagnostics
     if smoke:
-        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"], keep_outcomes=False)
+        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"], keep_outcomes=native)
         entry["smoke"] = report
         entry["ok"] = not report.failed
+    if native:
+        entry["native"] = _native_check(game, GameSpec(target, players, variant, backend="native"), smoke, seed,
+                                        entry["smoke"])
+        entry["ok"] = entry["ok"] and entry["native"]["agrees"] is not False
     return entry, game.info.variants
+
+
+def _native_check(game: Any, spec: Any, smoke: int, seed: int, python: Any) -> dict:
+    """Whether the ruleset lowers to C (else the construct and its place), builds, and (with smoke games) plays
+    them exactly as the Python engine does."""
+    from ..engine.native import NativeGame, NativeUnavailable
+    from ..engine.native.cdata import NotLowered
+    from ..engine.native.module import lower_model
+    from ..runs.simulate import simulate
+
+    found: dict[str, Any] = {"lowers": True, "builds": False, "agrees": None, "reason": None, "at": None}
+    try:
+        lower_model(game.model, game.checking)
+    except NotLowered as err:
+        found.update(lowers=False, reason=f"the native backend does not lower {err.what}",
+                     at=str(err.pos) if err.pos is not None and err.pos.line else None)
+        return found
+    try:
+        NativeGame.of(game)
+    except NativeUnavailable as err:
+        found["reason"] = err.message
+        return found
+    found["builds"] = True
+    if smoke and python is not None:
+        native = simulate(spec, smoke, seed, ["random"], keep_outcomes=True)
+        pairs = zip(sorted(python.outcomes, key=lambda o: o.index), sorted(native.outcomes, key=lambda o: o.index))
+        differ = [a.index for a, b in pairs if a != b]
+        found["agrees"] = not differ
+        if differ:
+            found["reason"] = (f"{len(differ)} of {smoke} smoke games play otherwise natively (games "
+                               f"{', '.join(map(str, differ[:10]))}): a fault of ruleplay's native backend, "
+                               f"please report it; --backend python plays them as the rules say")
+    return found
 
 
 @click.command("validate")
 @click.argument("targets", nargs=-1, required=True, metavar="PATH|NAME...")
 @click.option("--smoke", type=WholeNumber(min=0, max=MAX_SMOKE_GAMES), default=0, metavar="N",
               help="Also play N random games, which must end within the step limit.")
+@click.option("--native", is_flag=True,
+              help="Also say whether the native backend takes the ruleset (else the construct that keeps it on "
+                   "the Python engine, and where) and builds it; with --smoke, the games must play the same "
+                   "natively.")
 @game_options
 @json_option
 @reports_errors
-def validate_command(targets: tuple[str, ...], smoke: int, players: int | None, variant: str | None, seed: int,
-                     as_json: bool) -> None:
+def validate_command(targets: tuple[str, ...], smoke: int, native: bool, players: int | None, variant: str | None,
+                     seed: int, as_json: bool) -> None:
     """Check rulesets (and, without --variant, each of their variants); exit 1 on any error."""
     entries = []
     for target in targets:
-        entry, variants = _validate_one(target, players, variant, smoke, seed)
+        entry, variants = _validate_one(target, players, variant, smoke, seed, native)
         entries.append(entry)
         if variant is None:
-            entries.extend(_validate_one(target, players, name, smoke, seed)[0] for name in variants)
+            entries.extend(_validate_one(target, players, name, smoke, seed, native)[0] for name in variants)
     if as_json:
         emit_json([{**e, "diagnostics": [d.to_dict() for d in e["diagnostics"]],
                      "smoke": e["smoke"] and e["smoke"].to_dict()} for e in entries])
@@ -74,9 +116,17 @@ def _print_validation(entry: dict, players: int | None) -> None:
         return
     echo(f"{label}: valid ({warnings} warnings)")
     report = entry["smoke"]
-    if report is None:
-        return
-    echo(f"  smoke: {report.completed} of {report.games} random games ended, "
-         f"mean length {report.mean_length:.1f} moves")
-    echo_failures(report.errors, report.failed, "  smoke ", err=False,
-                  replay=replay_command(entry["target"], entry["variant"], players, report.agents))
+    if report is not None:
+        echo(f"  smoke: {report.completed} of {report.games} random games ended, "
+             f"mean length {report.mean_length:.1f} moves")
+        echo_failures(report.errors, report.failed, "  smoke ", err=False,
+                      replay=replay_command(entry["target"], entry["variant"], players, report.agents))
+    native = entry["native"]
+    if native is not None:
+        if native["builds"]:
+            played = {None: "", True: ", and plays the smoke games exactly as the Python engine does",
+                      False: f": {native['reason']}"}[native["agrees"]]
+            echo(f"  native: lowers to C and builds{played}")
+        else:
+            at = f" ({native['at']})" if native["at"] else ""
+            echo(terminal_safe(f"  native: plays on the Python engine: {native['reason']}{at}"))

@@ -50,7 +50,12 @@ class Lowering(ExprLowering):
         method = getattr(self, "_s_" + type(node).__name__, None)
         if method is None:
             raise NotLowered(f"the statement {type(node).__name__}", node.pos)
-        method(node, scope, lv)
+        try:
+            method(node, scope, lv)
+        except NotLowered as err:
+            if err.pos is None:
+                err.pos = node.pos
+            raise
 
     def _s_Block(self, node: A.Block, scope: Scope, lv: Locals) -> None:
         self.block(node, scope, lv)

@@ -103,7 +103,12 @@ class ExprLowering(Checks):
         method = getattr(self, "_e_" + type(node).__name__, None)
         if method is None:
             raise NotLowered(f"the expression {type(node).__name__}", node.pos)
-        return method(node, scope, lv)
+        try:
+            return method(node, scope, lv)
+        except NotLowered as err:
+            if err.pos is None:  # the innermost node that knows its place names it
+                err.pos = node.pos
+            raise
 
     # ------------------------------------------------------------ leaves
     def _e_Literal(self, node: A.Literal, scope: Scope, lv: Locals) -> Val:

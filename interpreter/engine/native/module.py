@@ -22,7 +22,7 @@ from ruleplay.dsl.geometry import DIRECTION_SETS, DIRECTIONS
 from ruleplay.dsl.runtime import value_key
 
 from ..model import Action, GameModel
-from .cdata import MISSING, Constants, NotLowered, Texts, int_literal
+from .cdata import MISSING, Constants, NotLowered, Texts, encode, int_literal
 from .cfunc import CFunc, Val
 from .lower_effects import Lowering
 
@@ -165,6 +165,11 @@ class _ModuleWriter:
 
     def _check_shape(self) -> None:
         m = self.model
+        for name, value in m.constants.items():  # every constant is data the module holds: ints of 64 bits
+            try:
+                encode(value, self.texts, bytearray())
+            except NotLowered as err:
+                raise NotLowered(f"{err.what} (constant `{name}`)", m.code_at(("constants", name))) from None
         if m.players > 16:
             raise NotLowered("more than 16 players")
         for a in m.actions.values():

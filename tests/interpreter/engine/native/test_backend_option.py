@@ -71,3 +71,19 @@ def test_compare_and_tournament_name_their_backend():
     assert {compared["a"]["run"]["backend"], compared["b"]["run"]["backend"]} == {"python"}
     ranked = _report("tournament", "tic-tac-toe", "--agents", "random,first", "-n", "4", "--backend", "native")
     assert ranked["backend"] == "native"
+
+
+def test_validate_native_says_what_keeps_a_ruleset_on_python(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text("ruleplay: 1\ngame: big\nplayers: 2\nstate:\n  n: {init: \"0\"}\nflow:\n  phases:\n"
+                    "    - {name: play, actions: [go]}\nactions:\n  go:\n    effects: |\n"
+                    "      n = n + 99999999999999999999999\nend:\n  - when: n > 0\n", encoding="utf-8")
+    result = run("validate", str(path), "--native")
+    assert result.exit_code == 0  # valid: it plays, on the Python engine
+    assert f"native: plays on the Python engine: the native backend does not lower an int past 64 bits " \
+           f"({path}:12:15)" in result.output
+    entry = json.loads(run("validate", str(path), "--native", "--json").stdout)[0]
+    assert entry["native"] == {"lowers": False, "builds": False, "agrees": None, "at": f"{path}:12:15",
+                               "reason": "the native backend does not lower an int past 64 bits"}
+    played = json.loads(run("validate", "kuhn-poker", "--native", "--smoke", "6", "--json").stdout)[0]
+    assert played["native"] == {"lowers": True, "builds": True, "agrees": True, "reason": None, "at": None}

@@ -28,15 +28,18 @@ from .convert import from_module, to_module
 BAIL_ILLEGAL = 5
 CHANCE_DRAW = -1  # the op of `apply_chance`: a draw with the state's own generator
 CHECKPOINT_EVERY = 256  # steps replayed at most to rebuild a state before a step the module gave up on
+LEGAL_BUFFER = 64  # legal actions read without another allocation (more are read into a larger buffer)
 
 
 class NativeState:
     """A state in a game's native module, or (after a step only the Python engine could make) a `State`."""
 
-    __slots__ = ("ng", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base")
+    __slots__ = ("ng", "_lib", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base", "_err", "_buf",
+                 "_nlegal")
 
     def __init__(self, ng: NativeGame, ptr: Any, checkpoint: Callable[[], Any], base: History):
         self.ng = ng
+        self._lib = ng.lib
         self._ptr = ptr
         self._py: State | None = None
         self._checkpoint = checkpoint  # makes a fresh native state as it was when the ops below began
@@ -44,6 +47,9 @@ class NativeState:
         self._moves: list[int] = []  # every move since `base`, chance outcomes included
         self._seens: dict[int, Seen] = {}  # who saw the arguments of the private moves, by position in _moves
         self._base = base
+        self._err = ng.ffi.new("rp_error *")  # this state's own, so steps allocate nothing
+        self._buf = ng.ffi.new("int32_t[]", LEGAL_BUFFER)
+        self._nlegal = -1  # the legal actions in `_buf` (read with the last step), or -1: not read
 
     # ------------------------------------------------------------ making states
     @classmethod
@@ -75,6 +81,7 @@ class NativeState:
         text = to_module(self.ng.game.model, state.data)
         ptr = None if text is None else _read(self.ng, text)
         self._ops, self._moves, self._seens, self._base = [], [], {}, state._history
+        self._nlegal = -1
         if ptr is None:
             self._ptr, self._py = None, state
             return
@@ -95,12 +102,12 @@ class NativeState:
     def current_player(self) -> int:
         if self._py is not None:
             return self._py.current_player
-        return self.ng.lib.rp_player(self._ptr)
+        return self._lib.rp_player(self._ptr)
 
     def is_terminal(self) -> bool:
         if self._py is not None:
             return self._py.is_terminal()
-        return bool(self.ng.lib.rp_done(self._ptr))
+        return bool(self._lib.rp_done(self._ptr))
 
     def is_chance_node(self) -> bool:
         return self.current_player() == -1
@@ -108,16 +115,16 @@ class NativeState:
     def legal_actions(self) -> list[int]:
         if self._py is not None:
             return self._py.legal_actions()
-        lib, ffi = self.ng.lib, self.ng.ffi
-        err = ffi.new("rp_error *")
-        buf = ffi.new("int32_t[]", 64)
-        n = lib.rp_legal(self._ptr, buf, 64, err)
-        if n > 64:
-            buf = ffi.new("int32_t[]", n)
-            n = lib.rp_legal(self._ptr, buf, n, err)
+        buf, n = self._buf, self._nlegal
+        if 0 <= n <= len(buf):  # read with the step that led here
+            return self.ng.ffi.unpack(buf, n)
+        n = self._lib.rp_legal(self._ptr, buf, len(buf), self._err)
+        if n > len(buf):
+            buf = self._buf = self.ng.ffi.new("int32_t[]", n)
+            n = self._lib.rp_legal(self._ptr, buf, n, self._err)
         if n < 0:  # a listing the module gave up on: the Python engine lists (or raises)
             return self.to_state().legal_actions()
-        return list(ffi.unpack(buf, n))
+        return self.ng.ffi.unpack(buf, n)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """[(action, probability)] at a chance node, as `State.chance_outcomes` gives them."""
@@ -175,24 +182,29 @@ class NativeState:
         if self._py is not None:
             self._py.apply_in_place(self.ng.game.index_to_move(action))
             return
-        ng = self.ng
-        err = ng.ffi.new("rp_error *")
-        if ng.lib.rp_apply(self._ptr, action, err):
-            self._made(action)
+        self._nlegal = n = self._lib.rp_step(self._ptr, action, self._buf, len(self._buf), self._err)
+        if n >= 0:
+            if action in self.ng._private:
+                self._made(action)
+            else:  # the common step, written out
+                self._moves.append(action)
+                ops = self._ops
+                ops.append(action)
+                if len(ops) >= CHECKPOINT_EVERY:
+                    self._checkpoint_here()
             return
-        self._hand_over(action, err.code)
+        self._hand_over(action, self._err.code)
 
     def apply_chance(self) -> None:
         """Draw the outcome at a chance node with the state's own generator and make it."""
         if self._py is not None:
             self._py.apply_chance_in_place()
             return
-        ng = self.ng
-        err = ng.ffi.new("rp_error *")
-        if ng.lib.rp_apply_chance(self._ptr, err):
+        self._nlegal = -1
+        if self._lib.rp_apply_chance(self._ptr, self._err):
             self._made(CHANCE_DRAW)
             return
-        self._hand_over(CHANCE_DRAW, err.code)
+        self._hand_over(CHANCE_DRAW, self._err.code)
 
     def _made(self, op: int) -> None:
         lib = self.ng.lib
@@ -204,14 +216,19 @@ class NativeState:
                 None if masks[i] & (1 << 31) else tuple(s for s in range(32) if masks[i] >> s & 1) for i in range(n))
         self._moves.append(index)
         self._ops.append(op)
-        if len(self._ops) >= CHECKPOINT_EVERY:  # the replay before a hand-over stays short
-            text = lib.rp_to_json(self._ptr)
-            try:
-                kept = self.ng.ffi.string(text).decode("utf-8")
-            finally:
-                lib.rp_free_text(text)
-            self._checkpoint = lambda: _read(self.ng, kept)
-            self._ops = []
+        if len(self._ops) >= CHECKPOINT_EVERY:
+            self._checkpoint_here()
+
+    def _checkpoint_here(self) -> None:
+        """Rebuilt states start from here on: the replay before a hand-over stays short."""
+        lib = self._lib
+        text = lib.rp_to_json(self._ptr)
+        try:
+            kept = self.ng.ffi.string(text).decode("utf-8")
+        finally:
+            lib.rp_free_text(text)
+        self._checkpoint = lambda: _read(self.ng, kept)
+        self._ops = []
 
     def _hand_over(self, op: int, code: int) -> None:
         """The step the module gave up on, made by the Python engine from the state before it."""

@@ -49,6 +49,9 @@ struct rp_map {
     int64_t size;     /* an immortal map's size, or -1 */
 };
 
+/* memcpy of n bytes where n may be 0 and the pointers then NULL (which memcpy itself does not allow). */
+static inline void rp_memcpy(void *to, const void *from, size_t n) { if (n) memcpy(to, from, n); }
+
 static inline rv rv_null(void) { rv v; v.t = T_NULL; v.pad = 0; v.u.i = 0; return v; }
 static inline rv rv_bool(int b) { rv v; v.t = T_BOOL; v.pad = 0; v.u.i = b != 0; return v; }
 static inline rv rv_int(int64_t i) { rv v; v.t = T_INT; v.pad = 0; v.u.i = i; return v; }

@@ -121,6 +121,20 @@ int rp_apply(rp_state *S, int64_t index, rp_error *e)
     return ok;
 }
 
+/* Make move `index` and read the legal moves after it (into `legal` when they fit): their number, or -1 on a
+ * bail.  One call per step for code that steps a state move by move. */
+int64_t rp_step(rp_state *S, int64_t index, int32_t *legal, int64_t cap, rp_error *e)
+{
+    rp_ctx C;
+    rp_ctx_init(&C, &RP_MODEL, S);
+    int ok = rp_state_apply(S, index, &C);
+    report(e, &C);
+    rp_ctx_done(&C);
+    if (!ok) return -1;
+    if (S->nlegal && S->nlegal <= cap) rp_memcpy(legal, S->legal, (size_t)S->nlegal * sizeof(int32_t));
+    return S->nlegal;
+}
+
 int rp_apply_chance(rp_state *S, rp_error *e)
 {
     rp_ctx C;
@@ -139,7 +153,7 @@ int64_t rp_legal(rp_state *S, int32_t *out, int64_t cap, rp_error *e)
     report(e, &C);
     rp_ctx_done(&C);
     if (!ok) return -1;
-    if (S->nlegal && S->nlegal <= cap) memcpy(out, S->legal, (size_t)S->nlegal * sizeof(int32_t));
+    if (S->nlegal && S->nlegal <= cap) rp_memcpy(out, S->legal, (size_t)S->nlegal * sizeof(int32_t));
     return S->nlegal;
 }
 
@@ -188,7 +202,7 @@ int rp_returns(rp_state *S, double *out, rp_error *e)
 
 int32_t rp_fired(rp_state *S, int32_t *out, int32_t cap)
 {
-    if (S->nfired && S->nfired <= cap) memcpy(out, S->fired, (size_t)S->nfired * sizeof(int32_t));
+    if (S->nfired && S->nfired <= cap) rp_memcpy(out, S->fired, (size_t)S->nfired * sizeof(int32_t));
     return S->nfired;
 }
 
@@ -353,7 +367,7 @@ static void put(buf *b, const char *s, int64_t n)
         if (!t) { b->ok = 0; return; }
         b->s = t; b->cap = cap;
     }
-    memcpy(b->s + b->n, s, (size_t)n);
+    rp_memcpy(b->s + b->n, s, (size_t)n);
     b->n += n;
     b->s[b->n] = 0;
 }
@@ -560,7 +574,7 @@ static rv read_number(reader *r)
     char tmp[400];
     int64_t n = r->p - start;
     if (n <= 0 || n >= (int64_t)sizeof tmp) { r->ok = 0; return rv_null(); }
-    memcpy(tmp, start, (size_t)n);
+    rp_memcpy(tmp, start, (size_t)n);
     tmp[n] = 0;
     char *end;
     if (is_float) {

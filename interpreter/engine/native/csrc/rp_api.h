@@ -8,6 +8,7 @@ void rp_free(rp_state *S);
 rp_state *rp_clone_state(rp_state *S);
 int rp_setup(rp_state *S, uint64_t seed, rp_error *e);
 int rp_apply(rp_state *S, int64_t index, rp_error *e);
+int64_t rp_step(rp_state *S, int64_t index, int32_t *legal, int64_t cap, rp_error *e);
 int rp_apply_chance(rp_state *S, rp_error *e);
 int64_t rp_legal(rp_state *S, int32_t *out, int64_t cap, rp_error *e);
 int64_t rp_player(rp_state *S);

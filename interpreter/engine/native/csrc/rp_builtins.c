@@ -90,7 +90,7 @@ static void merge_sort(rp_ctx *C, rv *xs, rv *tmp, int64_t n, less_fn less, int3
     }
     while (i < h) tmp[k++] = xs[i++];
     while (j < n) tmp[k++] = xs[j++];
-    memcpy(xs, tmp, (size_t)n * sizeof(rv));
+    rp_memcpy(xs, tmp, (size_t)n * sizeof(rv));
 }
 
 /* A sorted copy of a list (shared items), or null with a bail. */
@@ -317,7 +317,7 @@ static int64_t text_form(rp_ctx *C, rv x, char *buf, int64_t cap, int32_t where)
     }
     if (buf) {
         if (n > cap) return -1;
-        memcpy(buf, s, (size_t)n);
+        rp_memcpy(buf, s, (size_t)n);
     }
     return n;
 }
@@ -352,7 +352,7 @@ static rv b_join(rp_ctx *C, const rv *args, int32_t nargs, int32_t where)
     if (!buf) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", where); return rv_null(); }
     int64_t at = 0;
     for (int64_t i = 0; i < l->len; i++) {
-        if (i) { memcpy(buf + at, s.bytes, (size_t)s.nbytes); at += s.nbytes; }
+        if (i) { rp_memcpy(buf + at, s.bytes, (size_t)s.nbytes); at += s.nbytes; }
         at += text_form(C, l->items[i], buf + at, bytes - at, where);
     }
     int64_t id = rp_intern(C, buf, at);
@@ -1138,7 +1138,7 @@ static void memo_keep(int32_t bi, const rv *args, int32_t nargs, uint64_t h, rv 
             memo *m = &memos[(h + k) & (MEMO_SIZE - 1)];
             if (m->ready) continue;
             m->bi = bi; m->nargs = nargs;
-            memcpy(m->args, args, (size_t)nargs * sizeof(rv));
+            rp_memcpy(m->args, args, (size_t)nargs * sizeof(rv));
             rv kept = rv_ref(result);
             make_immortal(kept);
             m->result = kept;

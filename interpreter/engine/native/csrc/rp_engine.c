@@ -80,7 +80,7 @@ rp_state *rp_state_clone(const rp_state *S)
     if (S->legal_known && S->nlegal) {
         T->legal = malloc((size_t)S->nlegal * sizeof(int32_t));
         if (!T->legal) { rp_state_free(T); return NULL; }
-        memcpy(T->legal, S->legal, (size_t)S->nlegal * sizeof(int32_t));
+        rp_memcpy(T->legal, S->legal, (size_t)S->nlegal * sizeof(int32_t));
         T->clegal = S->nlegal;
     }
     T->nlegal = S->nlegal;
@@ -88,7 +88,7 @@ rp_state *rp_state_clone(const rp_state *S)
     if (S->nfired) {
         T->fired = malloc((size_t)S->nfired * sizeof(int32_t));
         if (!T->fired) { rp_state_free(T); return NULL; }
-        memcpy(T->fired, S->fired, (size_t)S->nfired * sizeof(int32_t));
+        rp_memcpy(T->fired, S->fired, (size_t)S->nfired * sizeof(int32_t));
         T->cfired = S->nfired;
     }
     T->nfired = S->nfired;
@@ -850,14 +850,14 @@ static int copy_into(rp_state *S, const rp_state *T)
         if (!legal) return 0;
         S->legal = legal; S->clegal = T->nlegal;
     }
-    if (T->nlegal) memcpy(S->legal, T->legal, (size_t)T->nlegal * sizeof(int32_t));
+    if (T->nlegal) rp_memcpy(S->legal, T->legal, (size_t)T->nlegal * sizeof(int32_t));
     S->nlegal = T->nlegal; S->legal_known = T->legal_known;
     if (S->cfired < T->nfired) {
         int32_t *fired = realloc(S->fired, (size_t)T->nfired * sizeof(int32_t));
         if (!fired) return 0;
         S->fired = fired; S->cfired = T->nfired;
     }
-    if (T->nfired) memcpy(S->fired, T->fired, (size_t)T->nfired * sizeof(int32_t));
+    if (T->nfired) rp_memcpy(S->fired, T->fired, (size_t)T->nfired * sizeof(int32_t));
     S->nfired = T->nfired;
     S->nseen = 0;
     S->last_move = -1;
@@ -924,7 +924,7 @@ static int setup_fresh(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C)
     S->rng = C->rng;
     int32_t *fired = malloc((size_t)(C->nfired ? C->nfired : 1) * sizeof(int32_t));   /* as set-up fired them */
     if (!fired) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
-    memcpy(fired, C->fired, (size_t)C->nfired * sizeof(int32_t));
+    rp_memcpy(fired, C->fired, (size_t)C->nfired * sizeof(int32_t));
     free(S->fired);
     S->fired = fired; S->nfired = S->cfired = C->nfired;
     if (M->checking && !invariants(S)) { rp_bail(C, RP_BAIL_RULE, "an invariant", -1); return 0; }

@@ -73,8 +73,8 @@ static rv text_join2(rp_ctx *C, int64_t a, int64_t b, int32_t where)
     if (!rp_built(C, x.nchars + y.nchars, where)) return rv_null();
     char *buf = malloc((size_t)(x.nbytes + y.nbytes + 1));
     if (!buf) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", where); return rv_null(); }
-    memcpy(buf, x.bytes, (size_t)x.nbytes);
-    memcpy(buf + x.nbytes, y.bytes, (size_t)y.nbytes);
+    rp_memcpy(buf, x.bytes, (size_t)x.nbytes);
+    rp_memcpy(buf + x.nbytes, y.bytes, (size_t)y.nbytes);
     int64_t id = rp_intern(C, buf, x.nbytes + y.nbytes);
     free(buf);
     return id < 0 ? rv_null() : rv_str(id);
@@ -445,7 +445,7 @@ rv rp_draw_take(rp_ctx *C, rv n, rp_list *src, int32_t where)
     if (!rp_spend(C, src->len, where)) return rv_null();
     rp_list *taken = rp_list_new(C, k);
     if (!taken) return rv_null();
-    memcpy(taken->items, src->items, (size_t)k * sizeof(rv));
+    rp_memcpy(taken->items, src->items, (size_t)k * sizeof(rv));
     taken->len = k;
     memmove(src->items, src->items + k, (size_t)(src->len - k) * sizeof(rv));
     src->len -= k;
@@ -514,22 +514,22 @@ int rp_float_text(rp_ctx *C, double f, char *out, int32_t where)
     if (neg) *o++ = '-';
     if (decpt <= -4 || decpt > 16) {
         *o++ = digits[0];
-        if (nd > 1) { *o++ = '.'; memcpy(o, digits + 1, (size_t)nd - 1); o += nd - 1; }
+        if (nd > 1) { *o++ = '.'; rp_memcpy(o, digits + 1, (size_t)nd - 1); o += nd - 1; }
         sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
         return 1;
     }
     if (decpt <= 0) {
         *o++ = '0'; *o++ = '.';
         for (int k = 0; k < -decpt; k++) *o++ = '0';
-        memcpy(o, digits, (size_t)nd); o += nd;
+        rp_memcpy(o, digits, (size_t)nd); o += nd;
     } else if (decpt >= nd) {
-        memcpy(o, digits, (size_t)nd); o += nd;
+        rp_memcpy(o, digits, (size_t)nd); o += nd;
         for (int k = 0; k < decpt - nd; k++) *o++ = '0';
         *o++ = '.'; *o++ = '0';
     } else {
-        memcpy(o, digits, (size_t)decpt); o += decpt;
+        rp_memcpy(o, digits, (size_t)decpt); o += decpt;
         *o++ = '.';
-        memcpy(o, digits + decpt, (size_t)(nd - decpt)); o += nd - decpt;
+        rp_memcpy(o, digits + decpt, (size_t)(nd - decpt)); o += nd - decpt;
     }
     *o = 0;
     return 1;

@@ -67,7 +67,7 @@ static int list_room(rp_ctx *C, rp_list *l, int64_t more)
     rv *items;
     if (l->items == l->inline_items) {   /* outgrows its block: the items move out, the header stays */
         items = malloc((size_t)cap * sizeof(rv));
-        if (items) memcpy(items, l->items, (size_t)l->len * sizeof(rv));
+        if (items) rp_memcpy(items, l->items, (size_t)l->len * sizeof(rv));
     } else {
         items = realloc(l->items, (size_t)cap * sizeof(rv));
     }
@@ -157,7 +157,7 @@ rv rp_map_sorted_keys(rp_ctx *C, const rp_map *m)
     if (!l) return rv_null();
     int64_t *keys = malloc((size_t)(m->len ? m->len : 1) * sizeof(int64_t));
     if (!keys) { rp_list_free(l); rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return rv_null(); }
-    memcpy(keys, m->keys, (size_t)m->len * sizeof(int64_t));
+    rp_memcpy(keys, m->keys, (size_t)m->len * sizeof(int64_t));
     qsort(keys, (size_t)m->len, sizeof(int64_t), text_order);
     for (int64_t i = 0; i < m->len; i++) l->items[i] = rv_str(keys[i]);
     l->len = m->len;
@@ -234,7 +234,7 @@ static int64_t intern_locked(const char *bytes, int64_t n, int keep)
         if (made_bytes + n > MAX_TEXT_BYTES) return -1;
         char *copy = malloc((size_t)n + 1);
         if (!copy) return -1;
-        memcpy(copy, bytes, (size_t)n);
+        rp_memcpy(copy, bytes, (size_t)n);
         copy[n] = 0;
         stored = copy;
         made_bytes += n;

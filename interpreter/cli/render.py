@@ -28,14 +28,18 @@ from .output import echo, reads, reports_errors
 @reports_errors
 def render_command(source: Path, move: int | None, seat: int | None, fmt: str | None, output: Path,
                    ruleset: str | None) -> None:
-    """Draw a saved state, or a state of a game log, as an SVG or PNG picture."""
+    """Draw a saved state, or a state of a game log, as an SVG or PNG picture.
+
+    A log saved before its game's end (`q` at the table) is drawn up to its
+    last move, and said to be unfinished."""
     from ..files import atomic_write_bytes
     from ..runs.gamelog import logged_ruleset
     from ..view.picture import render_png, state_svg
-    from ..view.sources import is_log, log_steps, saved_state
+    from ..view.sources import finished, is_log, log_steps, saved_state
 
     reads([source], "the state or log")
     fmt = fmt or ("png" if output.suffix.lower() == ".png" else "svg")
+    note = ""
     if is_log(source):
         target = ruleset if ruleset is not None else logged_ruleset(source)
         if target is not None:
@@ -44,6 +48,9 @@ def render_command(source: Path, move: int | None, seat: int | None, fmt: str | 
         if move is not None and move >= len(steps):
             raise click.BadParameter(f"the log has {len(steps) - 1} moves (0..{len(steps) - 1})", param_hint="--move")
         state = steps[-1 if move is None else move].state
+        if not finished(steps):
+            note = (f" (move {len(steps) - 1 if move is None else move} of an unfinished game: the log stops "
+                    f"after move {len(steps) - 1}, before the game's end)")
     else:
         if move is not None:
             raise click.BadParameter("a saved state is one position: --move is for game logs", param_hint="--move")
@@ -58,4 +65,4 @@ def render_command(source: Path, move: int | None, seat: int | None, fmt: str | 
         atomic_write_bytes(output, data)
     except OSError as err:
         raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
-    echo(f"picture written to {output}")
+    echo(f"picture written to {output}{note}")

@@ -22,11 +22,14 @@ from .output import echo, reads, reports_errors
 @overwrite_option
 @reports_errors
 def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | None) -> None:
-    """Write a replay page of a game log: step through it, see each seat's view, the rules that fired."""
+    """Write a replay page of a game log: step through it, see each seat's view, the rules that fired.
+
+    A log saved before its game's end (`q` at the table) is shown up to its
+    last move, marked unfinished."""
     from ..files import atomic_write_text
     from ..runs.gamelog import logged_ruleset
     from ..view.html import viewer_html
-    from ..view.sources import log_steps
+    from ..view.sources import finished, log_steps
 
     reads([log_file], "the game log")
     target = ruleset if ruleset is not None else logged_ruleset(log_file)
@@ -40,4 +43,5 @@ def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | 
         atomic_write_text(output, page)
     except OSError as err:
         raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
-    echo(f"replay page written to {output} ({len(steps) - 1} moves)")
+    unfinished = "" if finished(steps) else ", unfinished: the log stops before the game's end"
+    echo(f"replay page written to {output} ({len(steps) - 1} moves{unfinished})")

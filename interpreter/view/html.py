@@ -13,7 +13,8 @@ card drawn is "?") without the rules each move fired (which rules fire can
 tell a hidden card: a rule that fires only for the queen), and scores only
 once the game is over, since scores are computed from the full state.  A
 page with the all-seeing view holds everything; `ruleplay view --as SEAT`
-makes a page of that seat's view alone, fit to hand to that player.  All data sits in a
+makes a page of that seat's view alone, fit to hand to that player.  A game
+saved before its end is shown up to its last move and marked unfinished.  All data sits in a
 `<script type="application/json">` block with `<`, `>` and `&` written as
 JSON escapes, so no text from a ruleset or log can close the block or
 become markup; the page's script puts text in with `textContent` only.
@@ -35,7 +36,7 @@ from ..engine.scene import scene
 from ..engine.state import State
 from ..engine.views import rounds_shown, told
 from .picture import PaintCache, scene_parts, state_scene
-from .sources import Step
+from .sources import Step, finished
 from .svg import seat_colour
 
 
@@ -159,7 +160,7 @@ def viewer_data(steps: Sequence[Step], seats: Sequence[int | None] | None = None
                       for v in views],
             "pieces": list(pieces.index), "frames": frames, "moves": moves, "scores": scores,
             "rules": {r: texts[r] for r in sorted(cited) if r in texts},
-            "rounds": rounds_shown(game.model), "length": len(steps) - 1}
+            "rounds": rounds_shown(game.model), "length": len(steps) - 1, "finished": finished(list(steps))}
 
 
 def _exact(scores: list) -> list[str]:

@@ -1,8 +1,11 @@
 """The states a picture or the viewer draws: a saved state, or every state along a checked game log.
 
-A log is replayed in full (`runs.gamelog.replay`) before anything is drawn,
-so a picture of move K of a log is the state that log really reached, with
-every rule and result checked on the way.
+A log is replayed in full (`runs.gamelog.read_log`) before anything is
+drawn, so a picture of move K of a log is the state that log really reached,
+with every rule and result checked on the way.  A game saved before its end
+(a person left the table with `q`) has no end line: it is read up to its
+last move, and its last state is then not terminal, which is how the
+viewer and `render` tell an unfinished game (`finished`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from ..engine.errors import RulesetError, StateFormatError
 from ..engine.game import Game, load_game
 from ..engine.loader import builtin_games
 from ..engine.state import State
-from ..runs.gamelog import FORMAT, replay
+from ..runs.gamelog import FORMAT, read_log
 
 MAX_STATE_BYTES = 64 << 20  # a saved state is JSON of the game's variables: megabytes at the very most
 
@@ -49,13 +52,20 @@ def is_log(path: str | os.PathLike) -> bool:
 
 
 def log_steps(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> list[Step]:
-    """Every state of the log at `path`, the first one included; raises ReplayError where the log is wrong."""
+    """Every state of the log at `path`, the first one included, up to its end line or, in a game saved
+    unfinished, its last move; raises ReplayError where the log is wrong."""
     states: list[State] = []
-    replay(path, ruleset, on_state=states.append)
+    read_log(path, ruleset, on_state=states.append)
     steps = [Step(states[0], 0, None, None, ())]
     for n, (before, after) in enumerate(zip(states, states[1:]), start=1):
         steps.append(Step(after, n, before.current_player, str(after.last_move), tuple(after.last_fired)))
     return steps
+
+
+def finished(steps: list[Step]) -> bool:
+    """Whether the game the steps show is over: a log's end line is checked to come exactly when its
+    game ends, so a log that stops at a state that is not over is a game saved unfinished."""
+    return steps[-1].state.is_terminal()
 
 
 def saved_state(path: str | os.PathLike, ruleset: str | os.PathLike | None = None) -> State:

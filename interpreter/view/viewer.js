@@ -107,7 +107,8 @@
     step = Math.max(0, Math.min(steps(), n));
     $("picture").innerHTML = data.frames[view][step].map((k) => data.pieces[k]).join("");
     const m = step > 0 ? data.moves[view][step - 1] : null;
-    $("counter").textContent = "move " + (m ? m.n : 0) + " / " + data.length + (m && m.kind === "flow" ? ", " + m.move : "");
+    $("counter").textContent = "move " + (m ? m.n : 0) + " / " + data.length + (m && m.kind === "flow" ? ", " + m.move : "")
+      + (data.finished || step < steps() ? "" : " (unfinished: the log stops here)");
     $("jump").value = String(m ? m.n : 0);
     const s = data.scores[step];
     $("scores").textContent = s.scores === null || (view !== "all" && !s.over)
@@ -134,7 +135,7 @@
     return found ? stepOfMove(parseInt(found[1], 10)) : 0;
   }
 
-  $("title").textContent = data.title;
+  $("title").textContent = data.title + (data.finished ? "" : " (unfinished game)");
   buildViews();
   buildMoves();
   $("first").addEventListener("click", () => show(0));

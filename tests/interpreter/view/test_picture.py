@@ -165,6 +165,49 @@ def test_render_command_writes_a_move_of_a_log(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "is the state or log that this command reads" in result.output
 
 
+def _left_at_the_table(tmp_path: Path, name: str = "game.jsonl") -> Path:
+    """A tic-tac-toe game a person left with `q` after three moves: a log without its end line."""
+    log = tmp_path / name
+    left = CliRunner().invoke(main, ["play", "tic-tac-toe", "--human", "1", "--agents", "first", "--seed", "2",
+                                     "--log", str(log)], input="1\nq\n")
+    assert left.exit_code == 0, left.output
+    assert "end" not in json.loads(log.read_text(encoding="utf-8").splitlines()[-1])
+    return log
+
+
+def test_a_game_in_progress_is_drawn_up_to_its_last_move_and_said_to_be_unfinished(tmp_path: Path) -> None:
+    log, out = _left_at_the_table(tmp_path), tmp_path / "g.svg"
+    runner = CliRunner()
+    result = runner.invoke(main, ["render", str(log), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output == (f"picture written to {out} (move 3 of an unfinished game: the log stops after move 3, "
+                             f"before the game's end)\n")
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "piece"]) == 3
+    result = runner.invoke(main, ["render", str(log), "--move", "1", "-o", str(out), "--overwrite"])
+    assert result.exit_code == 0 and "move 1 of an unfinished game" in result.output
+    result = runner.invoke(main, ["render", str(log), "--move", "4", "-o", str(out), "--overwrite"])
+    assert result.exit_code == 2 and "the log has 3 moves (0..3)" in result.output
+
+
+def test_a_game_in_progress_has_a_replay_page_marked_unfinished(tmp_path: Path) -> None:
+    from ruleplay.view.html import viewer_data
+    from ruleplay.view.sources import finished, log_steps
+
+    log, page = _left_at_the_table(tmp_path), tmp_path / "g.html"
+    steps = log_steps(log)
+    assert len(steps) == 4 and not finished(steps) and not steps[-1].state.is_terminal()
+    data = viewer_data(steps)
+    assert data["finished"] is False and data["length"] == 3
+    assert [s["over"] for s in data["scores"]] == [False] * 4
+    result = CliRunner().invoke(main, ["view", str(log), "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"replay page written to {page} (3 moves, unfinished: the log stops before the game's end)\n"
+    whole = tmp_path / "whole.jsonl"
+    assert CliRunner().invoke(main, ["play", "tic-tac-toe", "--seed", "2", "--log", str(whole)]).exit_code == 0
+    assert finished(log_steps(whole)) and viewer_data(log_steps(whole))["finished"] is True
+
+
 def test_render_names_what_is_wrong_with_a_damaged_log_or_an_empty_file(tmp_path: Path) -> None:
     log, bad, empty = tmp_path / "g.jsonl", tmp_path / "bad.jsonl", tmp_path / "empty.json"
     assert CliRunner().invoke(main, ["play", "kuhn-poker", "--seed", "2", "--log", str(log)]).exit_code == 0

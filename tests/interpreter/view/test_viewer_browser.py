@@ -161,3 +161,19 @@ def test_rounds_their_ends_events_rule_texts_scores_and_move_links(browser, tmp_
     told = " ".join(e.text for e in _all(browser, "#moves .event"))
     # Seat 0 reads what it was told, and only that: player 1's harpoon told player 1 which card it took.
     assert "harpoon takes your d4" in told and "your harpoon takes" not in told and "(told" not in told
+
+
+def test_a_game_in_progress_is_marked_unfinished(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    log, page = tmp_path / "left.jsonl", tmp_path / "left.html"
+    runner = CliRunner()
+    left = runner.invoke(main, ["play", "tic-tac-toe", "--human", "1", "--agents", "first", "--seed", "2",
+                                "--log", str(log)], input="1\nq\n")
+    assert left.exit_code == 0, left.output
+    assert runner.invoke(main, ["view", str(log), "-o", str(page)]).exit_code == 0
+    browser.get(page.as_uri())
+    assert _by_id(browser, "title").text == "Tic-tac-toe (unfinished game)"
+    assert _by_id(browser, "counter").text == "move 0 / 3"
+    _by_id(browser, "last").click()
+    assert _by_id(browser, "counter").text == "move 3 / 3 (unfinished: the log stops here)"
+    assert len(_all(browser, "#picture .piece")) == 3
+    assert _by_id(browser, "scores").text.startswith("scores: ")  # not "final scores": the game goes on

@@ -27,11 +27,40 @@ from .spec import AgentSpecError, AgentType, describe, parse_spec
 AGENTS: dict[str, AgentType] = {
     "random": AgentType(RandomAgent),
     "first": AgentType(FirstAgent),
-    "greedy": AgentType(GreedyAgent, GREEDY_OPTIONS),
-    "mcts": AgentType(MCTSAgent, SEARCH_OPTIONS),
+    "greedy": AgentType(GreedyAgent, GREEDY_OPTIONS, omniscient=True),
+    "mcts": AgentType(MCTSAgent, SEARCH_OPTIONS, omniscient=True),
     "ismcts": AgentType(ISMCTSAgent, SEARCH_OPTIONS),
     "human": AgentType(HumanAgent),
 }
+HONEST_SEARCH = "ismcts"  # the search agent that reads only what its seat observes: the default where secrets are kept
+
+
+def search_agent(game: Game) -> str:
+    """The search agent to play `game` with when none is named: `mcts`, or `ismcts` in a game that keeps
+    secrets, where `mcts` would read them."""
+    return HONEST_SEARCH if game.model.keeps_secrets else "mcts"
+
+
+def is_omniscient(spec: str) -> bool:
+    """Whether the agent `spec` names reads the whole state, what other seats hide included."""
+    name, _ = parse_spec(spec, AGENTS)
+    return AGENTS[name].omniscient
+
+
+def omniscience_refusal(specs: Collection[str], game: Game) -> str | None:
+    """Why these agents should not play `game`, or None: an agent that reads the whole state (`greedy`'s
+    look-ahead and heuristic, `mcts`'s search) in a game that keeps secrets plays on what its seat cannot
+    see (a person's cards included), and wins by it.  The caller decides whether that is wanted."""
+    if not game.model.keeps_secrets:
+        return None
+    seeing = [spec for spec in dict.fromkeys(specs) if is_omniscient(spec)]
+    if not seeing:
+        return None
+    names = ", ".join(repr(spec) for spec in seeing)
+    return (f"{names} read{'s' if len(seeing) == 1 else ''} the whole state, what the other seats hide included, "
+            f"and {game.name} keeps secrets: {'it' if len(seeing) == 1 else 'they'} would play on what "
+            f"{'its' if len(seeing) == 1 else 'their'} seat cannot see; {HONEST_SEARCH} searches only what its "
+            f"seat observes (docs/agents.md, Agents that see everything)")
 
 
 def is_interactive(agent: object) -> bool:
@@ -118,6 +147,7 @@ def agents_help(people: bool = False) -> str:
     return describe({n: t for n, t in AGENTS.items() if people or not is_interactive(n)})
 
 
-__all__ = ["AGENTS", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent", "ISMCTSAgent",
-           "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec", "cut_off_warning",
-           "hidden_roll_warning", "is_interactive", "make_agent"]
+__all__ = ["AGENTS", "HONEST_SEARCH", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent",
+           "ISMCTSAgent", "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec",
+           "cut_off_warning", "hidden_roll_warning", "is_interactive", "is_omniscient", "make_agent",
+           "omniscience_refusal", "search_agent"]

@@ -62,10 +62,16 @@ class Option:
 
 @dataclass(frozen=True)
 class AgentType:
-    """A registered agent: how to build it from a seed and options, and the options it takes."""
+    """A registered agent: how to build it from a seed and options, and the options it takes.
+
+    `omniscient` marks an agent that reads the whole state, what other seats
+    hide included, when it chooses: in a game that keeps secrets it plays
+    on knowledge its seat does not have (`agents.omniscience_refusal`).
+    """
 
     factory: Callable[..., Any]
     options: tuple[Option, ...] = ()
+    omniscient: bool = False
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)

@@ -15,7 +15,7 @@ from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from ..runs.simulate import SimulationReport
 from .batches import charts, executor_option, replay_command, spec_ids, workers_option
-from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_heuristics, json_option, load, plays_on,
+from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_agents, json_option, load, plays_on,
                       seated)
 from .output import echo, echo_failures, emit_json, reports_errors, same_file, terminal_safe
 from .simulate import MAX_GAMES
@@ -115,7 +115,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         loaded = [game if game.info.players == players else load(ruleset, players, variant)
                   for (ruleset, variant, _), game in zip(sides, loaded)]
     seated(agents, loaded[0])
-    check_heuristics(agents, loaded[1])
+    check_agents(agents, loaded[1])
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     for game in loaded:

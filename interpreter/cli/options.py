@@ -1,5 +1,5 @@
-"""The options several commands share, defined once: --players --variant --seed --agents --json --report
---overwrite.
+"""The options several commands share, defined once: --players --variant --seed --agents (with
+--allow-omniscient) --json --report --overwrite.
 
 An output file that already exists is refused (exit 2, naming it) unless
 the command is given `--overwrite`: a report, log, picture or chart must
@@ -32,7 +32,8 @@ import click
 
 from ruleplay.dsl.diagnostics import ERROR
 
-from ..agents import AgentSpecError, agents_help, check_heuristic, check_spec, cut_off_warning, hidden_roll_warning
+from ..agents import (AgentSpecError, agents_help, check_heuristic, check_spec, cut_off_warning, hidden_roll_warning,
+                      omniscience_refusal)
 from ..engine.errors import RulesetError
 from ..engine.game import Game, load_game
 from ..engine.loader import builtin_games, find_ruleset
@@ -269,12 +270,31 @@ def parse_headless_agents(ctx: click.Context, param: click.Parameter, value: str
     return specs
 
 
+OMNISCIENT_KEY = "ruleplay.allow_omniscient"
+
+
+def _note_omniscient(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    ctx.meta[OMNISCIENT_KEY] = value
+
+
+def allow_omniscient_option(fn: Callable) -> Callable:
+    """`--allow-omniscient`, noted for `check_agents` (eager, like --overwrite, so every check sees it)."""
+    return click.option("--allow-omniscient", is_flag=True, is_eager=True, expose_value=False,
+                        callback=_note_omniscient,
+                        help="Let agents that read the whole state (greedy, mcts) play a game that keeps "
+                             "secrets; without it they are refused there (use ismcts).")(fn)
+
+
 def _agents_option(people: bool) -> Callable[[Callable], Callable]:
-    return click.option("--agents", default="random", show_default=True,
-                        callback=parse_agents if people else parse_headless_agents,
-                        metavar="A[:OPT=V...][,B...]",
-                        help=f"One agent for all seats, or one per seat, options after colons "
-                             f"(mcts:iterations=400:depth=20,random). Agents: {agents_help(people)}.")
+    def decorate(fn: Callable) -> Callable:
+        fn = allow_omniscient_option(fn)
+        return click.option("--agents", default="random", show_default=True,
+                            callback=parse_agents if people else parse_headless_agents,
+                            metavar="A[:OPT=V...][,B...]",
+                            help=f"One agent for all seats, or one per seat, options after colons "
+                                 f"(mcts:iterations=400:depth=20,random). Agents: {agents_help(people)}.")(fn)
+
+    return decorate
 
 
 agents_option = _agents_option(people=False)  # headless runs: no `human`, which needs a person at the table
@@ -282,8 +302,8 @@ table_agents_option = _agents_option(people=True)  # `ruleplay play`, where a pe
 
 
 def seated(agents: Sequence[str], game: Game) -> list[str]:
-    """The agent of each seat of `game`, once every heuristic the agents name is known to be one of its own."""
-    check_heuristics(agents, game)
+    """The agent of each seat of `game`, once the agents are checked against it (`check_agents`)."""
+    check_agents(agents, game)
     try:
         return [str(a) for a in seat_agents(agents, game.info.players)]
     except SeatingError as err:
@@ -297,14 +317,19 @@ def check_seat(seat: int | None, game: Game) -> None:
         raise click.BadParameter(f"seat {seat} is not a seat of this game (0..{players - 1})", param_hint="--as")
 
 
-def check_heuristics(agents: Sequence[str], game: Game) -> None:
-    """A usage error for an agent naming a heuristic `game` lacks, before any game is played; a warning
-    for a search cut off by `depth` where there is no heuristic to judge the cut-off."""
+def check_agents(agents: Sequence[str], game: Game, option: str = "--agents") -> None:
+    """A usage error, before any game is played, for an agent naming a heuristic `game` lacks, and for an
+    agent that reads the whole state in a game that keeps secrets unless `--allow-omniscient` was given;
+    a warning for a search cut off by `depth` where there is no heuristic to judge the cut-off."""
     try:
         for spec in agents:
             check_heuristic(spec, game.info.name, game.model.heuristics)
     except AgentSpecError as err:
-        raise click.BadParameter(str(err), param_hint="--agents") from None
+        raise click.BadParameter(str(err), param_hint=option) from None
+    ctx = click.get_current_context(silent=True)
+    refusal = omniscience_refusal(agents, game)
+    if refusal is not None and not (ctx is not None and ctx.meta.get(OMNISCIENT_KEY)):
+        raise click.BadParameter(f"{refusal}; give --allow-omniscient to allow that", param_hint=option)
     for spec in dict.fromkeys(agents):
         for warning in (cut_off_warning(spec, game.info.name, game.model.heuristics),
                         hidden_roll_warning(spec, game)):

@@ -33,7 +33,7 @@ from ..engine.views import rounds_shown, told
 from ..engine.state import State
 from ..runs.play import MoveRecord, PlayResult, SeatingError
 from ..runs.table import Table, table_seats
-from .options import load, reads_ruleset, ruleset_files
+from .options import check_agents, load, reads_ruleset, ruleset_files
 from .output import INTERRUPTED, echo, reads
 
 
@@ -158,6 +158,7 @@ def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | Non
             check_heuristic(name, info.name, logged.game.model.heuristics)  # as --agents is checked
     except (SeatingError, ValueError) as err:
         raise ReplayError(f"{log_file}:1: the log's agents {logged_seats} do not seat a table: {err}") from None
+    check_agents(seats[:seat] + seats[seat + 1:], logged.game, option="--log")  # as a new table's are
     for option, given, logged_value in (("--seed", seed, header["seed"]), ("--players", players, info.players),
                                         ("--variant", variant, header["variant"])):
         if _given(option.lstrip("-")) and given != logged_value:
@@ -191,6 +192,7 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
     else:
         game = load(game_name, players, variant)
         seats, person_seat = _seating(agents, game.info.players, human)
+        check_agents(seats[:person_seat] + seats[person_seat + 1:], game)
         seed, shown = unseen_seed(seed)  # the log keeps a drawn seed, for --resume
         try:
             table = Table.new(game, seats, person_seat, seed)

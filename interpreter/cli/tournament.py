@@ -10,7 +10,7 @@ from ..engine.errors import WorkerLostError
 from ..engine.game import Game
 from .batches import executor_option, replay_command, workers_option
 from .compare import out_folder
-from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_heuristics, json_option, load, plays_on,
+from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_agents, json_option, load, plays_on,
                       ruleset_options)
 from .output import echo, echo_failures, emit_json, reports_errors
 from .simulate import MAX_GAMES
@@ -50,7 +50,7 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
         raise click.UsageError("--resume completes the results files in --out DIR")
     game = load(game_name, players, variant)
     _check_opponents(game)
-    check_heuristics(agents, game)
+    check_agents(agents, game)
     plays_on(game, backend, agents)
     _note_rounding(n, game.info.players)
     if out_dir is not None:

@@ -7,6 +7,7 @@ from click.testing import CliRunner
 
 from ruleplay import load_game
 from ruleplay.agents import (AGENTS, AgentSpecError, ISMCTSAgent, MCTSAgent, check_heuristic, check_spec,
+                             is_omniscient, omniscience_refusal, search_agent,
                              cut_off_warning, hidden_roll_warning, make_agent)
 from ruleplay.agents.spec import parse_spec
 from ruleplay.cli import main
@@ -136,3 +137,58 @@ def test_ismcts_is_warned_of_a_hidden_roll_only_where_a_determinization_cannot_d
     assert hidden_roll_warning("ismcts", load_game("kuhn-poker")) is None  # its cards are components
     result = CliRunner().invoke(main, ["simulate", str(shuffled), "-n", "2", "--agents", "ismcts:iterations=4,random"])
     assert result.exit_code == 0 and "warning: agent 'ismcts:iterations=4': chance action 'roll'" in result.output
+
+
+def test_the_agents_that_read_the_whole_state_are_named_and_ismcts_is_the_search_where_secrets_are_kept():
+    assert [name for name in AGENTS if is_omniscient(name)] == ["greedy", "mcts"]
+    assert is_omniscient("mcts:iterations=5:depth=2") and not is_omniscient("ismcts:iterations=5")
+    kuhn, ttt = load_game("kuhn-poker"), load_game("tic-tac-toe")
+    assert search_agent(kuhn) == "ismcts" and search_agent(ttt) == "mcts"
+    assert omniscience_refusal(["mcts", "greedy", "random"], ttt) is None  # nothing hidden: nothing to read
+    assert omniscience_refusal(["random", "first", "ismcts:iterations=9", "human"], kuhn) is None
+    assert omniscience_refusal(["mcts:iterations=3", "random"], kuhn) == (
+        "'mcts:iterations=3' reads the whole state, what the other seats hide included, and kuhn-poker keeps "
+        "secrets: it would play on what its seat cannot see; ismcts searches only what its seat observes "
+        "(docs/agents.md, Agents that see everything)")
+    assert omniscience_refusal(["greedy", "mcts", "greedy"], kuhn).startswith(
+        "'greedy', 'mcts' read the whole state, what the other seats hide included, and kuhn-poker keeps "
+        "secrets: they would play on what their seat cannot see")
+
+
+REFUSED = "Invalid value for --agents: 'mcts:iterations=2:depth=1' reads the whole state"
+
+
+@pytest.mark.parametrize("command", [["simulate", "-n", "1"], ["tournament", "-n", "1"], ["play"],
+                                     ["compare", "--variant", "no-crab-exception", "-n", "1"]])
+def test_every_command_refuses_an_agent_that_sees_hidden_state_unless_allowed(command):
+    args = [command[0], "nautilus-cards", *command[1:], "--agents", "random,mcts:iterations=2:depth=1"]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and REFUSED in refused.output
+    assert "ismcts searches only what its seat observes" in refused.output
+    assert "give --allow-omniscient to allow that" in refused.output
+    allowed = CliRunner().invoke(main, [*args, "--allow-omniscient", "--json"])
+    assert allowed.exit_code == 0, allowed.output
+    honest = CliRunner().invoke(main, [*args[:-1], "random,ismcts:iterations=2:depth=1", "--json"])
+    assert honest.exit_code == 0, honest.output
+
+
+def test_an_agent_that_reads_the_whole_state_plays_a_game_without_secrets_unasked():
+    result = CliRunner().invoke(main, ["simulate", "tic-tac-toe", "-n", "2", "--agents", "greedy,mcts:iterations=2"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_person_at_the_table_is_not_seated_against_an_agent_that_sees_their_cards(tmp_path):
+    log = tmp_path / "game.jsonl"
+    refused = CliRunner().invoke(main, ["play", "kuhn-poker", "--human", "0", "--agents", "mcts", "--log", str(log)],
+                                 input="q\n")
+    assert refused.exit_code == 2 and "Invalid value for --agents: 'mcts' reads" in refused.output
+    assert not log.exists()
+    left = CliRunner().invoke(main, ["play", "kuhn-poker", "--human", "0", "--agents", "mcts:iterations=3",
+                                     "--log", str(log), "--allow-omniscient", "--seed", "1"], input="q\n")
+    assert left.exit_code == 0, left.output
+    resumed = CliRunner().invoke(main, ["play", "kuhn-poker", "--log", str(log), "--resume"], input="q\n")
+    assert resumed.exit_code == 2, resumed.output
+    assert "Invalid value for --log: 'mcts:iterations=3' reads the whole state" in resumed.output
+    again = CliRunner().invoke(main, ["play", "kuhn-poker", "--log", str(log), "--resume", "--allow-omniscient"],
+                               input="q\n")
+    assert again.exit_code == 0, again.output

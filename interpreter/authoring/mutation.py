@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ruleplay.dsl.diagnostics import RulesetError
 
@@ -81,14 +82,17 @@ def _factory(game: str, players: int | None, variant: str | None, disabled: froz
 
 
 def mutate(game: str, paths: list[Path] | None, players: int | None = None,
-           variant: str | None = None, ruleset: str | None = None) -> MutationReport:
+           variant: str | None = None, ruleset: str | None = None,
+           progress: Callable[[int, int], None] | None = None) -> MutationReport:
     """Switch each cited rule off in turn and report which mutants no scenario catches.
 
     A scenario is written for the variant it names (none: the base game), so only
     the scenarios for `variant` are played: a base-game scenario may use what a
     variant removes, and a variant's scenarios do not test the base game's rules.
     `ruleset` (as for `run_scenarios`) is what the scenarios are for instead of
-    their `game:`, and `players` the count they are played at instead of their own.  Raises RulesetError if the game does not load, ScenarioError
+    their `game:`, and `players` the count they are played at instead of their own.  `progress(done, total)`
+    is told how many of the rules have been tested, before the first and after each.  Raises RulesetError if
+    the game does not load, ScenarioError
     if there are no scenarios for the variant or they already fail on the
     unmodified game (every mutant would then look killed).
     """
@@ -108,7 +112,9 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
     rules = _rules_under_test(base)
     killed: dict[str, str] = {}
     survivors: list[str] = []
-    for rule in rules:
+    for done, rule in enumerate(rules):
+        if progress is not None:
+            progress(done, len(rules))
         games = _factory(game, players, variant, frozenset({rule}))
         try:
             games(game, None, None)
@@ -122,4 +128,6 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
                 break
         else:
             survivors.append(rule)
+    if progress is not None:
+        progress(len(rules), len(rules))
     return MutationReport(base.model.name, rules, survivors, killed, _unswitchable(base))

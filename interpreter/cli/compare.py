@@ -99,6 +99,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     of statistics tested, so "significant" keeps a 5% family-wise error rate.
     """
     from ..runs.workers import GameSpec
+    from .progress import Progress
 
     if not 1 <= len(variants) <= 2:
         raise click.UsageError("give --variant V (base against V) or --variant A --variant B")
@@ -123,8 +124,10 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     specs = tuple(GameSpec(ruleset, players, variant, backend=backend) for ruleset, variant, _ in sides)
     labels = (sides[0][2], sides[1][2])
     try:
-        result = compare(specs, labels, n, seed, agents, workers, executor, out=out_dir, resume=resume,
-                         games=(loaded[0], loaded[1]), spec_ids=(spec_ids(loaded[0]), spec_ids(loaded[1])))
+        with Progress(f"comparing {game_name}", 2 * n, "games") as shown:
+            result = compare(specs, labels, n, seed, agents, workers, executor, out=out_dir, resume=resume,
+                             games=(loaded[0], loaded[1]), spec_ids=(spec_ids(loaded[0]), spec_ids(loaded[1])),
+                             progress=shown.advance)
     except WorkerLostError as err:
         echo(f"error {err.code}: {err.message}; finish with the same command and --resume", err=True)
         raise click.exceptions.Exit(1)

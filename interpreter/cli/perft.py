@@ -2,48 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 import time
 
 import click
 
 from .options import WholeNumber, backend_option, game_options, json_option, load, plays_on
 from .output import echo, emit_json, reports_errors
-
-
-PROGRESS_AFTER = 1.0  # seconds: a count that finishes sooner shows no progress at all
-PROGRESS_INTERVAL = 0.5  # seconds between two progress lines
-
-
-class StderrProgress:
-    """States reached so far on stderr: stdout keeps only the result (and its JSON).
-
-    On a terminal it is one line, rewritten; into a file or a pipe, whose
-    reader sees every character, each report is a line of its own.
-    """
-
-    def __init__(self, after: float, interval: float):
-        self.start = time.monotonic()
-        self.next = self.start + after
-        self.interval = interval
-        self.shown = False
-        self.rewrite = sys.stderr.isatty()
-
-    def __call__(self, states: int) -> None:
-        now = time.monotonic()
-        if now < self.next:
-            return
-        self.next = now + self.interval
-        self.shown = True
-        line = f"perft: {states} states reached, {now - self.start:.0f}s"
-        if self.rewrite:
-            click.echo("\r" + line, nl=False, err=True)
-        else:
-            click.echo(line, err=True)
-
-    def close(self) -> None:
-        if self.shown and self.rewrite:
-            click.echo(err=True)  # end the progress line so what follows starts on its own
 
 
 MAX_DEPTH = 10**7  # the largest `limits.max_steps` a ruleset may set: no line of play has more decisions
@@ -65,21 +29,20 @@ def perft_command(game_name: str, depth: int, players: int | None, variant: str 
     to it, as in chess perft.  `terminals` counts the games that ended within
     D decisions, that is after 0 to D of them: a game over at exactly D
     decisions is in both counts, one over sooner only in `terminals`.  Chance
-    moves are not decisions.  A count running over a second shows how many
-    states it has reached on stderr.
+    moves are not decisions.  A count that runs long shows on stderr, when it
+    is a terminal, the share of the tree walked (an estimate), the states
+    reached and the time left.
     """
     from ..engine.native import choose
     from ..runs.perft import perft as count
+    from .progress import Progress
 
     game = load(game_name, players, variant)
     native = choose(game, backend).native if plays_on(game, backend) == "native" else None
     state = game.new_state(seed)
-    progress = StderrProgress(PROGRESS_AFTER, PROGRESS_INTERVAL)
     started = time.process_time()
-    try:
-        result = count(state, depth, progress, native)
-    finally:
-        progress.close()
+    with Progress(f"perft {depth} of {game_name}", None, "states", share=True) as shown:
+        result = count(state, depth, lambda states, share: shown.update(share, f"{states:,} states reached"), native)
     seconds = time.process_time() - started
     nodes_per_s = result.nodes / seconds if seconds > 0 else 0.0  # leaf nodes per CPU-second, as perft reports
     if as_json:

@@ -57,8 +57,13 @@ def scenario_command(files: tuple[Path, ...], mutate_game: str | None, ruleset: 
     if mutate_game is not None:
         load(mutate_game, players, variant)
     results = run_scenarios(list(files), games, ruleset, players, variant) if files else []
-    report = mutate(mutate_game, list(files) or None, players=players, variant=variant,
-                    ruleset=ruleset) if mutate_game else None
+    report = None
+    if mutate_game is not None:
+        from .progress import Progress
+
+        with Progress(f"mutating {mutate_game}", None, "rules") as shown:
+            report = mutate(mutate_game, list(files) or None, players=players, variant=variant, ruleset=ruleset,
+                            progress=lambda done, total: shown.update(done, total=total))
     failed = [r for r in results if not r.passed]
     if as_json:
         emit_json({

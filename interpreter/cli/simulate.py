@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -52,6 +50,7 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
     lengths, branching, decisiveness, rule coverage, end conditions and speed."""
     from ..runs.simulate import GameSpec
     from ..runs.simulate import simulate as run
+    from .progress import Progress
 
     if resume and out_file is None:
         raise click.UsageError("--resume completes the results file given with --out FILE")
@@ -65,7 +64,8 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
                               game=game, verify_all=verify_all, spec_ids=spec_ids(game), rotate=rotate,
                               executor=executor)
     try:
-        report = _with_progress(batch, n) if sys.stdout.isatty() and not as_json else batch()
+        with Progress(f"simulating {game_name}", n, "games") as shown:
+            report = batch(progress=shown.advance)
     except KeyboardInterrupt:
         _stopped("interrupted", out_file, n, INTERRUPTED)
     except WorkerLostError as err:
@@ -83,23 +83,6 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
             echo(f"  charts: {', '.join(str(p) for p in written)}")
     if report.failed:
         raise click.exceptions.Exit(1)
-
-
-def _with_progress(batch: Callable[..., Any], total: int) -> Any:
-    from rich.progress import Progress
-
-    # No refresh thread: worker processes are forked, and forking a threaded process is unsafe.
-    with Progress(transient=True, auto_refresh=False) as bar:
-        task = bar.add_task("simulating", total=total)
-        shown = [0.0]
-
-        def advance(k: int) -> None:
-            bar.advance(task, k)
-            if time.perf_counter() - shown[0] > 0.1:  # redraw ten times a second at most
-                bar.refresh()
-                shown[0] = time.perf_counter()
-
-        return batch(progress=advance)
 
 
 def _stopped(reason: str, out_file: Path | None, n: int, status: int) -> None:

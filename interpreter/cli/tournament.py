@@ -38,7 +38,8 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
                        variant: str | None, backend: str, as_json: bool) -> None:
     """Play every pairing of the agents in every seating and rank them (Bradley-Terry, Elo scale, 95%
     bootstrap intervals), with a cross-table of wins, draws and losses."""
-    from ..runs.tournament import tournament
+    from ..runs.tournament import total_games, tournament
+    from .progress import Progress
     from ..runs.workers import GameSpec
 
     if len(agents) < 2:
@@ -56,8 +57,9 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        report = tournament(GameSpec(game_name, players, variant, backend=backend), agents, n, seed, workers, executor,
-                            out=out_dir, resume=resume, game=game)
+        with Progress(f"tournament of {game_name}", total_games(len(agents), n, game.info.players), "games") as shown:
+            report = tournament(GameSpec(game_name, players, variant, backend=backend), agents, n, seed, workers, executor,
+                                out=out_dir, resume=resume, game=game, progress=shown.advance)
     except WorkerLostError as err:
         echo(f"error {err.code}: {err.message}; finish with the same command and --resume", err=True)
         raise click.exceptions.Exit(1)

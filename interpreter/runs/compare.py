@@ -39,7 +39,7 @@ import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..engine.game import Game
 from ..engine.outcome import GameOutcome
@@ -143,9 +143,10 @@ def compare(specs: tuple[GameSpec, GameSpec], labels: tuple[str, str], n: int, s
             agents: Sequence[str] = ("random",), workers: int = 1, executor: str | None = None,
             out: str | os.PathLike | None = None, resume: bool = False,
             games: tuple[Game, Game] | None = None, spec_ids: tuple[Any, Any] = (None, None),
-            **options: Any) -> Comparison:
+            progress: Callable[[int], None] | None = None, **options: Any) -> Comparison:
     """Play `n` games of each side and compare them; `out` is a folder of two results files, A.jsonl and
-    B.jsonl (`resume` completes them like `simulate --resume`)."""
+    B.jsonl (`resume` completes them like `simulate --resume`); `progress(k)` is told as k more games
+    finish, of 2n in all."""
     loaded = games or (specs[0].load(), specs[1].load())
     pairs = Pairs(loaded[0].info.players, options.get("rotate", False))
     reports = []
@@ -153,6 +154,6 @@ def compare(specs: tuple[GameSpec, GameSpec], labels: tuple[str, str], n: int, s
         path = Path(out) / f"{name}.jsonl" if out is not None else None
         reports.append(simulate(spec, n, seed, agents, workers, out=path, resume=resume, keep_outcomes=False,
                                 game=loaded[side], spec_ids=spec_ids[side], executor=executor,
-                                on_outcome=pairs.add_b if side else pairs.add_a, **options))
+                                on_outcome=pairs.add_b if side else pairs.add_a, progress=progress, **options))
     confidence, found = differences(reports[0], reports[1], pairs, seed)
     return Comparison(labels, reports[0], reports[1], confidence, pairs.games, found)

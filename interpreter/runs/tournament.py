@@ -28,7 +28,7 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..engine.game import Game
 from ..engine.outcome import GameFailure
@@ -126,10 +126,16 @@ class TournamentReport:
                              for seating, count, errors in self.failures]}
 
 
+def total_games(agents: int, n: int, players: int) -> int:
+    """The games a tournament of `agents` plays at `n` games per pairing: every seating of every pairing."""
+    return agents * (agents - 1) // 2 * len(seatings(0, 1, players)) * games_per_seating(n, players)
+
+
 def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, workers: int = 1,
                executor: str | None = None, out: str | os.PathLike | None = None, resume: bool = False,
-               game: Game | None = None) -> TournamentReport:
-    """Play every pairing of `agents` in every seating (about `n` games per pairing) and rate them."""
+               game: Game | None = None, progress: Callable[[int], None] | None = None) -> TournamentReport:
+    """Play every pairing of `agents` in every seating (about `n` games per pairing) and rate them;
+    `progress(k)` is told as k more games finish (`total_games` in all)."""
     if len(agents) < 2:
         raise ValueError("a tournament needs at least two agents")
     game = game if game is not None else spec.load()
@@ -144,7 +150,7 @@ def tournament(spec: GameSpec, agents: Sequence[str], n: int, seed: int = 0, wor
         for r, seating in enumerate(seatings(a, b, players)):
             path = Path(out) / f"{a}-{b}-{r}.jsonl" if out is not None else None
             batch = simulate(spec, per_seating, seed, [agents[k] for k in seating], workers, out=path,
-                             resume=resume, game=game, executor=executor)
+                             resume=resume, game=game, executor=executor, progress=progress)
             backends.add(batch.backend)
             if batch.failed:
                 report.failures.append((tuple(batch.agents), batch.failed, batch.errors))

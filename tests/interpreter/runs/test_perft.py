@@ -81,28 +81,21 @@ def test_terminals_count_games_ended_within_the_depth_at_it_and_before():
 
 def test_progress_is_reported_while_counting_and_never_changes_the_counts(monkeypatch):
     monkeypatch.setattr(perft_module, "PROGRESS_EVERY", 100)
-    seen: list[int] = []
-    result = perft(load_game("tic-tac-toe").new_state(), 4, progress=seen.append)
+    seen: list[tuple[int, float]] = []
+    result = perft(load_game("tic-tac-toe").new_state(), 4, progress=lambda states, share: seen.append((states, share)))
     assert (result.nodes, result.terminals) == (3024, 0)
-    assert seen == list(range(100, 3611, 100))  # 3610 states: the start, then 9 + 72 + 504 + 3024
+    assert [states for states, _ in seen] == list(range(100, 3611, 100))  # 3610 states: 1 + 9 + 72 + 504 + 3024
+    shares = [share for _, share in seen]
+    assert shares == sorted(shares) and 0 <= shares[0] < shares[-1] < 1
 
 
-def test_perft_command_shows_progress_on_stderr_only(monkeypatch):
-    from ruleplay.cli import perft as command
-
-    monkeypatch.setattr(command, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(command, "PROGRESS_INTERVAL", 0.0)
-    monkeypatch.setattr(perft_module, "PROGRESS_EVERY", 16)
-    result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "3", "--json"])
-    assert result.exit_code == 0
-    data = json.loads(result.stdout)
-    assert {k: data[k] for k in ("depth", "nodes", "terminals")} == {"depth": 3, "nodes": 504, "terminals": 0}
-    assert set(data) == {"depth", "nodes", "terminals", "seconds", "nodes_per_s", "backend"} and data["nodes_per_s"] >= 0
-    assert data["backend"] == "python"
-    assert "states reached" in result.stderr and result.stderr.endswith("\n")
-    lines = result.stderr.splitlines()  # not a terminal: one report a line, none run together
-    assert len(lines) > 1 and all(line.startswith("perft: ") and line.count("perft:") == 1 for line in lines)
-    assert "\r" not in result.stderr
+def test_the_share_walked_is_exact_where_every_move_has_as_many_answers():
+    """Every tic-tac-toe position at the same depth has as many moves: the estimate is the share of states."""
+    walk = perft_module._Walk(load_game("tic-tac-toe").new_state(), 2)
+    shares = [walk.share() for _ in walk]
+    assert len(shares) == 1 + 9 + 72
+    # after the first root move's subtree (1 + 8 states), each later root move starts one ninth further on
+    assert [round(shares[1 + 9 * k], 9) for k in range(9)] == [round(k / 9, 9) for k in range(9)]
 
 
 def test_a_quick_perft_command_prints_no_progress():

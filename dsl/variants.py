@@ -16,10 +16,9 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .diagnostics import Diagnostic, Related
 from .parser import Origin
@@ -253,6 +252,16 @@ Unsaved = Mapping[str, str]
 NOTHING_UNSAVED: Unsaved = {}
 
 
+def linked_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: str,
+                builtins: Mapping[str, Path], unsaved: Unsaved = NOTHING_UNSAVED) -> Path:
+    """The file an `extends:` or `include:` entry names: a built-in game by its name (`nautilus-cards`),
+    else a file of the ruleset's own folder (`resolve_file`).  A built-in's name wins, as on the command
+    line; a file of that very name is `./NAME`."""
+    if name in builtins:
+        return builtins[name]
+    return resolve_file(doc, smap, path, name, what, unsaved)
+
+
 def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: str,
                  unsaved: Unsaved = NOTHING_UNSAVED) -> Path:
     """A file named inside a ruleset: relative, inside the ruleset's folder, a regular file (or an unsaved text)."""
@@ -266,7 +275,8 @@ def resolve_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: s
                                  "rulesets may only read files in their own folder"))
     kind = "a regular file" if os.path.realpath(target) in unsaved else file_kind(target)
     if kind is None:
-        raise PatchProblem(_diag("RP404", f"{what} {name!r} does not exist", smap, path, f"looked for {target}"))
+        raise PatchProblem(_diag("RP404", f"{what} {name!r} does not exist", smap, path,
+                                 f"looked for {target}; a built-in game is named without .yaml"))
     if kind != "a regular file":
         raise PatchProblem(_diag("RP404", f"{what} {name!r} is {kind}, not a regular file", smap, path,
                                  "name a YAML file"))
@@ -351,7 +361,8 @@ class _Parts:
         return _diag("RP005", message, smap, at, hint)
 
 
-def load_with_extends(path: Path, max_bytes: int, unsaved: Unsaved = NOTHING_UNSAVED) -> tuple[Any, SourceMap]:
+def load_with_extends(path: Path, max_bytes: int, builtins: Mapping[str, Path] | None = None,
+                      unsaved: Unsaved = NOTHING_UNSAVED) -> tuple[Any, SourceMap]:
     """Load a ruleset file, following `extends:` and `include:`; returns data and its source map.
 
     The `extends:` chain is followed with a loop, not recursion, so its
@@ -359,13 +370,19 @@ def load_with_extends(path: Path, max_bytes: int, unsaved: Unsaved = NOTHING_UNS
     stack.  Then each file, from the last base to the file itself, is laid
     over the one it extends, and the files it itself includes fill in
     the keys it still lacks.  A file with a text in `unsaved` is read as
-    that text (an editor's buffer), saved or not.
+    that text (an editor's buffer), saved or not.  `builtins` maps the built-in games' names to
+    their files, which `extends:` and `include:` may name (`dsl` knows no
+    game: the loader gives them).  A built-in's file stays where it is, so
+    what it names itself (its spec) is found where it lives, and a
+    diagnostic in it points into it.
     """
+    builtins = builtins or {}
     parts = _Parts(max_bytes, unsaved)
     doc, _ = parts.read(path)
     chain, reals = [doc], [os.path.realpath(path)]
     while isinstance(doc.data, dict) and isinstance(doc.data.get("extends"), str):
-        base_path = resolve_file(doc, SourceMap(doc), ("extends",), doc.data["extends"], "extends", unsaved)
+        base_path = linked_file(doc, SourceMap(doc), ("extends",), doc.data["extends"], "extends", builtins,
+                                unsaved)
         real = os.path.realpath(base_path)
         if real in reals:
             again = parts.docs[real]
@@ -381,7 +398,7 @@ def load_with_extends(path: Path, max_bytes: int, unsaved: Unsaved = NOTHING_UNS
     data, smap = base.data, SourceMap(base)
     if not isinstance(data, dict):
         return data, smap
-    data = _include(base, data, smap, parts)
+    data = _include(base, data, smap, parts, builtins)
     for doc in reversed(chain):
         merged = copy.deepcopy(data)
         merged.pop("variants", None)
@@ -392,11 +409,11 @@ def load_with_extends(path: Path, max_bytes: int, unsaved: Unsaved = NOTHING_UNS
             smap.overlays.append(((key,), doc, (key,)))
         if isinstance(doc.data.get("patch"), list):
             merged = apply_patch(merged, doc.data["patch"], smap, doc, ("patch",))
-        data = _include(doc, merged, smap, parts)
+        data = _include(doc, merged, smap, parts, builtins)
     return data, smap
 
 
-def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
+def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts, builtins: Mapping[str, Path]) -> dict:
     """Fill the keys `data` lacks from the files `doc` itself lists under `include:`."""
     names = doc.data.get("include")
     if not isinstance(names, list):
@@ -405,7 +422,7 @@ def _include(doc: Document, data: dict, smap: SourceMap, parts: _Parts) -> dict:
     for i, name in enumerate(names):
         if not isinstance(name, str):
             continue
-        inc_path = resolve_file(doc, smap, ("include", i), name, "include", parts.unsaved)
+        inc_path = linked_file(doc, smap, ("include", i), name, "include", builtins, parts.unsaved)
         inc, seen = parts.read(inc_path, smap, ("include", i))
         if not isinstance(inc.data, dict):
             line, col = inc.where(())

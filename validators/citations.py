@@ -5,8 +5,9 @@ ruleset).  A spec rule that nothing cites is a warning with its own code
 (RP310) so `validate` can list the rules not yet encoded; a citation of an
 id the spec lacks is an error (RP311) — usually a typo — and so is an id the
 spec defines twice (RP312), since a citation of it could mean either rule.
-The spec may live in the ruleset's folder or in a `seeds/` folder beside it,
-nowhere else.
+The spec may live in the folder of the file that names it (`spec:` may come
+from a file the ruleset extends, a built-in game's among them) or in a
+`seeds/` folder beside that folder, nowhere else.
 """
 
 from __future__ import annotations
@@ -23,12 +24,16 @@ from ruleplay.dsl.yamlload import format_path, lookup
 from .spec import read_spec
 
 
-def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
+def spec_path(model) -> tuple[Path | None, str]:
     """The spec file a ruleset links, or None with the reason: "no spec", "outside", "missing", or what
-    the path is instead of a regular file ("a folder", "a FIFO (named pipe)", ...)."""
+    the path is instead of a regular file ("a folder", "a FIFO (named pipe)", ...).
+
+    The path is read from the folder of the file that writes `spec:`: a
+    variant that extends a game keeps the game's spec where the game has it,
+    and a spec a variant names is beside the variant."""
     if not model.spec:
         return None, "no spec"
-    folder = ruleset_path.resolve().parent
+    folder = Path(model.source.locate(("spec",))[0].file).resolve().parent
     try:
         target = (folder / model.spec).resolve()
     except (OSError, ValueError):  # a name the OS refuses (NUL byte, too long) names no file
@@ -49,11 +54,12 @@ def spec_path(model, ruleset_path: Path) -> tuple[Path | None, str]:
 
 def check_citations(model, ruleset_path: Path) -> Iterator[Diagnostic]:
     where = model.source.where
-    path, why = spec_path(model, ruleset_path)
+    path, why = spec_path(model)
     if why == "outside":
         file, line, col, src = where(("spec",))
         yield Diagnostic("RP403", f"spec {model.spec!r} is outside the ruleset's folder and seeds/", file, line, col,
-                         hint="put the specification in the ruleset's folder or in ../seeds/", path="spec",
+                         hint="put the specification in the folder of the file that names it, or in "
+                              "../seeds/ beside it", path="spec",
                          source_line=src)
         return
     if why == "missing":

@@ -76,7 +76,7 @@ def spec_ids(game: Game) -> list[str] | None:
     from ruleplay.validators.citations import spec_path
     from ruleplay.validators.spec import read_spec
 
-    path, _ = spec_path(game.model, Path(game.model.source.base.file))
+    path, _ = spec_path(game.model)
     if path is None:
         return None
     try:

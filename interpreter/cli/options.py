@@ -134,7 +134,7 @@ def ruleset_files(game: Game) -> list[Path]:
 
     model = game.model
     found = [Path(doc.file) for doc in model.source.documents()]
-    spec, _ = spec_path(model, Path(model.source.base.file))
+    spec, _ = spec_path(model)
     return found + ([spec] if spec is not None else [])
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from ruleplay.dsl.diagnostics import Diagnostic, RulesetError, SourceLines, sort_key
 from ruleplay.dsl.variants import PatchProblem, SourceMap, Unsaved, load_with_extends
 from ruleplay.dsl.yamlload import MAX_FILE_BYTES, YamlProblem
-from ruleplay.engine.loader import load_model
+from ruleplay.engine.loader import builtin_games, load_model
 from ruleplay.engine.model import GameModel
 from ruleplay.validators.inferred import InferredTypes
 from ruleplay.validators.types import inferred_types
@@ -142,7 +142,7 @@ def _variant_place(analysis: Analysis, variant: str) -> Span:
 def _read(root: str, unsaved: Unsaved) -> tuple[Any, SourceMap | None]:
     """The ruleset's data and source map when its YAML reads, though the rest of the load failed."""
     try:
-        return load_with_extends(Path(root), MAX_FILE_BYTES, unsaved)
+        return load_with_extends(Path(root), MAX_FILE_BYTES, builtin_games(), unsaved)
     except (YamlProblem, PatchProblem, OSError):
         return None, None
 

@@ -112,7 +112,7 @@ def _load_model(name_or_path: str | os.PathLike, players: int | None, variant: s
                 disabled_rules: frozenset[str], max_bytes: int, unsaved: Unsaved) -> GameModel:
     path = Path(name_or_path) if unsaved and os.path.realpath(name_or_path) in unsaved else find_ruleset(name_or_path)
     try:
-        data, smap = load_with_extends(path, max_bytes, unsaved)
+        data, smap = load_with_extends(path, max_bytes, builtin_games(), unsaved)
     except YamlProblem as err:
         raise _fail([err.diagnostic]) from None
     except PatchProblem as err:

@@ -1,4 +1,5 @@
-"""Every scenario file under tests/scenarios/ runs as its own test, so new games' scenarios join automatically."""
+"""Every built-in game's scenario file (scenarios/<game>/, shipped as `ruleplay.scenarios`) runs as its own
+test, so new games' scenarios join automatically."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from ruleplay.authoring.runner import loading_factory, run_scenarios
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 FILES = sorted(SCENARIOS.glob("**/*.yaml"))
 GAMES = loading_factory()  # each game is loaded once for the whole module
 

@@ -48,7 +48,13 @@ for name in names:
     load_game(name).new_state(0).render()
 from ruleplay.validators.schema import schema
 schema()
-print(json.dumps(names))
+from ruleplay.authoring.starters import builtin_scenarios, copy_files
+import pathlib
+scenarios = {name: sorted(str(p.relative_to(builtin_scenarios(name))) for p in builtin_scenarios(name).rglob("*.yaml"))
+             for name in names}
+for name in names:  # a copy (ruleplay new) finds the spec and scenarios in the installed package
+    copy_files(name, pathlib.Path("copy"))
+print(json.dumps([names, scenarios]))
 """
 
 
@@ -82,4 +88,6 @@ def test_the_built_wheel_has_every_module_and_data_file(tmp_path):
                              cwd=tmp_path)
     assert checked.returncode == 0, checked.stderr
     shipped = sorted(p.stem for p in (ROOT / "rulesets").glob("*.yaml"))
-    assert json.loads(checked.stdout) == shipped
+    scenarios = {name: sorted(str(p.relative_to(ROOT / "scenarios" / name)) for p in (ROOT / "scenarios" / name).rglob("*.yaml"))
+                 for name in shipped}
+    assert json.loads(checked.stdout) == [shipped, scenarios]

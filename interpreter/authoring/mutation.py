@@ -19,6 +19,7 @@ from ..engine.game import Game, load_game
 from ..engine.loader import find_ruleset
 from .runner import GameFactory, ScenarioResult, load_all, run_scenario, scenario_files
 from .scenario_file import Scenario, ScenarioError
+from .starters import builtin_scenarios
 
 
 @dataclass
@@ -81,10 +82,17 @@ def _factory(game: str, players: int | None, variant: str | None, disabled: froz
     return load
 
 
+def default_scenarios(game: str) -> Path:
+    """Where `mutate` finds the scenarios when none are given: a built-in game's own (shipped with ruleplay),
+    or the folder of the ruleset file, where `ruleplay new` puts a copy's."""
+    return builtin_scenarios(game) or find_ruleset(game).resolve().parent
+
+
 def mutate(game: str, paths: list[Path] | None, players: int | None = None,
            variant: str | None = None, ruleset: str | None = None,
            progress: Callable[[int, int], None] | None = None) -> MutationReport:
-    """Switch each cited rule off in turn and report which mutants no scenario catches.
+    """Switch each cited rule off in turn and report which mutants no scenario catches; `paths` None plays
+    the scenarios `default_scenarios(game)` finds.
 
     A scenario is written for the variant it names (none: the base game), so only
     the scenarios for `variant` are played: a base-game scenario may use what a
@@ -97,7 +105,7 @@ def mutate(game: str, paths: list[Path] | None, players: int | None = None,
     unmodified game (every mutant would then look killed).
     """
     base = load_game(game, players, variant)
-    folders = paths if paths is not None else [Path.cwd() / "tests" / "scenarios" / base.model.name]
+    folders = paths if paths is not None else [default_scenarios(game)]
     files = scenario_files(folders)
     loaded = [item for item in load_all(files, ruleset) if not isinstance(item, Scenario) or item.variant == variant]
     if not loaded:

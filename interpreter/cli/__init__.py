@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from ..engine.game import ENGINE_VERSION
-from . import (bench, catalog, compare, graph, lsp, perft, play, render, replay, scenario, serve, simulate,
+from . import (bench, catalog, compare, graph, lsp, new, perft, play, render, replay, scenario, serve, simulate,
                tournament, validate, viewer)
 from .output import INTERRUPTED, terminal_safe
 
@@ -51,7 +51,8 @@ def main() -> None:
     """ruleplay: games written as YAML rules, played, checked and measured."""
 
 
-for command in (catalog.list_command, validate.validate_command, catalog.schema_command, graph.graph_command,
+for command in (catalog.list_command, new.new_command, validate.validate_command, catalog.schema_command,
+                graph.graph_command,
                 perft.perft_command, play.play_command, simulate.simulate_command, bench.bench_command,
                 replay.replay_command, scenario.scenario_command, render.render_command,
                 viewer.view_command, serve.serve_command, compare.compare_command, tournament.tournament_command,

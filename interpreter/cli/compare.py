@@ -32,11 +32,17 @@ def _side(game_name: str, variant: str | None, players: int | None) -> tuple[str
 
 def _check_extends(game_name: str, path: str, variant: Game) -> None:
     """A usage error unless the ruleset at `path` is a variant of GAME: read from GAME's own file through its
-    `extends:` chain.  Otherwise the table would set two unrelated games side by side as base and variant."""
+    `extends:` chain, or a copy of GAME (`copied_from: GAME`, which `ruleplay new DIR --from GAME` writes).
+    Otherwise the table would set two unrelated games side by side as base and variant."""
     base = find_ruleset(game_name)
-    if not any(same_file(base, doc.file) for doc in variant.model.source.documents()):
-        raise click.BadParameter(f"{path} does not extend {game_name}: a variant file starts with `extends:` "
-                                 f"naming it (directly or through other variant files)", param_hint="--variant")
+    if any(same_file(base, doc.file) for doc in variant.model.source.documents()):
+        return
+    if variant.model.data.get("copied_from") == game_name:
+        return
+    raise click.BadParameter(f"{path} does not extend {game_name} and is no copy of it: a variant file starts "
+                             f"with `extends: {game_name}` (directly or through other variant files), a copy "
+                             f"made by `ruleplay new DIR --from {game_name}` says `copied_from: {game_name}`",
+                             param_hint="--variant")
 
 
 def _counts(game: Game) -> str:
@@ -69,8 +75,8 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
 @click.command("compare")
 @click.argument("game_name", metavar="GAME")
 @click.option("--variant", "variants", multiple=True, metavar="V",
-              help="Once: compare the base with V; twice: compare A with B. A variant name of GAME, or the "
-                   "path of a ruleset that `extends:` it.")
+              help="Once: compare the base with V; twice: compare A with B. A variant name of GAME, the "
+                   "path of a ruleset that `extends:` it, or a copy of it (`ruleplay new DIR --from GAME`).")
 @click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=200, show_default=True,
               metavar="N", help="Games on each side.")
 @agents_option

@@ -19,7 +19,8 @@ from .output import OUTPUTS_KEY, echo, emit_json, reads, reports_errors
 @click.command("scenario")
 @click.argument("files", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="FILE...")
 @click.option("--mutate", "mutate_game", default=None, metavar="GAME",
-              help="Also disable each rule of GAME in turn and report rules no scenario notices.")
+              help="Also disable each rule of GAME in turn and report rules no scenario notices (without "
+                   "FILE...: a built-in game's own scenarios, or those beside a ruleset file).")
 @click.option("--ruleset", "ruleset", default=None, metavar="PATH|NAME",
               help="Play every scenario against this ruleset instead of its `game:` (which is followed only "
                    "to a built-in game or a file under the scenario's folder).")

@@ -12,7 +12,7 @@ from ruleplay.authoring.mutation import mutate
 from ruleplay.authoring.runner import ScenarioError, ScenarioResult, run_scenarios
 
 REPO = Path(__file__).resolve().parents[3]
-TTT_SCENARIOS = REPO / "tests" / "scenarios" / "tic-tac-toe"
+TTT_SCENARIOS = REPO / "scenarios" / "tic-tac-toe"
 
 # A tiny game with a chance event and a hidden variable, for `move: chance` and `observe:`.
 COIN = """\
@@ -434,8 +434,8 @@ def test_directories_expand_to_sorted_yaml_files(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------- mutation
-def test_mutate_kills_every_behavioural_rule_of_tic_tac_toe(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)  # the default scenario folder is tests/scenarios/<game>/ under the current directory
+def test_mutate_kills_every_behavioural_rule_of_tic_tac_toe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # a built-in game's scenarios are found wherever the command runs
     report = mutate("tic-tac-toe", None)
     assert report.game == "tic-tac-toe"
     # TT-1.1 is cited only by an assumption and TT-1.2 only by the `play` phase: switching either off

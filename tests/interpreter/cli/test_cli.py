@@ -266,12 +266,12 @@ def test_scenario_pass_and_fail(tmp_path):
 
 
 def test_scenario_players_and_variant_replace_each_files_own():
-    sharks = REPO / "tests" / "scenarios" / "lovci-pokladu" / "shark.yaml"
+    sharks = REPO / "scenarios" / "lovci-pokladu" / "shark.yaml"
     assert run("scenario", sharks).exit_code == 0
     no_sharks = run("scenario", sharks, "--variant", "no-sharks")
     assert no_sharks.exit_code == 1 and "0 passed, 1 failed" in no_sharks.output
     assert "expected LP-9.7, LP-9.6 to fire" in no_sharks.output  # played as the variant: the shark is open water
-    six = REPO / "tests" / "scenarios" / "lovci-pokladu" / "crowded-six.yaml"
+    six = REPO / "scenarios" / "lovci-pokladu" / "crowded-six.yaml"
     five = run("scenario", six, "--players", "5")
     assert five.exit_code == 1 and 'left side is ["S", "W", "N", "E", "S"]' in five.output  # seated for five
     unknown = run("scenario", sharks, "--variant", "nope")

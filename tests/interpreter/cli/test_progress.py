@@ -24,7 +24,7 @@ from ruleplay.cli import main
 from ruleplay.cli import progress as progress_module
 
 REPO = Path(__file__).resolve().parents[3]
-SCENARIOS = str(REPO / "tests" / "scenarios" / "tic-tac-toe")
+SCENARIOS = str(REPO / "scenarios" / "tic-tac-toe")
 RUNS = {  # command -> what its bar says
     "simulate": (["simulate", "tic-tac-toe", "-n", "30"], "simulating tic-tac-toe", "/30 games"),
     "compare": (["compare", "nautilus-cards", "--variant", "seed-only", "-n", "3"], "comparing nautilus-cards",

@@ -1,0 +1,88 @@
+"""`ruleplay new DIR --from GAME`: an editable copy of a built-in game, to start a variant from."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+
+from ..engine.errors import RuleplayError
+from ..engine.loader import builtin_games
+from .options import json_option, overwriting
+from .output import echo, emit_json, reports_errors, same_file
+
+
+def _game(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    games = builtin_games()
+    if value not in games:
+        import difflib
+
+        close = difflib.get_close_matches(value, list(games), n=1)
+        raise click.BadParameter(f"{value!r} is not a built-in game ({'did you mean ' + repr(close[0]) + '? ' if close else ''}"
+                                 f"built-in games: {', '.join(games)}); to start from a file of your own, "
+                                 f"write a file with `extends: FILE`")
+    return value
+
+
+@click.command("new")
+@click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--from", "game", required=True, metavar="GAME", callback=_game,
+              help="The built-in game to copy (`ruleplay list` names them).")
+@json_option
+@reports_errors
+def new_command(folder: Path, game: str, as_json: bool) -> None:
+    """Write an editable copy of a built-in game to DIR: its ruleset (DIR/GAME.yaml, with `copied_from:
+    GAME`), its rule specification, the ruleset schema for an editor, and its scenarios, every link
+    pointing inside DIR.  Files that exist are refused unless --overwrite is given."""
+    from ..authoring.starters import CopyError, copy_files
+    from ..files import atomic_write_text
+
+    try:
+        files = copy_files(game, folder)
+    except CopyError as err:
+        raise RuleplayError(str(err)) from None
+    _check_targets(game, list(files))
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        try:
+            atomic_write_text(path, text)
+        except OSError as err:
+            raise RuleplayError(f"cannot write {path}: {err.strerror or err}") from None
+    ruleset, spec, schema, *scenarios = files
+    if as_json:
+        emit_json({"game": game, "folder": str(folder), "ruleset": str(ruleset), "spec": str(spec),
+                   "schema": str(schema), "scenarios": [str(p) for p in scenarios]})
+        return
+    echo(f"an editable copy of {game} in {folder}:")
+    echo(f"  {ruleset}  the ruleset (copied_from: {game})")
+    echo(f"  {spec}  its rule specification")
+    echo(f"  {schema}  the schema an editor checks the ruleset with")
+    echo(f"  {len(scenarios)} scenario files, each naming {ruleset.name}")
+    echo("next:")
+    quoted = shlex.quote(str(ruleset))
+    for command in (f"ruleplay validate {quoted}", f"ruleplay scenario {shlex.quote(str(folder))}",
+                    f"ruleplay compare {game} --variant {quoted}"):
+        echo(f"  {command}")
+
+
+def _check_targets(game: str, paths: list[Path]) -> None:
+    """A usage error for a file of the copy that exists (unless --overwrite), and for one that is a file of
+    the built-in itself (`new` into the package's own folders), which no option may replace."""
+    from ..authoring.starters import builtin_scenarios
+    from ruleplay.validators.citations import spec_path
+    from ..engine.game import load_game
+
+    sources = [builtin_games()[game]]
+    spec, _ = spec_path(load_game(game).model)
+    scenarios = builtin_scenarios(game)
+    sources += ([spec] if spec is not None else []) + (sorted(scenarios.rglob("*.yaml")) if scenarios else [])
+    for path in paths:
+        if any(same_file(path, source) for source in sources):
+            raise click.BadParameter(f"{path} is a file of the built-in game {game}: a copy goes into a folder "
+                                     f"of its own", param_hint="DIR")
+    there = [path for path in paths if path.exists()]
+    if there and not overwriting():
+        shown = ", ".join(p.name for p in there[:5]) + (f" and {len(there) - 5} more" if len(there) > 5 else "")
+        raise click.BadParameter(f"{there[0].parent} already holds {shown}: add --overwrite to replace them, or "
+                                 f"choose another folder", param_hint="DIR")

@@ -22,8 +22,8 @@ from typing import Any
 import click
 
 from ..engine.game import ENGINE_VERSION
-from . import (bench, catalog, compare, graph, lsp, new, perft, play, render, replay, scenario, serve, simulate,
-               tournament, validate, viewer)
+from . import (analyze, bench, catalog, compare, graph, lsp, new, perft, play, render, replay, scenario, serve,
+               simulate, tournament, validate, viewer)
 from .output import INTERRUPTED, terminal_safe
 
 
@@ -56,7 +56,7 @@ for command in (catalog.list_command, new.new_command, validate.validate_command
                 perft.perft_command, play.play_command, simulate.simulate_command, bench.bench_command,
                 replay.replay_command, scenario.scenario_command, render.render_command,
                 viewer.view_command, serve.serve_command, compare.compare_command, tournament.tournament_command,
-                lsp.lsp_command):
+                analyze.analyze_command, lsp.lsp_command):
     main.add_command(command)
 
 __all__ = ["main"]

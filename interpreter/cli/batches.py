@@ -37,7 +37,7 @@ def _plot_folder(ctx: click.Context, param: click.Parameter, value: Path | None)
     from ..view.charts import chart_files
 
     if not overwriting():
-        there = [path.name for path in chart_files(value) if path.exists()]
+        there = [path.name for path in chart_files(value, ctx.info_name == "compare") if path.exists()]
         if there:
             raise click.BadParameter(f"{value} already holds {', '.join(there)}: add --overwrite to replace "
                                      f"them, or choose another folder")
@@ -62,13 +62,33 @@ def workers_option(fn: Callable) -> Callable:
 
 
 def executor_option(fn: Callable) -> Callable:
-    fn = click.option("--executor", default=None, metavar="E", callback=_checked_executor,
-                      help="Where games run: 'process' (worker processes here, the default), 'dask-local' "
-                           "(a LocalCluster of --workers processes) or 'dask://HOST:PORT' (a running "
-                           "scheduler). Results do not depend on it.")(fn)
+    return click.option("--executor", default=None, metavar="E", callback=_checked_executor,
+                        help="Where games run: 'process' (worker processes here, the default), 'dask-local' "
+                             "(a LocalCluster of --workers processes) or 'dask://HOST:PORT' (a running "
+                             "scheduler). Results do not depend on it.")(fn)
+
+
+def plot_option(fn: Callable) -> Callable:
     return click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                         metavar="DIR", callback=_plot_folder,
                         help="Write PNG and SVG charts to DIR (created if missing; needs ruleplay[plot]).")(fn)
+
+
+def judge_option(fn: Callable) -> Callable:
+    return click.option("--heuristic", default=None, metavar="NAME",
+                        help="Judge every position by this heuristic of the ruleset to measure each game's arc "
+                             "(lead changes, drama, when the lead settled); default: its first heuristic, or "
+                             "its scores when it has none.")(fn)
+
+
+def check_judge(heuristic: str | None, game: Game) -> None:
+    """A usage error for a --heuristic the game lacks, before any game is played."""
+    from ..runs.arc import Judge
+
+    try:
+        Judge.of(game, heuristic)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--heuristic") from None
 
 
 def spec_ids(game: Game) -> list[str] | None:
@@ -145,11 +165,13 @@ def echo_statistics(statistics: dict, agents: list[str], rotate: bool = False) -
         echo(f"  cannot fire (in the spec, cited nowhere): {', '.join(rules['uncited'])}")
 
 
-def charts(plot_dir: Path, title: str, runs: dict[str, Any]) -> list[Path]:
-    """Write the charts of `runs` (label -> report) to `plot_dir`; the files written."""
+def charts(plot_dir: Path, title: str, runs: dict[str, Any], comparison: Any = None) -> list[Path]:
+    """Write the charts of `runs` (label -> report) to `plot_dir`; the files written.  `comparison`, a
+    `runs.compare.Comparison`, draws a comparison's charts (its differences first)."""
     from ..view.charts import write_charts
 
     plot_dir.mkdir(parents=True, exist_ok=True)
     rotate = any(r.rotate for r in runs.values())
     return write_charts(plot_dir, title, {label: (r.agents, r.statistics, r.measures) for label, r in runs.items()},
-                        holder(rotate))
+                        holder(rotate),
+                        None if comparison is None else (comparison.differences, comparison.confidence))

@@ -9,61 +9,16 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..engine.game import Game
-from ..engine.loader import find_ruleset
 from ..runs import stats
 from ..runs.compare import Comparison, compare
 from ..runs.play import SeatingError
 from ..runs.simulate import SimulationReport
-from .batches import charts, executor_option, replay_command, spec_ids, workers_option
-from .options import (SEEDS, WholeNumber, agents_option, backend_option, check_agents, json_option, load, plays_on,
-                      seated)
-from .output import echo, echo_failures, emit_json, reports_errors, same_file, terminal_safe
+from .batches import (charts, check_judge, executor_option, judge_option, plot_option, replay_command, spec_ids,
+                      workers_option)
+from .options import SEEDS, WholeNumber, agents_option, backend_option, check_agents, json_option, plays_on, seated
+from .output import echo, echo_failures, emit_json, reports_errors, terminal_safe
+from .sides import Side, load_sides, side
 from .simulate import MAX_GAMES
-
-
-def _side(game_name: str, variant: str | None, players: int | None) -> tuple[str, str | None, str]:
-    """(ruleset, variant, label) of one side: a variant name of GAME, or the path of an `extends:` file."""
-    if variant is None:
-        return game_name, None, "base"
-    if variant.endswith((".yaml", ".yml")) or Path(variant).is_file():
-        return variant, None, variant
-    return game_name, variant, variant
-
-
-def _check_extends(game_name: str, path: str, variant: Game) -> None:
-    """A usage error unless the ruleset at `path` is a variant of GAME: read from GAME's own file through its
-    `extends:` chain, or a copy of GAME (`copied_from: GAME`, which `ruleplay new DIR --from GAME` writes).
-    Otherwise the table would set two unrelated games side by side as base and variant."""
-    base = find_ruleset(game_name)
-    if any(same_file(base, doc.file) for doc in variant.model.source.documents()):
-        return
-    if variant.model.data.get("copied_from") == game_name:
-        return
-    raise click.BadParameter(f"{path} does not extend {game_name} and is no copy of it: a variant file starts "
-                             f"with `extends: {game_name}` (directly or through other variant files), a copy "
-                             f"made by `ruleplay new DIR --from {game_name}` says `copied_from: {game_name}`",
-                             param_hint="--variant")
-
-
-def _counts(game: Game) -> str:
-    low, high = game.info.min_players, game.info.max_players
-    return f"{low}" if low == high else f"{low} to {high}"
-
-
-def _check_player_counts(sides: list[Game], players: int | None) -> None:
-    """A usage error unless both sides (loaded at their own player counts) are played at one count: game i
-    of A and game i of B are a pair, the same seed and seats.  When no count suits both (a variant that
-    sets `players:`), no --players can help, and the message says so instead of asking for one."""
-    a, b = sides[0].info, sides[1].info
-    low, high = max(a.min_players, b.min_players), min(a.max_players, b.max_players)
-    if low > high:
-        raise click.UsageError(f"A is for {_counts(sides[0])} players and B for {_counts(sides[1])}: no player "
-                               f"count suits both, and compare pairs game i of A with game i of B at the same "
-                               f"seats, so these two cannot be compared")
-    if players is None and a.players != b.players:
-        choice = f"{low}" if low == high else f"from {low} to {high}"
-        raise click.UsageError(f"A has {a.players} players and B {b.players}: give --players N for both "
-                               f"(N {choice})")
 
 
 def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -86,6 +41,8 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
               help="Seed of both sides: game i of A and of B start from the same seed.")
 @workers_option
 @executor_option
+@plot_option
+@judge_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               callback=out_folder, help="Stream each side's games to DIR/A.jsonl and DIR/B.jsonl.")
 @click.option("--resume", is_flag=True, help="Complete the results files in --out DIR.")
@@ -93,8 +50,8 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
 @json_option
 @reports_errors
 def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: list[str], players: int | None,
-                    seed: int, workers: int, executor: str | None, plot_dir: Path | None, out_dir: Path | None,
-                    resume: bool, backend: str, as_json: bool) -> None:
+                    seed: int, workers: int, executor: str | None, plot_dir: Path | None, heuristic: str | None,
+                    out_dir: Path | None, resume: bool, backend: str, as_json: bool) -> None:
     """Play a base and a variant (or two variants) on the same seeds and agents, and test every difference.
 
     Game i of A and game i of B share a seed, so the games are compared in pairs:
@@ -104,6 +61,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     the intervals are Bonferroni-corrected for the number
     of statistics tested, so "significant" keeps a 5% family-wise error rate.
     """
+    from ..runs.arc import Judge
     from ..runs.workers import GameSpec
     from .progress import Progress
 
@@ -111,23 +69,18 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         raise click.UsageError("give --variant V (base against V) or --variant A --variant B")
     if resume and out_dir is None:
         raise click.UsageError("--resume completes the results files in --out DIR")
-    sides = [_side(game_name, None, players)] if len(variants) == 1 else []
-    sides += [_side(game_name, v, players) for v in variants]
-    loaded: list[Game] = [load(ruleset, None, variant) for ruleset, variant, _ in sides]
-    for (ruleset, _, _), game in zip(sides, loaded):
-        if ruleset != game_name:
-            _check_extends(game_name, ruleset, game)
-    _check_player_counts(loaded, players)
-    if players is not None:  # loaded again only at a count other than the side's own
-        loaded = [game if game.info.players == players else load(ruleset, players, variant)
-                  for (ruleset, variant, _), game in zip(sides, loaded)]
+    sides = [side(game_name, None)] if len(variants) == 1 else []
+    sides += [side(game_name, v) for v in variants]
+    sides, loaded = load_sides(game_name, sides, players, ["A", "B"])
     seated(agents, loaded[0])
     check_agents(agents, loaded[1])
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     for game in loaded:
-        plays_on(game, backend, seated(agents, game))
-    specs = tuple(GameSpec(ruleset, players, variant, backend=backend) for ruleset, variant, _ in sides)
+        check_judge(heuristic, game)
+        plays_on(game, backend, seated(agents, game), judged=True)
+    specs = tuple(GameSpec(ruleset, players, variant, arcs=True, heuristic=heuristic, backend=backend)
+                  for ruleset, variant, _ in sides)
     labels = (sides[0][2], sides[1][2])
     try:
         with Progress(f"comparing {game_name}", 2 * n, "games") as shown:
@@ -139,18 +92,22 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         raise click.exceptions.Exit(1)
     except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
-    written = charts(plot_dir, game_name, dict(zip(labels, (result.a, result.b)))) if plot_dir else []
+    written = charts(plot_dir, loaded[0].info.title, dict(zip(labels, (result.a, result.b))), result) if plot_dir else []
+    judges = [Judge.of(game, heuristic).name for game in loaded]
     if as_json:
-        emit_json({**result.to_dict(), "plots": [str(p) for p in written]})
+        emit_json({**result.to_dict(), "arcs_judged_by": judges, "plots": [str(p) for p in written]})
     else:
-        _print(game_name, result, [f"{label}: {_described(game, variant)}"
-                                   for (_, variant, label), game in zip(sides, loaded) if variant is not None])
+        _print(game_name, result, [f"{label}: {_described(game, variant)}" if variant is not None else
+                                   f"{label}: the file {ruleset}" for (ruleset, variant, label), game in zip(sides, loaded)
+                                   if label != "base"])
+        echo("positions judged for lead changes, drama and when the lead settled by: "
+             + (judges[0] if judges[0] == judges[1] else f"{judges[0]} (A), {judges[1]} (B)"))
         if written:
             echo(f"charts: {', '.join(str(p) for p in written)}")
     _report_failures(sides, players, (result.a, result.b))
 
 
-def _report_failures(sides: list[tuple[str, str | None, str]], players: int | None,
+def _report_failures(sides: list[Side], players: int | None,
                      reports: tuple[SimulationReport, ...]) -> None:
     """Each side's rule errors on stderr, as `simulate` gives them, and exit 1 if there were any: a
     comparison of the games that finished says nothing of the games a rule error stopped."""
@@ -183,9 +140,11 @@ def _print(game_name: str, result: Comparison, variants: list[str]) -> None:
     if result.paired_games < max(result.a.completed, result.b.completed):
         echo(f"B - A and its interval are over the {result.paired_games} games that finished on both sides; "
              f"A and B are each side's own ({result.a.completed} and {result.b.completed} finished)")
-    if any(not math.isfinite(d.low) for d in result.differences):
-        echo(f"the means are not bounded from {result.paired_games} paired games: a distribution-free test needs "
-             f"at least {stats.fewest_to_tell(result.confidence)} at this confidence (raise -n)")
+    unbounded = [f"{d.name} ({d.pairs})" for d in result.differences if not math.isfinite(d.low)]
+    if unbounded:
+        echo(f"not bounded, from too few pairs of games: {', '.join(unbounded)}: a distribution-free test needs "
+             f"at least {stats.fewest_to_tell(result.confidence)} at this confidence (drama and when the lead "
+             f"settled count only the pairs won on both sides; raise -n)")
     width = max(len(d.name) for d in result.differences)
     echo(f"  {'statistic':<{width}}  {'A':>9} {'B':>9} {'B - A':>9}  {'interval':<21} significant  test")
     for d in result.differences:

@@ -233,12 +233,12 @@ def backend_option(fn: Callable) -> Callable:
                              "and why). The results are the same on both.")(fn)
 
 
-def plays_on(game: Game, choice: str, agents: list[str] | None = None) -> str:
+def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: bool = False) -> str:
     """The backend the command's games play on ("native" or "python"), saying on stderr, once, why `auto`
     plays on Python; `native` that cannot be is an error (RP670, exit 1)."""
     from ..engine.native import plays_on as backend_of
 
-    backend = backend_of(game, choice, agents)
+    backend = backend_of(game, choice, agents, judged)
     if backend.why_not is not None:
         echo(terminal_safe(f"note: playing on the Python engine: {backend.why_not}"), err=True)
     return backend.name

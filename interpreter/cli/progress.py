@@ -1,7 +1,7 @@
 """Progress of a long run on stderr: how much is done, at what rate, and the time left.
 
-`simulate`, `compare`, `tournament`, `perft` and `scenario --mutate` can
-run for minutes or hours; without a word on the terminal a
+`simulate`, `compare`, `tournament`, `analyze`, `perft` and `scenario
+--mutate` can run for minutes or hours; without a word on the terminal a
 user cannot tell a long run from a stuck one.  So each shows a progress
 bar (rich) on stderr, and only when stderr is a terminal: a pipe, a file
 or a test runner reading stderr gets nothing, so logs and captured output

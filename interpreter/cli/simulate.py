@@ -10,7 +10,8 @@ import click
 
 from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
-from .batches import charts, echo_statistics, executor_option, replay_command, spec_ids, workers_option
+from .batches import (charts, echo_statistics, executor_option, plot_option, replay_command, spec_ids,
+                      workers_option)
 from .options import (WholeNumber, agents_option, backend_option, check_agents, game_options, json_option, load,
                       output_file, plays_on, seated)
 from .output import INTERRUPTED, echo, echo_failures, emit_json, percent, reports_errors
@@ -29,6 +30,7 @@ MAX_GAMES = 10**9
 @click.option("--rotate", is_flag=True,
               help="Shift the seating by one seat each game; statistics are then per agent, in --agents order.")
 @executor_option
+@plot_option
 @click.option("--check", is_flag=True, help="Check the ruleset's invariants after every move (slower).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               callback=output_file,
@@ -72,7 +74,7 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
         _stopped(f"error {err.code}: {err.message}", out_file, n, 1)
     except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
-    written = charts(plot_dir, game_name, {"run": report}) if plot_dir is not None else []
+    written = charts(plot_dir, game.info.title, {"run": report}) if plot_dir is not None else []
     if as_json:
         emit_json({**report.to_dict(), "out": out_file and str(out_file), "plots": [str(p) for p in written]})
     else:

@@ -34,7 +34,7 @@ from .simulate import MAX_GAMES
 @json_option
 @reports_errors
 def tournament_command(game_name: str, agents: list[str], n: int, seed: int, workers: int, executor: str | None,
-                       plot_dir: Path | None, out_dir: Path | None, resume: bool, players: int | None,
+                       out_dir: Path | None, resume: bool, players: int | None,
                        variant: str | None, backend: str, as_json: bool) -> None:
     """Play every pairing of the agents in every seating and rank them (Bradley-Terry, Elo scale, 95%
     bootstrap intervals), with a cross-table of wins, draws and losses."""
@@ -45,8 +45,6 @@ def tournament_command(game_name: str, agents: list[str], n: int, seed: int, wor
     if len(agents) < 2:
         raise click.BadParameter("a tournament needs at least two agents, e.g. random,greedy",
                                  param_hint="--agents")
-    if plot_dir is not None:
-        raise click.UsageError("--plot is for simulate and compare")
     if resume and out_dir is None:
         raise click.UsageError("--resume completes the results files in --out DIR")
     game = load(game_name, players, variant)

@@ -182,7 +182,8 @@ def _declare(ix: Index, data: dict, smap: SourceMap) -> None:
 
 def _read_spec(ix: Index, data: dict, smap: SourceMap) -> None:
     """The spec's rules, declared where their ids are written; assumption ids are declared as rules too."""
-    path, _ = spec_path(SimpleNamespace(spec=data.get("spec")), Path(smap.base.file))
+    spec = data.get("spec")
+    path, _ = spec_path(SimpleNamespace(spec=spec if isinstance(spec, str) else None, source=smap))
     if path is not None:
         try:
             rules = read_spec(path)

@@ -41,6 +41,19 @@ class GameFailure:
 
 
 @dataclass(frozen=True)
+class GameArc:
+    """How one game went, as an evaluation of each position saw it (`runs.arc`): who made its first
+    decision, how often the lead changed hands, how far behind the eventual winners stood on average
+    (drama), and when the lead passed to them for good (the share of the game played by then).  The
+    last two are None in a drawn game, where nobody won."""
+
+    first_mover: int | None
+    lead_changes: int
+    drama: float | None
+    settled_at: float | None
+
+
+@dataclass(frozen=True)
 class GameOutcome:
     """Game `index` of a batch: its result, or the rule error that stopped it.
 
@@ -60,3 +73,4 @@ class GameOutcome:
     decisions: int = 0  # moves chosen by an agent (chance outcomes left out)
     branching: int = 0  # legal moves offered over those decisions: branching / decisions is the mean choice
     fired: tuple[tuple[str, int], ...] = ()  # (rule id, moves it fired in), sorted by id
+    arc: GameArc | None = None  # when the batch measures arcs (`runs.arc`)

@@ -8,7 +8,6 @@ gives no texts: the ids are still shown, without their words.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from ruleplay.validators.citations import spec_path
 from ruleplay.validators.spec import RULE_LINE, read_spec
@@ -19,7 +18,7 @@ from .model import GameModel
 def rule_texts(model: GameModel) -> dict[str, str]:
     """Rule id -> its text, for every rule of the spec and every assumption of the ruleset."""
     texts: dict[str, str] = {}
-    path, _ = spec_path(model, Path(model.source.base.file))
+    path, _ = spec_path(model)
     if path is not None:
         try:
             texts.update((rule.id, RULE_LINE.sub("", rule.text, count=1).strip()) for rule in read_spec(path))

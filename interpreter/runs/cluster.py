@@ -109,7 +109,8 @@ def play_batch(spec: GameSpec, agents: Sequence[str], seed: int, indices: Sequen
                rotate: bool) -> list[GameOutcome]:
     """The task a Dask worker runs: the games `indices` of a batch, in order."""
     game = _game(spec)
-    return [run_one(game, agents, seed, i, rotate, spec.backend) for i in indices]
+    judge = spec.judge(game)
+    return [run_one(game, agents, seed, i, rotate, judge, spec.backend) for i in indices]
 
 
 def _portable(spec: GameSpec) -> GameSpec:

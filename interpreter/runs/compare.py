@@ -16,7 +16,16 @@ by side with the difference B - A and an interval for it:
   (BOOTSTRAP_RESAMPLES resamples, seeded by the run's seed), expanded for a
   small batch, and unbounded with fewer pairs than a distribution-free test
   needs at the corrected confidence (`stats.bootstrap_mean`: 9 pairs for
-  ten statistics), so a handful of games is never "significant".
+  ten statistics, 10 for the twenty of a two-player comparison), so a
+  handful of games is never "significant";
+- statistics of a whole batch, balance across seats and the spread of
+  lengths (`runs.quality`): a percentile bootstrap that resamples the
+  pairs, expanded and bounded alike (`stats.bootstrap_paired`).
+
+Both sides are played with their arcs measured (`runs.arc`: each side's
+positions judged by its own first heuristic, or its scores), so the
+comparison also tests whether the first mover won, lead changes, drama
+and when the lead settled (`runs.quality` says what each is).
 
 Only games that finished on both sides are paired (a game a rule error
 stopped on either side is left out of the tests, and counted as failed in
@@ -42,8 +51,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..engine.game import Game
-from ..engine.outcome import GameOutcome
-from . import stats
+from ..engine.outcome import GameArc, GameOutcome
+from . import quality, stats
 from .simulate import SimulationReport, by_agent, simulate
 from .summary import game_values
 from .workers import GameSpec
@@ -51,6 +60,8 @@ from .workers import GameSpec
 NEWCOMBE = "Newcombe score interval for paired proportions (games paired by seed)"
 BOOTSTRAP = (f"percentile bootstrap of the paired differences, {stats.BOOTSTRAP_RESAMPLES} resamples, "
              "expanded for the batch's size")
+PAIRED_BOOTSTRAP = (f"percentile bootstrap of the statistic over resampled pairs, {stats.BOOTSTRAP_RESAMPLES} "
+                    "resamples, expanded for the batch's size")
 
 
 class Pairs:
@@ -60,9 +71,10 @@ class Pairs:
     packed into a few dozen bytes (its flags as bits, its values as doubles): about 200 bytes a game with
     the dictionary's own, the one part of a comparison that grows with the number of games."""
 
-    def __init__(self, players: int, rotate: bool):
+    def __init__(self, players: int, rotate: bool, arcs: bool = False):
         self.players, self.rotate = players, rotate
-        every = GameOutcome(0, 0, scores=(0.0,) * players, returns=(0.0,) * players, decisions=1, branching=1)
+        every = GameOutcome(0, 0, scores=(0.0,) * players, returns=(0.0,) * players, decisions=1, branching=1,
+                            arc=GameArc(0, 0, 0.0, 0.0) if arcs else None)
         flags, values = game_values(every, players)  # a game with every statistic: the names, in order
         self._flag_names, self._value_names = tuple(flags), tuple(values)
         self._flag_bytes = (len(self._flag_names) + 7) // 8  # one bit a flag, for any number of seats
@@ -70,6 +82,7 @@ class Pairs:
         self._a: dict[int, bytes] = {}
         self.tables: dict[str, Counter] = {}  # name -> Counter of (a, b) outcomes
         self.differences: dict[str, Counter] = {}  # name -> Counter of b - a
+        self.joint: Counter = Counter()  # (A's winners, B's winners, A's length, B's length) -> pairs
         self.games = 0
 
     def _values(self, outcome: GameOutcome) -> tuple[dict[str, bool], dict[str, float]]:
@@ -96,6 +109,23 @@ class Pairs:
         for name, value in zip(self._value_names, values_a):
             if name in values_b and not math.isnan(value):  # branching needs a decision on each side
                 self.differences.setdefault(name, Counter())[stats.clamped(stats.clamped(values_b[name]) - value)] += 1
+        winners_a = tuple(s for s in range(self.players) if bits >> self._flag_names.index(f"win_rate[{s}]") & 1)
+        winners_b = tuple(s for s in range(self.players) if flags_b[f"win_rate[{s}]"])
+        length_a = values_a[self._value_names.index("mean_length")]
+        self.joint[winners_a, winners_b, int(length_a), outcome.length] += 1
+
+    def batch_differences(self) -> dict[str, Callable[[Counter], float]]:
+        """Each statistic of a whole batch, as B - A of counted pairs (`stats.bootstrap_paired`)."""
+        players = self.players
+
+        def side(pairs: Counter, at: int) -> Counter:
+            found: Counter = Counter()
+            for key, k in pairs.items():
+                found[key[at]] += k
+            return found
+
+        return {"balance": lambda p: quality.winner_balance(side(p, 1), players) - quality.winner_balance(side(p, 0), players),
+                "length_spread": lambda p: quality.spread(side(p, 3)) - quality.spread(side(p, 2))}
 
 
 @dataclass
@@ -121,7 +151,8 @@ def differences(a: SimulationReport, b: SimulationReport, pairs: Pairs,
     ma, mb = a.measures, b.measures
     assert ma is not None and mb is not None
     pa, pb, means_a, means_b = ma.proportions(), mb.proportions(), ma.means(), mb.means()
-    confidence = stats.bonferroni(len(pa) + len(means_a))
+    batch = pairs.batch_differences()
+    confidence = stats.bonferroni(len(pa) + len(means_a) + len(batch))
     found = []
     for name in pa:
         table = pairs.tables.get(name, Counter())
@@ -130,12 +161,17 @@ def differences(a: SimulationReport, b: SimulationReport, pairs: Pairs,
         paired = sum(table.values())
         estimate = (table[False, True] - table[True, False]) / paired if paired else 0.0
         found.append(stats.Difference(name, pa[name] / ma.games if ma.games else 0.0,
-                                      pb[name] / mb.games if mb.games else 0.0, estimate, low, high, NEWCOMBE))
+                                      pb[name] / mb.games if mb.games else 0.0, estimate, low, high, NEWCOMBE, paired))
     for k, name in enumerate(means_a):
         differences_b_a = pairs.differences.get(name, Counter())
         low, high = stats.bootstrap_mean(differences_b_a, seed + k, confidence)
         found.append(stats.Difference(name, stats.mean(means_a[name]), stats.mean(means_b[name]),
-                                      stats.mean(differences_b_a), low, high, BOOTSTRAP))
+                                      stats.mean(differences_b_a), low, high, BOOTSTRAP, sum(differences_b_a.values())))
+    whole = {"balance": (quality.balance(ma.wins, ma.games), quality.balance(mb.wins, mb.games)),
+             "length_spread": (quality.spread(ma.lengths), quality.spread(mb.lengths))}
+    tested = stats.bootstrap_paired(pairs.joint, batch, seed + len(means_a), confidence)
+    for name, (estimate, low, high) in tested.items():
+        found.append(stats.Difference(name, *whole[name], estimate, low, high, PAIRED_BOOTSTRAP, pairs.games))
     return confidence, found
 
 
@@ -148,7 +184,7 @@ def compare(specs: tuple[GameSpec, GameSpec], labels: tuple[str, str], n: int, s
     B.jsonl (`resume` completes them like `simulate --resume`); `progress(k)` is told as k more games
     finish, of 2n in all."""
     loaded = games or (specs[0].load(), specs[1].load())
-    pairs = Pairs(loaded[0].info.players, options.get("rotate", False))
+    pairs = Pairs(loaded[0].info.players, options.get("rotate", False), specs[0].arcs and specs[1].arcs)
     reports = []
     for side, (spec, name) in enumerate(zip(specs, ("A", "B"))):
         path = Path(out) / f"{name}.jsonl" if out is not None else None

@@ -1,10 +1,16 @@
 """Simulation results streamed to a JSON Lines file, one line per finished game.
 
-    {"format": "ruleplay-results", "version": 1, "game": ..., "ruleset": ..., "ruleset_hash": ...,
-     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ..., "rotate": ...}
+    {"format": "ruleplay-results", "version": 2, "game": ..., "ruleset": ..., "ruleset_hash": ...,
+     "engine": ..., "variant": ..., "players": ..., "seed": ..., "games": N, "agents": [...], "checking": ...,
+     "rotate": ..., "arcs": null}
     {"index": 3, "seed": ..., "length": 9, "scores": [...], "returns": [...], "ended_by": "TT-3.1", "digest": ...,
      "decisions": 9, "branching": 45, "fired": {"TT-2.1": 9, "TT-3.1": 1}}
     {"index": 0, "seed": ..., "error": {"code": "RP504", "message": ..., "hint": ...}}
+
+A run that measures each game's arc (`compare`, `analyze`: `runs.arc`) names
+what judged the positions in `arcs` (a heuristic's name, or `scores`), and
+each game line holds `"arc": {"first_mover": 0, "lead_changes": 2, "drama":
+0.12, "settled_at": 0.8}`; a header without `arcs` is a run that did not.
 
 Why this shape: a batch can run for hours, and a crash must cost only the
 games in flight.  Each line is written whole with one `write` and flushed at
@@ -44,7 +50,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 
 from .. import files
 from ..engine.errors import ResultsFileError
-from ..engine.outcome import GameFailure, GameOutcome
+from ..engine.outcome import GameArc, GameFailure, GameOutcome
 from .play import game_seed
 
 FORMAT = "ruleplay-results"
@@ -58,10 +64,11 @@ Verifier = Callable[[Iterable[tuple[int, GameOutcome]]], None]
 
 
 def header(game_name: str, ruleset: str, ruleset_hash: str, engine: str, variant: str | None, players: int,
-           seed: int, games: int, agents: list[str], checking: bool, rotate: bool = False) -> dict:
+           seed: int, games: int, agents: list[str], checking: bool, rotate: bool = False,
+           arcs: str | None = None) -> dict:
     return {"format": FORMAT, "version": VERSION, "game": game_name, "ruleset": ruleset,
             "ruleset_hash": ruleset_hash, "engine": engine, "variant": variant, "players": players,
-            "seed": seed, "games": games, "agents": agents, "checking": checking, "rotate": rotate}
+            "seed": seed, "games": games, "agents": agents, "checking": checking, "rotate": rotate, "arcs": arcs}
 
 
 def outcome_line(outcome: GameOutcome) -> dict:
@@ -73,6 +80,8 @@ def outcome_line(outcome: GameOutcome) -> dict:
     line.update(length=outcome.length, scores=list(outcome.scores), returns=list(outcome.returns),
                 ended_by=outcome.ended_by, digest=outcome.digest, decisions=outcome.decisions,
                 branching=outcome.branching, fired=dict(outcome.fired))
+    if outcome.arc is not None:
+        line["arc"] = dataclasses.asdict(outcome.arc)
     return line
 
 
@@ -334,7 +343,24 @@ def _outcome(where: str, line: Any, players: int, games: int) -> GameOutcome:
     if not (isinstance(fired, dict) and all(type(v) is int and v > 0 for v in fired.values())):
         raise ResultsFileError(f"{where}: `fired` must map rule ids to how many moves fired them")
     return GameOutcome(index, seed, length, values["scores"], values["returns"], digest, ended_by,
-                       decisions=decisions, branching=branching, fired=tuple(sorted(fired.items())))
+                       decisions=decisions, branching=branching, fired=tuple(sorted(fired.items())),
+                       arc=_arc(where, line["arc"], players) if "arc" in line else None)
+
+
+def _arc(where: str, value: Any, players: int) -> GameArc:
+    """A game line's `arc`, checked field by field."""
+    fields = ("first_mover", "lead_changes", "drama", "settled_at")
+    if not (isinstance(value, dict) and set(value) == set(fields)):
+        raise ResultsFileError(f"{where}: `arc` must hold {', '.join(fields)}")
+    first, changes = value["first_mover"], value["lead_changes"]
+    if not (first is None or (type(first) is int and 0 <= first < players)) or not (type(changes) is int
+                                                                                     and changes >= 0):
+        raise ResultsFileError(f"{where}: `arc` needs a seat or null as first_mover and a count as lead_changes")
+    for key in ("drama", "settled_at"):
+        share = value[key]
+        if not (share is None or (type(share) in (int, float) and 0 <= share <= 1)):
+            raise ResultsFileError(f"{where}: `arc.{key}` must be a number from 0 to 1, or null")
+    return GameArc(first, changes, value["drama"], value["settled_at"])
 
 
 def count_games(path: str | os.PathLike) -> int:

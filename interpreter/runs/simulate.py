@@ -126,8 +126,8 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     check_workers(workers)
     game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
-    backend = plays_on(game, game_spec.backend, seats).name  # made here, before any worker is forked
-    tally = Tally(game.info.players, keep_outcomes, rotate)
+    backend = plays_on(game, game_spec.backend, seats, judged=game_spec.arcs).name  # made before workers fork
+    tally = Tally(game.info.players, keep_outcomes, rotate, game_spec.arcs)
 
     def record(outcome: GameOutcome) -> None:
         tally.add(outcome)
@@ -138,8 +138,10 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
         writer, finished = None, None
         if out is not None:
             info = game.info
+            judge = game_spec.judge(game)
             head = results_file.header(info.name, game_spec.ruleset, info.ruleset_hash, ENGINE_VERSION,
-                                       info.variant, info.players, seed, n, seats, game_spec.checking, rotate)
+                                       info.variant, info.players, seed, n, seats, game_spec.checking, rotate,
+                                       judge.name if judge is not None else None)
             if resume:
                 verify = functools.partial(_verify, game_spec, game, seats, seed, workers, out, rotate, executor)
                 writer, finished = results_file.resume(out, head, record, verify, verify_all)
@@ -193,11 +195,11 @@ def _verify(game_spec: GameSpec, game: Game, seats: Sequence[str], seed: int, wo
 class Tally:
     """A batch's counts, updated one game at a time in any order; the report does not depend on the order."""
 
-    def __init__(self, players: int, keep_outcomes: bool = False, rotate: bool = False):
+    def __init__(self, players: int, keep_outcomes: bool = False, rotate: bool = False, arcs: bool = False):
         self.players = players
         self.rotate = rotate  # measures are kept per agent: seat j of game i held agent (j + i) mod players
         self.games = 0
-        self.measures = Measures(players)
+        self.measures = Measures(players, arcs)
         self.ends: Counter[str] = Counter()
         self.failed = 0
         self._errors: list[tuple[int, GameFailure]] = []  # a heap of (-index, failure): the lowest indices
@@ -232,8 +234,12 @@ class Tally:
 
 
 def by_agent(outcome: GameOutcome, players: int) -> GameOutcome:
-    """A rotated game's scores and returns in agent order: agent a sat in seat (a - index) mod players."""
+    """A rotated game's scores and returns in agent order: agent a sat in seat (a - index) mod players, so
+    seat s held agent (s + index) mod players (the arc's first mover becomes the agent who moved first)."""
     def order(values: tuple[float, ...]) -> tuple[float, ...]:
         return tuple(values[(a - outcome.index) % players] for a in range(players))
 
-    return dataclasses.replace(outcome, scores=order(outcome.scores), returns=order(outcome.returns))
+    arc = outcome.arc
+    if arc is not None and arc.first_mover is not None:
+        arc = dataclasses.replace(arc, first_mover=(arc.first_mover + outcome.index) % players)
+    return dataclasses.replace(outcome, scores=order(outcome.scores), returns=order(outcome.returns), arc=arc)

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Callable
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
@@ -34,8 +35,9 @@ def z_value(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval of a proportion; (0, 1) when there are no trials."""
+def wilson(successes: float, trials: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval of a proportion; (0, 1) when there are no trials.  `successes` may count a
+    draw as half a success (strategic depth's score): the interval is then a little wide, not too narrow."""
     if trials == 0:
         return 0.0, 1.0
     z = z_value(confidence)
@@ -208,6 +210,34 @@ def bootstrap_mean(values: Counter, seed: int, confidence: float = CONFIDENCE,
     return clamped(centre - (centre - low) * widen), clamped(centre + (high - centre) * widen)
 
 
+def bootstrap_paired(pairs: Counter, differences: dict[str, Callable[[Counter], float]], seed: int,
+                     confidence: float = CONFIDENCE,
+                     resamples: int = BOOTSTRAP_RESAMPLES) -> dict[str, tuple[float, float, float]]:
+    """For statistics of a whole batch (a balance, a spread), not means of per-game values: each
+    `differences[name]` takes counted pairs of games (game i of A with game i of B, as one key) to the
+    statistic's B - A; the result is, per name, that difference over `pairs` with a percentile bootstrap
+    interval from resampling the pairs, expanded about the estimate as `bootstrap_mean` expands a mean's
+    and unbounded for too few pairs.  All the statistics are read off the same resamples."""
+    n = sum(pairs.values())
+    estimates = {name: clamped(fn(pairs)) for name, fn in differences.items()}
+    if too_few_to_tell(n, confidence):
+        return {name: (value, -math.inf, math.inf) for name, value in estimates.items()}
+    rng = random.Random(seed)
+    items = sorted(pairs.items(), key=repr)
+    population, weights = [key for key, _ in items], [k for _, k in items]
+    drawn: dict[str, list[float]] = {name: [] for name in differences}
+    for _ in range(resamples):
+        sample = Counter(rng.choices(population, weights, k=n))
+        for name, fn in differences.items():
+            drawn[name].append(clamped(fn(sample)))
+    widen = math.sqrt(n / (n - 1)) * t_quantile(0.5 + confidence / 2, n - 1) / z_value(confidence)
+    found = {}
+    for name, centre in estimates.items():
+        low, high = _percentiles(drawn[name], confidence)
+        found[name] = (centre, clamped(centre - (centre - low) * widen), clamped(centre + (high - centre) * widen))
+    return found
+
+
 def too_few_to_tell(n: int, confidence: float) -> bool:
     """Whether n paired values are too few for any distribution-free test at `confidence` (`fewest_to_tell`)."""
     return n < fewest_to_tell(confidence)
@@ -286,6 +316,7 @@ class Difference:
     low: float
     high: float
     test: str
+    pairs: int = 0  # the pairs of games the test is over (drama only has those won on both sides)
 
     @property
     def significant(self) -> bool:
@@ -297,7 +328,7 @@ class Difference:
         return {"statistic": self.name, "a": self.a, "b": self.b, "difference": self.difference,
                 "low": self.low if math.isfinite(self.low) else None,
                 "high": self.high if math.isfinite(self.high) else None,
-                "significant": self.significant, "test": self.test}
+                "significant": self.significant, "test": self.test, "pairs": self.pairs}
 
 
 def bonferroni(comparisons: int, confidence: float = CONFIDENCE) -> float:

@@ -34,6 +34,7 @@ from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.legal import CHANCE
 from ..engine.state import State
 from ..engine.native import NativeGame, choose, native_agents, playout
+from .arc import ArcRecorder, Judge
 from .play import MoveRecord, agent_seed, game_seed, play_game, rotated, seat_agents
 
 
@@ -103,43 +104,55 @@ def check_workers(workers: int) -> None:
 
 @dataclass(frozen=True)
 class GameSpec:
-    """How to load a game in any process."""
+    """How to load a game in any process, and what to measure of each game beyond its result."""
 
     ruleset: str
     players: int | None = None
     variant: str | None = None
     checking: bool = False  # check the ruleset's invariants after every move; a broken one is a game error
     backend: str = "python"  # what the games play on: "python", "native" or "auto" (`engine.native.choose`)
+    arcs: bool = False  # judge every position to measure each game's arc (`runs.arc`): lead changes, drama...
+    heuristic: str | None = None  # what judges the positions (None: the ruleset's first heuristic, or its scores)
 
     def load(self) -> Game:
         return load_game(self.ruleset, self.players, self.variant, checking=self.checking)
 
+    def judge(self, game: Game) -> Judge | None:
+        """What judges the positions of `game`'s games when arcs are measured, else None."""
+        return Judge.of(game, self.heuristic) if self.arcs else None
+
 
 def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bool = False,
-            backend: str = "python") -> GameOutcome:
+            judge: Judge | None = None, backend: str = "python") -> GameOutcome:
     """Game `index` of a batch: its outcome, or the rule error that stopped it (a batch goes on).
 
     The legal moves counted at each decision are the ones the state already
     holds (it caches the next moves), so counting them plays nothing more and
     draws nothing from the game's generator.  With `rotate`, game i seats
     the agents shifted by i (`rotated`); the outcome stays in seat order.
-    On the native backend, a game whose agents need no lookahead is played
-    in the game's native module; the outcome is the same.
+    With a `judge`, every position is judged and the outcome holds the
+    game's arc (`runs.arc`); judging reads states and draws nothing either.
+    On the native backend, a game whose agents need no lookahead and whose
+    positions are not judged is played in the game's native module; the
+    outcome is the same.
     """
     gseed = game_seed(seed, index)
     if rotate:
         agents = rotated(agents, index)
-    if backend != "python":
+    if backend != "python" and judge is None:
         native = choose(game, backend).native
         kinds = native_agents(seat_agents(list(agents), game.info.players)) if native is not None else None
         if kinds is not None:
             return _run_native(native, kinds, gseed, index)  # type: ignore[arg-type]
     offered = [0, 0]  # decisions, legal moves over them
+    recorder = ArcRecorder(judge) if judge is not None else None
 
     def count(state: State, record: MoveRecord | None) -> None:
         if not state.is_terminal() and state.current_player != CHANCE:
             offered[0] += 1
             offered[1] += len(state.legal_moves())
+        if recorder is not None:
+            recorder(state)
 
     try:
         result = play_game(game, agents, gseed, watch=count)
@@ -149,7 +162,8 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
     digest = hashlib.blake2b("\n".join(result.moves).encode(), digest_size=8).hexdigest()
     fired = Counter(rule for record in result.records for rule in record.rules)
     return GameOutcome(index, gseed, result.length, tuple(result.scores), tuple(result.returns), digest,
-                       result.ended_by, decisions=offered[0], branching=offered[1], fired=tuple(sorted(fired.items())))
+                       result.ended_by, decisions=offered[0], branching=offered[1], fired=tuple(sorted(fired.items())),
+                       arc=recorder.arc() if recorder is not None else None)
 
 
 def _run_native(native: NativeGame, kinds: list[int], gseed: int, index: int) -> GameOutcome:
@@ -184,6 +198,7 @@ def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], see
         end.close()
     if game is None:
         game = spec.load()
+    judge = spec.judge(game)
     while True:
         try:
             batch = conn.recv()
@@ -192,7 +207,7 @@ def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], see
         if batch is None:
             return
         for index in batch:
-            conn.send(run_one(game, agents, seed, index, rotate, spec.backend))
+            conn.send(run_one(game, agents, seed, index, rotate, judge, spec.backend))
 
 
 @dataclass
@@ -215,7 +230,8 @@ def outcomes(spec: GameSpec, game: Game, agents: Sequence[str], seed: int, indic
     queue's lock deadlocked it.
     """
     if workers == 1:
-        yield (run_one(game, agents, seed, i, rotate, spec.backend) for i in indices)
+        judge = spec.judge(game)
+        yield (run_one(game, agents, seed, i, rotate, judge, spec.backend) for i in indices)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     forked = context.get_start_method() == "fork"

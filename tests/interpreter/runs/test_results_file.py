@@ -179,3 +179,46 @@ def test_an_overlong_line_is_refused(tmp_path):
         resume(path, head())
     assert path.read_bytes() == before
 
+
+
+def test_a_games_arc_is_written_and_read_back_and_a_file_without_arcs_is_another_run(tmp_path):
+    from ruleplay.engine.outcome import GameArc
+
+    path = tmp_path / "arcs.jsonl"
+    measured = [GameOutcome(i, game_seed(SEED, i), 9, (1, 0), (1.0, -1.0), f"d{i}", "R-1",
+                            arc=GameArc(i % 2, i, 0.25 if i else None, 0.5 if i else None)) for i in range(3)]
+    with results_file.create(path, head(arcs="points")) as writer:
+        for outcome in measured:
+            writer.write(outcome)
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["arcs"] == "points"
+    assert json.loads(lines[2])["arc"] == {"first_mover": 1, "lead_changes": 1, "drama": 0.25, "settled_at": 0.5}
+    writer, done = resume(path, head(arcs="points"))
+    writer.close()
+    assert done == measured
+    with pytest.raises(ResultsFileError, match='arcs "points" there, null now'):
+        resume(path, head())
+    old = tmp_path / "old.jsonl"  # a file written before arcs existed: its header has no `arcs`
+    header = head()
+    del header["arcs"]
+    old.write_text(json.dumps(header) + "\n")
+    writer, done = resume(old, head())
+    writer.close()
+    assert done == []
+
+
+@pytest.mark.parametrize("arc,problem", [
+    ('{"first_mover": 0}', "`arc` must hold first_mover, lead_changes, drama, settled_at"),
+    ('{"first_mover": 5, "lead_changes": 0, "drama": null, "settled_at": null}', "first_mover"),
+    ('{"first_mover": 0, "lead_changes": -1, "drama": null, "settled_at": null}', "as lead_changes"),
+    ('{"first_mover": 0, "lead_changes": 1, "drama": 2, "settled_at": null}', "`arc.drama` must be a number from 0 to 1"),
+])
+def test_a_damaged_arc_is_named(tmp_path, arc, problem):
+    path = tmp_path / "r.jsonl"
+    write(path, [played(0)])
+    with path.open("a") as out:
+        out.write('{"index": 1, "seed": %d, "length": 3, "scores": [1, 0], "returns": [1, -1], "ended_by": null, '
+                  '"digest": "x", "decisions": 2, "branching": 5, "fired": {}, "arc": %s}\n' % (game_seed(SEED, 1), arc))
+    with pytest.raises(ResultsFileError) as err:
+        resume(path, head())
+    assert ":3: " in str(err.value) and problem in str(err.value)

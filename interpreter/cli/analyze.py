@@ -10,11 +10,11 @@ import click
 from ..engine.errors import RuleplayError, WorkerLostError
 from ..engine.game import Game
 from ..runs.play import SeatingError
-from .batches import check_judge, executor_option, judge_option, replay_command, spec_ids, workers_option
-from .options import (SEEDS, WholeNumber, agents_option, check_agents, json_option, new_output_file,
-                      parse_headless_agents, seated)
+from .batches import (check_judge, executor_option, judge_option, need_matplotlib, replay_command, spec_ids,
+                      workers_option)
+from .options import WholeNumber, check_agents, json_option, new_output_file, parse_headless_agents, seated
 from .output import echo, echo_failures, emit_json, reports_errors
-from .sides import Side, load_sides, side
+from .sides import Side, load_sides, side, side_options
 from .simulate import MAX_GAMES
 
 DEPTH_GAMES = 20  # games per step of the skill chain, unless told
@@ -23,10 +23,7 @@ DEPTH_GAMES = 20  # games per step of the skill chain, unless told
 def _report_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     value = new_output_file(ctx, param, value)
     if value is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise click.BadParameter("the report's charts need matplotlib: pip install 'ruleplay[plot]'") from None
+        need_matplotlib("the report's charts")
     return value
 
 
@@ -41,17 +38,10 @@ def _chain(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
 
 @click.command("analyze")
 @click.argument("game_name", metavar="GAME")
-@click.option("--variant", "variants", multiple=True, metavar="V",
-              help="A variant to measure beside the base and compare with it (repeat for several): a variant "
-                   "name of GAME, a file that `extends:` it, or a copy of it (`ruleplay new DIR --from GAME`).")
-@click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=200, show_default=True,
-              metavar="N", help="Games of each ruleset, all from the same seeds.")
-@agents_option
-@click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Number of players (default: the ruleset's).")
-@click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
-              help="Seed of every ruleset's games (game i of each starts from the same seed) and of the "
-                   "bootstraps.")
+@side_options("A variant to measure beside the base and compare with it (repeat for several): a variant name of "
+              "GAME, a file that `extends:` it, or a copy of it (`ruleplay new DIR --from GAME`).",
+              "Games of each ruleset, all from the same seeds.",
+              "Seed of every ruleset's games (game i of each starts from the same seed) and of the bootstraps.")
 @workers_option
 @executor_option
 @judge_option

@@ -25,13 +25,18 @@ def _checked_executor(ctx: click.Context, param: click.Parameter, value: str | N
     return None if value == "process" else value
 
 
-def _plot_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    if value is None:
-        return None
+def need_matplotlib(what: str) -> None:
+    """A usage error, before any game is played, when charts are asked for without matplotlib installed."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise click.BadParameter("charts need matplotlib: pip install 'ruleplay[plot]'") from None
+        raise click.BadParameter(f"{what} need matplotlib: pip install 'ruleplay[plot]'") from None
+
+
+def _plot_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    if value is None:
+        return None
+    need_matplotlib("charts")
     if value.exists() and not value.is_dir():
         raise click.BadParameter(f"{value} is not a folder")
     from ..view.charts import chart_files

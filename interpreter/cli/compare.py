@@ -15,10 +15,9 @@ from ..runs.play import SeatingError
 from ..runs.simulate import SimulationReport
 from .batches import (charts, check_judge, executor_option, judge_option, plot_option, replay_command, spec_ids,
                       workers_option)
-from .options import SEEDS, WholeNumber, agents_option, backend_option, check_agents, json_option, plays_on, seated
+from .options import backend_option, check_agents, json_option, plays_on, seated
 from .output import echo, echo_failures, emit_json, reports_errors, terminal_safe
-from .sides import Side, load_sides, side
-from .simulate import MAX_GAMES
+from .sides import Side, load_sides, side, side_options
 
 
 def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -29,16 +28,9 @@ def out_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -
 
 @click.command("compare")
 @click.argument("game_name", metavar="GAME")
-@click.option("--variant", "variants", multiple=True, metavar="V",
-              help="Once: compare the base with V; twice: compare A with B. A variant name of GAME, the "
-                   "path of a ruleset that `extends:` it, or a copy of it (`ruleplay new DIR --from GAME`).")
-@click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=200, show_default=True,
-              metavar="N", help="Games on each side.")
-@agents_option
-@click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Number of players (default: the ruleset's).")
-@click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S",
-              help="Seed of both sides: game i of A and of B start from the same seed.")
+@side_options("Once: compare the base with V; twice: compare A with B. A variant name of GAME, the path of a "
+              "ruleset that `extends:` it, or a copy of it (`ruleplay new DIR --from GAME`).",
+              "Games on each side.", "Seed of both sides: game i of A and of B start from the same seed.")
 @workers_option
 @executor_option
 @plot_option

@@ -10,15 +10,32 @@ is played from the same seed at the same seats.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import click
 
 from ..engine.game import Game
 from ..engine.loader import find_ruleset
-from .options import load
+from .options import SEEDS, WholeNumber, agents_option, load
 from .output import same_file, terminal_safe
+from .simulate import MAX_GAMES
 
 Side = tuple[str, str | None, str]  # ruleset, variant (None: the ruleset as it is), label
+
+
+def side_options(variant_help: str, games_help: str, seed_help: str) -> Callable[[Callable], Callable]:
+    """The options of a command that plays sides on the same seeds: --variant (repeatable), -n, --agents,
+    --players, --seed; the helps say what they mean to that command."""
+    def decorate(fn: Callable) -> Callable:
+        fn = click.option("--seed", type=SEEDS, default=0, show_default=True, metavar="S", help=seed_help)(fn)
+        fn = click.option("--players", type=WholeNumber(min=1), default=None, metavar="N",
+                          help="Number of players (default: the ruleset's).")(fn)
+        fn = agents_option(fn)
+        fn = click.option("-n", "--games", "n", type=WholeNumber(min=1, max=MAX_GAMES), default=200,
+                          show_default=True, metavar="N", help=games_help)(fn)
+        return click.option("--variant", "variants", multiple=True, metavar="V", help=variant_help)(fn)
+
+    return decorate
 
 
 def side(game_name: str, variant: str | None) -> Side:

@@ -32,6 +32,8 @@ RUNS = {  # command -> what its bar says
     "tournament": (["tournament", "tic-tac-toe", "--agents", "random,first", "-n", "4"], "tournament of tic-tac-toe",
                    "/4 games"),
     "perft": (["perft", "tic-tac-toe", "--depth", "5"], "perft 5 of tic-tac-toe", "states reached"),
+    "analyze": (["analyze", "tic-tac-toe", "-n", "6", "--depth-games", "2", "--skill-chain", "random,first"],
+                "analyzing tic-tac-toe", "/8 games"),  # 6 games, then 2 for the one step, a game a seating
     "mutate": (["scenario", "--mutate", "tic-tac-toe", SCENARIOS], "mutating tic-tac-toe", " rules"),
 }
 NO_DELAY = "import sys; from ruleplay.cli import main, progress; progress.SHOWN_AFTER = 0; sys.argv[0] = 'ruleplay'; main()"

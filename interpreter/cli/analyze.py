@@ -82,8 +82,8 @@ def analyze_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     total = len(sides) * n + (sum(chain_games(c, depth_games, count) for c in chains) if depth_games else 0)
     try:
         with Progress(f"analyzing {game_name}", total, "games") as shown:
-            analysis = analyze(game_name, [(spec, label, game) for spec, (_, _, label), game in zip(specs, sides, loaded)],
-                               n, seed, agents, workers, executor, chains, depth_games,
+            rulesets = [(spec, label, game) for spec, (_, _, label), game in zip(specs, sides, loaded)]
+            analysis = analyze(game_name, rulesets, n, seed, agents, workers, executor, chains, depth_games,
                                [spec_ids(game) for game in loaded], progress=shown.advance)
     except WorkerLostError as err:
         echo(f"error {err.code}: {err.message}", err=True)

@@ -84,14 +84,15 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         raise click.exceptions.Exit(1)
     except SeatingError as err:
         raise click.BadParameter(str(err), param_hint="--agents") from None
-    written = charts(plot_dir, loaded[0].info.title, dict(zip(labels, (result.a, result.b))), result) if plot_dir else []
+    runs = dict(zip(labels, (result.a, result.b)))
+    written = charts(plot_dir, loaded[0].info.title, runs, result) if plot_dir is not None else []
     judges = [Judge.of(game, heuristic).name for game in loaded]
     if as_json:
         emit_json({**result.to_dict(), "arcs_judged_by": judges, "plots": [str(p) for p in written]})
     else:
-        _print(game_name, result, [f"{label}: {_described(game, variant)}" if variant is not None else
-                                   f"{label}: the file {ruleset}" for (ruleset, variant, label), game in zip(sides, loaded)
-                                   if label != "base"])
+        named = [f"{label}: {_described(game, variant)}" if variant is not None else f"{label}: the file {ruleset}"
+                 for (ruleset, variant, label), game in zip(sides, loaded) if label != "base"]
+        _print(game_name, result, named)
         echo("positions judged for lead changes, drama and when the lead settled by: "
              + (judges[0] if judges[0] == judges[1] else f"{judges[0]} (A), {judges[1]} (B)"))
         if written:

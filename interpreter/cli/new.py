@@ -19,9 +19,9 @@ def _game(ctx: click.Context, param: click.Parameter, value: str) -> str:
         import difflib
 
         close = difflib.get_close_matches(value, list(games), n=1)
-        raise click.BadParameter(f"{value!r} is not a built-in game ({'did you mean ' + repr(close[0]) + '? ' if close else ''}"
-                                 f"built-in games: {', '.join(games)}); to start from a file of your own, "
-                                 f"write a file with `extends: FILE`")
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        raise click.BadParameter(f"{value!r} is not a built-in game ({guess}built-in games: {', '.join(games)}); to "
+                                 f"start from a file of your own, write a file with `extends: FILE`")
     return value
 
 

@@ -118,8 +118,8 @@ class Progress:
             columns += [BarColumn(bar_width=BAR_WIDTH), TextColumn("{task.percentage:>3.0f}%"),
                         TextColumn("{task.fields[extra]}", markup=False), _Times()]
         elif self.total is not None:
-            columns += [BarColumn(bar_width=BAR_WIDTH), TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + self.unit),
-                        _Rate(self.unit), _Times()]
+            columns += [BarColumn(bar_width=BAR_WIDTH),
+                        TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + self.unit), _Rate(self.unit), _Times()]
         else:
             columns += [TextColumn("{task.completed:,.0f} " + self.unit), _Rate(self.unit), _Times()]
         bar = Bar(*columns, console=Console(stderr=True), transient=True, auto_refresh=False)

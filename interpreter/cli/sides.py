@@ -99,7 +99,8 @@ def _check_player_counts(games: list[Game], names: list[str], players: int | Non
         raise click.UsageError(terminal_safe(f"{said}: give --players N for {both} (N {choice})"))
 
 
-def load_sides(game_name: str, sides: list[Side], players: int | None, names: list[str]) -> tuple[list[Side], list[Game]]:
+def load_sides(game_name: str, sides: list[Side], players: int | None,
+               names: list[str]) -> tuple[list[Side], list[Game]]:
     """Load every side, each at its own player count first, check it, and load it again at --players where
     that differs; the sides labelled (`_titled`) and their games.  `names` name the sides in messages."""
     loaded = [load(ruleset, None, variant) for ruleset, variant, _ in sides]

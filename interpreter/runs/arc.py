@@ -8,9 +8,10 @@ position of a game, from the first to the last, is judged here by a
 search agents read it at a cut-off, or, in a ruleset without heuristics,
 its scores as they stand (a score the rules cannot give before the end, a
 rule error there, leaves every seat level in that position: scores are
-only promised at the end, heuristics everywhere).  Either way a seat's *standing* is the mean, over
-the other seats, of how it stands against each: tanh(lead / scale) with
-the heuristic's `scale`, else +1 ahead, -1 behind, 0 level.  The last
+only promised at the end, heuristics everywhere).  Either way a seat's
+*standing* is the mean, over the other seats, of how it stands against
+each: tanh(lead / scale) with the heuristic's `scale`, else +1 ahead, -1
+behind, 0 level.  The last
 position is judged by its returns, in the same way (their order alone), so
 the final leaders are exactly the winners.
 

@@ -78,6 +78,8 @@ class Pairs:
         flags, values = game_values(every, players)  # a game with every statistic: the names, in order
         self._flag_names, self._value_names = tuple(flags), tuple(values)
         self._flag_bytes = (len(self._flag_names) + 7) // 8  # one bit a flag, for any number of seats
+        self._win_bits = [self._flag_names.index(f"win_rate[{seat}]") for seat in range(players)]
+        self._length_at = self._value_names.index("mean_length")
         self._packing = struct.Struct(f"<{self._flag_bytes}s{len(self._value_names)}d")
         self._a: dict[int, bytes] = {}
         self.tables: dict[str, Counter] = {}  # name -> Counter of (a, b) outcomes
@@ -109,10 +111,9 @@ class Pairs:
         for name, value in zip(self._value_names, values_a):
             if name in values_b and not math.isnan(value):  # branching needs a decision on each side
                 self.differences.setdefault(name, Counter())[stats.clamped(stats.clamped(values_b[name]) - value)] += 1
-        winners_a = tuple(s for s in range(self.players) if bits >> self._flag_names.index(f"win_rate[{s}]") & 1)
+        winners_a = tuple(s for s, bit in enumerate(self._win_bits) if bits >> bit & 1)
         winners_b = tuple(s for s in range(self.players) if flags_b[f"win_rate[{s}]"])
-        length_a = values_a[self._value_names.index("mean_length")]
-        self.joint[winners_a, winners_b, int(length_a), outcome.length] += 1
+        self.joint[winners_a, winners_b, int(values_a[self._length_at]), outcome.length] += 1
 
     def batch_differences(self) -> dict[str, Callable[[Counter], float]]:
         """Each statistic of a whole batch, as B - A of counted pairs (`stats.bootstrap_paired`)."""
@@ -124,8 +125,10 @@ class Pairs:
                 found[key[at]] += k
             return found
 
-        return {"balance": lambda p: quality.winner_balance(side(p, 1), players) - quality.winner_balance(side(p, 0), players),
-                "length_spread": lambda p: quality.spread(side(p, 3)) - quality.spread(side(p, 2))}
+        def balance(pairs: Counter) -> float:
+            return quality.winner_balance(side(pairs, 1), players) - quality.winner_balance(side(pairs, 0), players)
+
+        return {"balance": balance, "length_spread": lambda p: quality.spread(side(p, 3)) - quality.spread(side(p, 2))}
 
 
 @dataclass

@@ -54,7 +54,8 @@ METRICS = (
            "Browne (balance); Ludii Balance", "balance"),
     Metric("first_move_advantage", "first-move advantage",
            "the share of games won by the seat that made the first decision (1/players when moving first "
-           "neither helps nor hurts and nobody draws)", "Browne (advantage); Ludii AdvantageP1", "first_mover_win", arc=True),
+           "neither helps nor hurts and nobody draws)", "Browne (advantage); Ludii AdvantageP1", "first_mover_win",
+           arc=True),
     Metric("drawishness", "drawishness", "the share of games that end level, every seat's return equal",
            "Browne (drawishness); Ludii Drawishness", "draw_rate"),
     Metric("decisiveness", "decisiveness", "the share of games with exactly one winner",

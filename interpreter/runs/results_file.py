@@ -289,6 +289,10 @@ def _check_header(path: Path, found: Any, expected: dict) -> None:
 
 def _checked_outcome(path: Path, number: int, line: Any, head: dict, seen: GameSet) -> GameOutcome:
     outcome = _outcome(f"{path}:{number}", line, head["players"], head["games"])
+    if outcome.failure is None and (outcome.arc is not None) != (head.get("arcs") is not None):
+        said = f"measured arcs (judged by {head['arcs']})" if head.get("arcs") is not None else "measured no arcs"
+        raise ResultsFileError(f"{path}:{number}: game {outcome.index} "
+                               f"{'has no' if outcome.arc is None else 'has an'} `arc`, and the run {said}")
     if outcome.index in seen:
         raise ResultsFileError(f"{path}:{number}: game {outcome.index} again (first on line "
                                f"{_first_line(path, outcome.index)})")

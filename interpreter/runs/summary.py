@@ -43,7 +43,6 @@ def game_values(outcome: GameOutcome, players: int) -> tuple[dict[str, bool], di
     return flags, values
 
 
-ARC_FLAGS = ("first_mover_win",)
 ARC_VALUES = ("lead_changes", "drama", "settled_at")
 
 

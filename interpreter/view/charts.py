@@ -282,6 +282,9 @@ def write_charts(folder: Path, title: str, runs: dict[str, Run], holder: str = "
                      folder, "scores")
     written += _save(plt, histograms(plt, title, runs, "length (moves)", lambda m: [m.lengths],
                                      lambda agents: ["all games"]), folder, "length")
-    figure = coverage_changes(plt, title, runs) if comparison is not None else coverage(plt, title, next(iter(runs.values())))
+    if comparison is not None:
+        figure = coverage_changes(plt, title, runs)
+    else:
+        figure = coverage(plt, title, next(iter(runs.values())))
     written += _save(plt, figure, folder, "rule-coverage")
     return written

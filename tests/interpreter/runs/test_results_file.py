@@ -213,3 +213,18 @@ def test_a_games_arc_is_written_and_read_back_and_a_file_without_arcs_is_another
     writer, done = resume(old, head())
     writer.close()
     assert done == []
+
+
+def test_a_game_line_must_hold_an_arc_exactly_when_the_run_measured_them(tmp_path):
+    from ruleplay.engine.outcome import GameArc
+
+    with_arcs, without = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    with results_file.create(with_arcs, head(arcs="points")) as writer:
+        writer.write(played(0))  # no arc in a run that measures them
+    with pytest.raises(ResultsFileError, match=r"a.jsonl:2: game 0 has no `arc`, and the run measured arcs "
+                                               r"\(judged by points\)"):
+        resume(with_arcs, head(arcs="points"))
+    with results_file.create(without, head()) as writer:
+        writer.write(GameOutcome(0, game_seed(SEED, 0), 9, (1, 0), (1.0, -1.0), "d0", "R-1", arc=GameArc(0, 0, 0.0, 0.0)))
+    with pytest.raises(ResultsFileError, match=r"b.jsonl:2: game 0 has an `arc`, and the run measured no arcs"):
+        resume(without, head())

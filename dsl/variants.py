@@ -254,9 +254,9 @@ NOTHING_UNSAVED: Unsaved = {}
 
 def linked_file(doc: Document, smap: SourceMap, path: tuple, name: str, what: str,
                 builtins: Mapping[str, Path], unsaved: Unsaved = NOTHING_UNSAVED) -> Path:
-    """The file an `extends:` or `include:` entry names: a built-in game by its name (`nautilus-cards`),
-    else a file of the ruleset's own folder (`resolve_file`).  A built-in's name wins, as on the command
-    line; a file of that very name is `./NAME`."""
+    """The file an `extends:` or `include:` entry names: a built-in game by its name, as on the command
+    line, else a file of the ruleset's own folder (`resolve_file`).  A built-in's name wins, as it does
+    there; a file of that very name is `./NAME`."""
     if name in builtins:
         return builtins[name]
     return resolve_file(doc, smap, path, name, what, unsaved)

@@ -75,6 +75,10 @@ def test_compare_takes_a_copy_or_a_file_that_extends_the_game_and_refuses_anothe
                     encoding="utf-8")
     result = CliRunner().invoke(main, ["compare", "tic-tac-toe", "--variant", str(copy), "-n", "3", "--json"])
     assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["labels"] == ["base", "Tic-tac-toe, edited"]  # named by its title
+    text = CliRunner().invoke(main, ["compare", "tic-tac-toe", "--variant", str(copy), "-n", "3"]).output
+    assert text.startswith("tic-tac-toe: base (A) against Tic-tac-toe, edited (B), 3 games each")
+    assert f"  Tic-tac-toe, edited: the file {copy}\n" in text
     other = tmp_path / "copy" / "other.yaml"  # beside the spec it names
     other.write_text(copy.read_text(encoding="utf-8").replace("copied_from: tic-tac-toe\n", ""), encoding="utf-8")
     refused = CliRunner().invoke(main, ["compare", "tic-tac-toe", "--variant", str(other), "-n", "3"])

@@ -71,3 +71,13 @@ def test_a_name_that_is_neither_a_built_in_nor_a_file_says_how_built_ins_are_nam
     [error] = caught.value.diagnostics
     assert error.code == "RP404" and error.message == "extends 'tic-tac-toe.yaml' does not exist"
     assert error.hint.endswith("; a built-in game is named without .yaml")
+
+
+def test_the_variant_docs_example_extends_the_built_in_and_changes_the_ink_blots(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "variants.md").read_text(encoding="utf-8")
+    example = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    game = load_game(_write(tmp_path, "ink.yaml", example))
+    points = {item: game.model.component_props[item]["points"] for item in game.model.components_by_kind["domain_card"]
+              if item.endswith("-ink")}
+    assert points == {f"{domain}-ink": 2 for domain in ("science", "exploration", "navigation", "engineering", "war")}
+    assert game.info.title == "Nautilus (card game), ink blots worth 2"

@@ -71,6 +71,10 @@ def analyze_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     sides: list[Side] = [side(game_name, None), *(side(game_name, v) for v in variants)]
     sides, loaded = load_sides(game_name, sides, players, [label for _, _, label in sides])
     seated(agents, loaded[0])
+    if depth_games and loaded[0].info.players < 2:
+        echo(f"note: strategic depth plays a stronger agent against a weaker one, and this game of "
+             f"{loaded[0].name} has one seat: it is not measured", err=True)
+        depth_games = 0
     chains = [chain or default_chain(game) for game in loaded]
     for game, steps in zip(loaded, chains):
         check_agents(agents, game)

@@ -6,7 +6,8 @@ it names every one.  They are read off a batch's `Measures` (`runs.summary`;
 the arc metrics need a batch played with arcs, `runs.arc`), except strategic
 depth, which plays matches of its own (`runs.depth`).  Most are a proportion
 or a mean of per-game values, with the batch's 95% interval (Wilson, or the
-normal approximation of a mean); two are properties of the whole batch,
+normal approximation of a mean, kept within the range the values can take);
+two are properties of the whole batch,
 balance and the spread of lengths, whose intervals are a percentile
 bootstrap of the batch's games (seeded, so a report is reproducible).
 
@@ -139,16 +140,16 @@ def game_metrics(measures: Measures, seed: int) -> dict[str, dict]:
                     "ci95": list(bootstrap(measures.winner_sets, lambda c: winner_balance(c, players), seed))},
         "drawishness": _rate(measures.draws, n),
         "decisiveness": _rate(measures.decisive, n),
-        "duration": _mean(measures.lengths),
+        "duration": _mean(measures.lengths, 0.0),
         "duration_spread": {"value": spread(measures.lengths),
                             "ci95": list(bootstrap(measures.lengths, spread, seed + 1))},
-        "branching": _mean(measures.branching),
+        "branching": _mean(measures.branching, 0.0),
     }
     if measures.arcs:
         found["first_move_advantage"] = _rate(measures.first_mover_wins, n)
-        for name in ("lead_changes", "drama", "settled_at"):
+        for name, high in (("lead_changes", None), ("drama", 1.0), ("settled_at", 1.0)):
             if measures.arc_values[name]:
-                found[name] = _mean(measures.arc_values[name])
+                found[name] = _mean(measures.arc_values[name], 0.0, high)
     return {m.name: found[m.name] for m in METRICS if m.name in found}
 
 
@@ -156,5 +157,11 @@ def _rate(successes: int, n: int) -> dict:
     return {"value": successes / n if n else 0.0, "ci95": list(stats.wilson(successes, n)), "games": n}
 
 
-def _mean(values: Counter) -> dict:
-    return {"value": stats.mean(values), "ci95": list(stats.mean_interval(values)), "games": sum(values.values())}
+def _mean(values: Counter, low: float, high: float | None = None) -> dict:
+    """A mean with its interval, kept within the values' possible range [low, high]: the normal
+    approximation of a few games' drama could reach below 0."""
+    start, end = stats.mean_interval(values)
+    start, end = max(low, start), max(low, end)
+    if high is not None:
+        start, end = min(high, start), min(high, end)
+    return {"value": stats.mean(values), "ci95": [start, end], "games": sum(values.values())}

@@ -122,7 +122,8 @@ def _metrics_table(analysis: Analysis) -> list[str]:
 def _depth(analysis: Analysis) -> list[str]:
     measured = [side for side in analysis.sides if side.depth is not None]
     if not measured:
-        return ["<h2>Strategic depth</h2>", "<p class=\"note\">Not measured (<code>--depth-games 0</code>).</p>"]
+        return ["<h2>Strategic depth</h2>", "<p class=\"note\">Not measured (<code>--depth-games 0</code>, or a game "
+                "of one seat, where no agent plays another).</p>"]
     rows = []
     for side in measured:
         assert side.depth is not None

@@ -108,3 +108,24 @@ def test_a_heuristic_the_game_lacks_is_a_usage_error():
     result = run("analyze", SCRIPTED, "-n", "2", "--heuristic", "gold")
     assert result.exit_code == 2
     assert "Invalid value for --heuristic: scripted-lead has no heuristic 'gold' (its heuristics: points)" in result.output
+
+
+def test_a_one_player_game_is_analysed_without_strategic_depth(tmp_path):
+    solo = tmp_path / "solo.yaml"
+    solo.write_text("ruleplay: 1\ngame: solo\nplayers: 1\nstate:\n  x: {init: \"0\"}\nflow:\n  phases:\n"
+                    "    - {name: a, actions: [go]}\nactions:\n  go:\n    params: {n: 'range(1, 3)'}\n"
+                    "    effects: x += n\nend:\n  - when: x > 4\nscoring:\n  score: x\n", encoding="utf-8")
+    result = run("analyze", solo, "-n", "5", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["rulesets"][0]["strategic_depth"] is None and data["rulesets"][0]["metrics"]["balance"]["value"] == 1
+    assert "note: strategic depth plays a stronger agent against a weaker one, and this game of solo has one " \
+           "seat: it is not measured" in result.stderr
+
+
+def test_the_intervals_of_bounded_metrics_stay_in_their_range():
+    result = run("analyze", RULESETS / "graph-walk.yaml", "-n", "5", "--depth-games", "0", "--json")
+    metrics = json.loads(result.stdout)["rulesets"][0]["metrics"]
+    for name in ("drama", "settled_at"):
+        low, high = metrics[name]["ci95"]
+        assert 0 <= low <= metrics[name]["value"] <= high <= 1, name

@@ -64,13 +64,13 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     sides = [side(game_name, None)] if len(variants) == 1 else []
     sides += [side(game_name, v) for v in variants]
     sides, loaded = load_sides(game_name, sides, players, ["A", "B"])
-    seated(agents, loaded[0])
+    seats = seated(agents, loaded[0])
     check_agents(agents, loaded[1])
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     for game in loaded:
         check_judge(heuristic, game)
-        plays_on(game, backend, seated(agents, game), judged=True)
+        plays_on(game, backend, seats, judged=True)
     specs = tuple(GameSpec(ruleset, players, variant, arcs=True, heuristic=heuristic, backend=backend)
                   for ruleset, variant, _ in sides)
     labels = (sides[0][2], sides[1][2])

@@ -12,7 +12,7 @@ from ..engine.errors import WorkerLostError
 from ..runs.play import SeatingError
 from .batches import (charts, echo_statistics, executor_option, plot_option, replay_command, spec_ids,
                       workers_option)
-from .options import (WholeNumber, agents_option, backend_option, check_agents, game_options, json_option, load,
+from .options import (WholeNumber, agents_option, backend_option, game_options, json_option, load,
                       output_file, plays_on, seated)
 from .output import INTERRUPTED, echo, echo_failures, emit_json, percent, reports_errors
 
@@ -59,7 +59,6 @@ def simulate_command(game_name: str, n: int, agents: list[str], workers: int, ro
     if verify_all and not resume:
         raise click.UsageError("--verify-all checks the games --resume reads back")
     game = load(game_name, players, variant, checking=check)
-    check_agents(agents, game)
     plays_on(game, backend, seated(agents, game))
     spec = GameSpec(game_name, players, variant, checking=check, backend=backend)
     batch = functools.partial(run, spec, n, seed, agents, workers, out=out_file, resume=resume, keep_outcomes=False,

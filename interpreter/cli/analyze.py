@@ -12,7 +12,8 @@ from ..engine.game import Game
 from ..runs.play import SeatingError
 from .batches import (check_judge, executor_option, judge_option, need_matplotlib, replay_command, spec_ids,
                       workers_option)
-from .options import WholeNumber, check_agents, json_option, new_output_file, parse_headless_agents, seated
+from .options import (WholeNumber, backend_option, check_agents, json_option, new_output_file, parse_headless_agents,
+                      plays_on, seated)
 from .output import echo, echo_failures, emit_json, reports_errors
 from .sides import Side, load_sides, side, side_options
 from .simulate import MAX_GAMES
@@ -54,23 +55,25 @@ def _chain(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               callback=_report_file, metavar="FILE",
               help="Write the report, one self-contained HTML page with its charts (needs ruleplay[plot]).")
+@backend_option
 @json_option
 @reports_errors
 def analyze_command(game_name: str, variants: tuple[str, ...], n: int, agents: list[str], players: int | None,
                     seed: int, workers: int, executor: str | None, heuristic: str | None, chain: list[str] | None,
-                    depth_games: int, output: Path | None, as_json: bool) -> None:
+                    depth_games: int, output: Path | None, backend: str, as_json: bool) -> None:
     """Measure what makes a game good — balance, first-move advantage, drawishness, decisiveness, length and
     its spread, branching, lead changes, drama, uncertainty late in the game, strategic depth — for GAME
     and each --variant, each variant's differences from the base tested on games paired by seed
     (docs/variants.md says what each metric is and where it comes from)."""
     from ..runs.analysis import analyze
+    from ..runs.arc import Judge
     from ..runs.depth import chain_games, default_chain
     from ..runs.workers import GameSpec
     from .progress import Progress
 
     sides: list[Side] = [side(game_name, None), *(side(game_name, v) for v in variants)]
     sides, loaded = load_sides(game_name, sides, players, [label for _, _, label in sides])
-    seated(agents, loaded[0])
+    seats = seated(agents, loaded[0])
     if depth_games and loaded[0].info.players < 2:
         echo(f"note: strategic depth plays a stronger agent against a weaker one, and this game of "
              f"{loaded[0].name} has one seat: it is not measured", err=True)
@@ -81,7 +84,11 @@ def analyze_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         check_judge(heuristic, game)
         if depth_games:
             check_agents(steps, game, option="--skill-chain")
-    specs = [GameSpec(ruleset, players, variant, arcs=True, heuristic=heuristic) for ruleset, variant, _ in sides]
+    said: set[str] = set()
+    for game in loaded:
+        plays_on(game, backend, seats, judged=True, heuristic=Judge.of(game, heuristic).heuristic, said=said)
+    specs = [GameSpec(ruleset, players, variant, arcs=True, heuristic=heuristic, backend=backend)
+             for ruleset, variant, _ in sides]
     count = loaded[0].info.players
     total = len(sides) * n + (sum(chain_games(c, depth_games, count) for c in chains) if depth_games else 0)
     try:

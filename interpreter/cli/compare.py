@@ -68,9 +68,10 @@ def compare_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
     check_agents(agents, loaded[1])
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+    said: set[str] = set()
     for game in loaded:
         check_judge(heuristic, game)
-        plays_on(game, backend, seats, judged=True)
+        plays_on(game, backend, seats, judged=True, heuristic=Judge.of(game, heuristic).heuristic, said=said)
     specs = tuple(GameSpec(ruleset, players, variant, arcs=True, heuristic=heuristic, backend=backend)
                   for ruleset, variant, _ in sides)
     labels = (sides[0][2], sides[1][2])

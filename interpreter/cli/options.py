@@ -233,14 +233,18 @@ def backend_option(fn: Callable) -> Callable:
                              "and why). The results are the same on both.")(fn)
 
 
-def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: bool = False) -> str:
-    """The backend the command's games play on ("native" or "python"), saying on stderr, once, why `auto`
-    plays on Python; `native` that cannot be is an error (RP670, exit 1)."""
+def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: bool = False,
+             heuristic: str | None = None, said: set[str] | None = None) -> str:
+    """The backend the command's games play on ("native" or "python"), saying on stderr why `auto` plays on
+    Python (once: not again if already in `said`, for commands that play several games); `native` that
+    cannot be is an error (RP670, exit 1)."""
     from ..engine.native import plays_on as backend_of
 
-    backend = backend_of(game, choice, agents, judged)
-    if backend.why_not is not None:
+    backend = backend_of(game, choice, agents, judged, heuristic)
+    if backend.why_not is not None and backend.why_not not in (said if said is not None else ()):
         echo(terminal_safe(f"note: playing on the Python engine: {backend.why_not}"), err=True)
+        if said is not None:
+            said.add(backend.why_not)
     return backend.name
 
 

@@ -50,13 +50,15 @@ def _native_check(game: Any, spec: Any, smoke: int, seed: int, python: Any) -> d
     from ..engine.native.module import lower_model
     from ..runs.simulate import simulate
 
-    found: dict[str, Any] = {"lowers": True, "builds": False, "agrees": None, "reason": None, "at": None}
+    found: dict[str, Any] = {"lowers": True, "builds": False, "agrees": None, "reason": None, "at": None,
+                             "heuristics_on_python": {}}
     try:
-        lower_model(game.model, game.checking)
+        lowered = lower_model(game.model, game.checking)
     except NotLowered as err:
-        found.update(lowers=False, reason=f"the native backend does not lower {err.what}",
-                     at=str(err.pos) if err.pos is not None and err.pos.line else None)
+        found.update(lowers=False, reason=f"the native backend does not lower {err.what}", at=_place(err))
         return found
+    found["heuristics_on_python"] = {name: {"reason": f"the native backend does not lower {err.what}",
+                                            "at": _place(err)} for name, err in lowered.unlowered_heuristics.items()}
     try:
         NativeGame.of(game)
     except NativeUnavailable as err:
@@ -73,6 +75,10 @@ def _native_check(game: Any, spec: Any, smoke: int, seed: int, python: Any) -> d
                                f"{', '.join(map(str, differ[:10]))}): a fault of ruleplay's native backend, "
                                f"please report it; --backend python plays them as the rules say")
     return found
+
+
+def _place(err: Any) -> str | None:
+    return str(err.pos) if err.pos is not None and err.pos.line else None
 
 
 @click.command("validate")
@@ -130,3 +136,7 @@ def _print_validation(entry: dict, players: int | None) -> None:
         else:
             at = f" ({native['at']})" if native["at"] else ""
             echo(terminal_safe(f"  native: plays on the Python engine: {native['reason']}{at}"))
+        for name, why in native["heuristics_on_python"].items():
+            at = f" ({why['at']})" if why["at"] else ""
+            echo(terminal_safe(f"  native: heuristic {name} judges positions (compare, analyze) on the Python "
+                               f"engine: {why['reason']}{at}"))

@@ -12,7 +12,7 @@ each side's steps carry their own intervals, not tested as differences.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ..engine.game import Game
@@ -99,7 +99,10 @@ def analyze(game_name: str, sides: Sequence[tuple[GameSpec, str, Game]], n: int,
         assert report.measures is not None and judge is not None
         side = Side(label, game.info.title, spec, report, judge.name, quality.game_metrics(report.measures, seed))
         if depth_games and chains is not None:
-            side.depth = strategic_depth(spec, game, chains[k], depth_games, seed, workers, executor, progress)
+            # The chain's games need no arcs; its searching agents play on the Python engine (`auto`).
+            chain_spec = replace(spec, arcs=False, backend="auto" if spec.backend == "native" else spec.backend)
+            side.depth = strategic_depth(chain_spec, game, chains[k], depth_games, seed, workers, executor,
+                                         progress)
             side.metrics["strategic_depth"] = {"value": side.depth.depth, "steps": len(side.depth.steps)}
         found.sides.append(side)
     base = found.sides[0]

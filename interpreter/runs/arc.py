@@ -76,13 +76,17 @@ class Judge:
     def standings(self, state: State) -> list[float]:
         """Each seat's standing in `state` (see the module docstring)."""
         if state.is_terminal():
-            return _standing(state.returns(), None)
+            return self.standing(state.returns(), final=True)
         if self.heuristic is None:
             try:
-                return _standing(state.scores(), None)
+                return self.standing(state.scores())
             except RuleRuntimeError:  # a score defined only once the game is over (a pick not made yet)
                 return [0.0] * state.data["flow"]["players"]
-        return _standing(heuristic_values(state.game.model, state.data, self.heuristic), self.scale)
+        return self.standing(heuristic_values(state.game.model, state.data, self.heuristic))
+
+    def standing(self, values: Sequence[float], final: bool = False) -> list[float]:
+        """The standings the judge's `values` make (a native playout's); `final`: the returns at the end."""
+        return _standing(values, None if final else self.scale)
 
 
 def _standing(values: Sequence[float], scale: float | None) -> list[float]:

@@ -126,7 +126,9 @@ def simulate(game_spec: GameSpec, n: int, seed: int = 0, agents: Sequence[str] =
     check_workers(workers)
     game = game if game is not None else game_spec.load()
     seats = [str(a) for a in seat_agents(list(agents), game.info.players)]
-    backend = plays_on(game, game_spec.backend, seats, judged=game_spec.arcs).name  # made before workers fork
+    judge = game_spec.judge(game)
+    backend = plays_on(game, game_spec.backend, seats, judge is not None,  # made here, before workers fork
+                       judge.heuristic if judge is not None else None).name
     tally = Tally(game.info.players, keep_outcomes, rotate, game_spec.arcs)
 
     def record(outcome: GameOutcome) -> None:

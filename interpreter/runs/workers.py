@@ -34,7 +34,7 @@ from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.legal import CHANCE
 from ..engine.state import State
 from ..engine.native import NativeGame, choose, native_agents, playout
-from .arc import ArcRecorder, Judge
+from .arc import ArcRecorder, Judge, arc_of
 from .play import MoveRecord, agent_seed, game_seed, play_game, rotated, seat_agents
 
 
@@ -132,18 +132,21 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
     the agents shifted by i (`rotated`); the outcome stays in seat order.
     With a `judge`, every position is judged and the outcome holds the
     game's arc (`runs.arc`); judging reads states and draws nothing either.
-    On the native backend, a game whose agents need no lookahead and whose
-    positions are not judged is played in the game's native module; the
+    On the native backend, a game whose agents need no lookahead is played
+    in the game's native module, its positions judged there too; the
     outcome is the same.
     """
     gseed = game_seed(seed, index)
     if rotate:
         agents = rotated(agents, index)
-    if backend != "python" and judge is None:
+    if backend != "python":
         native = choose(game, backend).native
         kinds = native_agents(seat_agents(list(agents), game.info.players)) if native is not None else None
-        if kinds is not None:
-            return _run_native(native, kinds, gseed, index)  # type: ignore[arg-type]
+        code = native.judge_code(judge.heuristic) if native is not None and judge is not None else -1
+        if kinds is not None and code is not None:
+            outcome = _run_native(native, kinds, gseed, index, code, judge)  # type: ignore[arg-type]
+            if outcome is not None:
+                return outcome
     offered = [0, 0]  # decisions, legal moves over them
     recorder = ArcRecorder(judge) if judge is not None else None
 
@@ -166,15 +169,24 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
                        arc=recorder.arc() if recorder is not None else None)
 
 
-def _run_native(native: NativeGame, kinds: list[int], gseed: int, index: int) -> GameOutcome:
+def _run_native(native: NativeGame, kinds: list[int], gseed: int, index: int, code: int,
+                judge: Judge | None) -> GameOutcome | None:
+    """The game played in the native module; None for a judged game it did not play to its end by itself."""
     try:
-        game = playout(native, kinds, [agent_seed(gseed, k) for k in range(len(kinds))], gseed)
+        game = playout(native, kinds, [agent_seed(gseed, k) for k in range(len(kinds))], gseed, code)
     except RuleplayError as err:
         return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
                                                             getattr(err, "hint", "")))
+    if game is None:
+        return None
     digest = hashlib.blake2b("\n".join(game.moves).encode(), digest_size=8).hexdigest()
+    arc = None
+    if judge is not None:
+        arc = arc_of([judge.standing(values) for values in game.judged] + [judge.standing(game.returns, final=True)],
+                     game.first_mover)
     return GameOutcome(index, gseed, len(game.moves), tuple(game.scores), tuple(game.returns), digest, game.ended_by,
-                       decisions=game.decisions, branching=game.branching, fired=tuple(sorted(game.fired.items())))
+                       decisions=game.decisions, branching=game.branching, fired=tuple(sorted(game.fired.items())),
+                       arc=arc)
 
 
 def _worker(conn: Any, spec: GameSpec, game: Game | None, agents: list[str], seed: int, rotate: bool,

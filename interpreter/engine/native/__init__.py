@@ -53,21 +53,23 @@ def choose(game: Game, choice: str = "auto") -> Backend:
         return Backend("python", why_not=str(err))
 
 
-def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: bool = False) -> Backend:
+def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: bool = False,
+             heuristic: str | None = None) -> Backend:
     """What games of `game` between `agents` (one spec per seat; None: no agents, as perft) play on: the
-    native module when `choice` allows it, it builds, every agent is one it plays itself (random, first)
-    and no position is `judged` (an arc's standings, `runs.arc`, are read on the Python engine);
-    NativeUnavailable when "native" is asked for and cannot be."""
+    native module when `choice` allows it, it builds, and every agent is one it plays itself (random,
+    first); when each position is `judged` (an arc's standings, `runs.arc`), by `heuristic` or (None) the
+    scores, the module must hold that heuristic.  NativeUnavailable when "native" is asked for and cannot be."""
     backend = choose(game, choice)
     if backend.native is None:
         return backend
     why = None
-    if judged:
-        why = "each position is judged for the game's arc (lead changes, drama), which the Python engine does"
-    elif agents is not None and native_agents(agents) is None:
+    if agents is not None and native_agents(agents) is None:
         others = sorted({a for a in agents if native_agents([a]) is None})
         why = (f"the agent{'s' if len(others) > 1 else ''} {', '.join(others)} play{'' if len(others) > 1 else 's'} "
                f"on the Python engine (the native backend plays {', '.join(AGENT_KINDS)} itself)")
+    elif judged and backend.native.judge_code(heuristic) is None:
+        why = (f"the heuristic {heuristic} judges each position (an arc's standings), and the native module does "
+               f"not hold it (`ruleplay validate --native` says what it does not lower)")
     if why is None:
         return backend
     if choice == "native":

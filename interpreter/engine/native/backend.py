@@ -90,6 +90,14 @@ class NativeGame:
             return self.texts[text_id]
         raise LookupError(text_id)
 
+    def judge_code(self, heuristic: str | None) -> int | None:
+        """How `playout` names what judges positions: 0 the scores (`heuristic` None), k + 1 the ruleset's
+        heuristic k; None for a heuristic the module does not hold (not lowered)."""
+        if heuristic is None:
+            return 0
+        k = list(self.game.model.heuristics).index(heuristic)
+        return k + 1 if self.lib.rp_heuristic_lowered(k) else None
+
     def fired(self, ptr: Any) -> list[str]:
         """The rules the last step of the native state `ptr` fired, each once, in firing order."""
         lib, ffi = self.lib, self.ffi

@@ -43,6 +43,7 @@ class Lowered:
     rules: list[str]  # rule ids by the number the module fires them under
     texts: list[str]  # the module's own texts by id
     positions: list[A.Pos] = field(default_factory=list)
+    unlowered_heuristics: dict[str, NotLowered] = field(default_factory=dict)  # judged on the Python engine
 
 
 class _RuleIndex(dict):
@@ -74,6 +75,7 @@ class _ModuleWriter:
         self.tables: list[str] = []  # C text of the tables
         self.init: list[str] = []  # statements of rp_model_init after the constants are decoded
         self.n = 0
+        self.unlowered_heuristics: dict[str, NotLowered] = {}
 
     # ------------------------------------------------------------ sites
     def _name(self, prefix: str) -> str:
@@ -124,6 +126,8 @@ class _ModuleWriter:
         tiebreaks = [self.site(("scoring", "tiebreak", i), "rv", ("p",)) for i in range(len(m.tiebreak))]
         self.tables.append(self._array("static const rp_expr_fn TIEBREAKS", tiebreaks))
         returns = self.site(("scoring", "returns"), "rv", ("p",)) if m.returns is not None else "NULL"
+        heuristics = [self._heuristic(name) for name in m.heuristics]
+        self.tables.append(self._array("static const rp_expr_fn HEURISTICS", heuristics))
         statics = self._statics()
         model = {
             "players": m.players, "nvars": len(m.vars), "nphases": len(m.phase_order), "nactions": len(m.actions),
@@ -135,6 +139,7 @@ class _ModuleWriter:
             "on_round_end": self.site(("flow", "on_round_end"), "void"),
             "phases": phases, "actions": actions, "ends": ends, "triggers": triggers, "invariants": "INVARIANTS",
             "score": score, "ntiebreaks": len(tiebreaks), "tiebreaks": "TIEBREAKS", "returns": returns,
+            "nheuristics": len(heuristics), "heuristics": "HEURISTICS",
             "weighted_chance": int(m.weighted_chance), "checking": int(self.checking),
             "limit_iterations": int_literal(m.limits["iterations_per_move"]),
             "limit_copies": int_literal(m.limits["copies_per_move"]),
@@ -161,7 +166,17 @@ class _ModuleWriter:
             self._init_function(),
         ])
         rules = [r for r, _ in sorted(self.rules.items(), key=lambda item: item[1])]
-        return Lowered(source, rules, list(self.texts.ids), self.low.positions)
+        return Lowered(source, rules, list(self.texts.ids), self.low.positions, self.unlowered_heuristics)
+
+    def _heuristic(self, name: str) -> str:
+        """Heuristic `name`'s function, or NULL where the module does not lower it: heuristics only judge
+        positions (an arc's standings), so one the module lacks leaves those to the Python engine, not the
+        whole ruleset.  What lowering it left behind (slots, texts, positions) is unused, never wrong."""
+        try:
+            return self.site(("heuristics", name, "value"), "rv", ("seat",))
+        except NotLowered as err:
+            self.unlowered_heuristics[name] = err
+            return "NULL"
 
     def _check_shape(self) -> None:
         m = self.model

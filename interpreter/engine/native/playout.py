@@ -38,6 +38,8 @@ class Playout:
     returns: list[float] = field(default_factory=list)
     ended_by: str | None = None
     handed_over: bool = False  # the Python engine made some step
+    judged: list[list] = field(default_factory=list)  # with a judge: the values of each position not over
+    first_mover: int | None = None  # with a judge: the seat of the first decision
 
 
 def native_agents(agents: Sequence[str]) -> list[int] | None:
@@ -46,8 +48,13 @@ def native_agents(agents: Sequence[str]) -> list[int] | None:
     return None if any(k is None for k in kinds) else kinds  # type: ignore[return-value]
 
 
-def playout(ng: NativeGame, kinds: list[int], agent_seeds: list[int], seed: int) -> Playout:
-    """Game `seed` with seat k played by agent `kinds[k]` seeded `agent_seeds[k]`."""
+def playout(ng: NativeGame, kinds: list[int], agent_seeds: list[int], seed: int, judge: int = -1) -> Playout | None:
+    """Game `seed` with seat k played by agent `kinds[k]` seeded `agent_seeds[k]`.
+
+    With a `judge` (0: the scores, k > 0: heuristic k - 1 of the ruleset), each position not over is
+    judged as `runs.arc.Judge` judges it, and a game the module does not play to its end by itself is
+    None: its caller plays it on the Python engine, judged there (a step or a judgement the module gives
+    up on is rare, and a judge's error is the game's error)."""
     lib, ffi, model = ng.lib, ng.ffi, ng.game.model
     limit = model.limits["max_steps"] + 1
     moves = ffi.new("int32_t[]", limit)
@@ -56,7 +63,8 @@ def playout(ng: NativeGame, kinds: list[int], agent_seeds: list[int], seed: int)
     fired = ffi.new("int64_t[]", max(len(ng.rules), 1))
     final, err = ffi.new("rp_state **"), ffi.new("rp_error *")
     kinds_c = ffi.new("int32_t[]", kinds)
-    if lib.rp_playout(seed, kinds_c, rngs, limit, moves, made, stats, fired, final, err):
+    judged = ffi.gc(ffi.new("rp_judged *"), lib.rp_judged_free) if judge >= 0 else ffi.NULL
+    if lib.rp_playout(seed, kinds_c, rngs, limit, moves, made, stats, fired, final, err, judge, judged):
         ptr = ffi.gc(final[0], lib.rp_free)
         out = Playout([str(ng.move(i)) for i in ffi.unpack(moves, made[0])],
                       {ng.rules[r]: n for r, n in enumerate(ffi.unpack(fired, len(ng.rules))) if n},
@@ -64,23 +72,38 @@ def playout(ng: NativeGame, kinds: list[int], agent_seeds: list[int], seed: int)
         scores = native_scores(ng, ptr)
         returns = ffi.new("double[]", model.players)
         if scores is None or not lib.rp_returns(ptr, returns, err):
-            return _finish_in_python(ng, out, _state(ng, ptr, out.moves), None, None)
+            return None if judge >= 0 else _finish_in_python(ng, out, _state(ng, ptr, out.moves), None, None)
         out.scores, out.returns = scores, list(returns)
         out.ended_by = ng.text(lib.rp_ended_by(ptr))
+        if judge >= 0:
+            if not lib.rp_done(ptr):
+                return None
+            out.judged, out.first_mover = _judged(ffi, judged, model.players)
         return out
+    if judge >= 0:
+        return None
     steps = made[0]
     if steps < 0:  # set-up bailed: the whole game on the Python engine
         return _finish_in_python(ng, Playout(), ng.game.new_state(seed), kinds, agent_seeds, fresh=True)
     # Again, natively, to the state before the step the module gave up on; on from there in Python.
     rngs = ffi.new("uint64_t[]", [seed_state(s) & (2 ** 64 - 1) for s in agent_seeds])
     fired = ffi.new("int64_t[]", max(len(ng.rules), 1))
-    if not lib.rp_playout(seed, kinds_c, rngs, steps, moves, made, stats, fired, final, err):
+    if not lib.rp_playout(seed, kinds_c, rngs, steps, moves, made, stats, fired, final, err, -1, ffi.NULL):
         raise AssertionError("the moves a native module made once failed when made again")
     ptr = ffi.gc(final[0], lib.rp_free)
     out = Playout([str(ng.move(i)) for i in ffi.unpack(moves, made[0])],
                   {ng.rules[r]: n for r, n in enumerate(ffi.unpack(fired, len(ng.rules))) if n},
                   stats[0], stats[1])
     return _finish_in_python(ng, out, _state(ng, ptr, out.moves), kinds, list(rngs))
+
+
+def _judged(ffi: Any, judged: Any, players: int) -> tuple[list[list], int | None]:
+    """The values of each judged position, ints and floats as the rules made them, and the first mover."""
+    n = judged.n
+    ints, floats, is_float = ffi.unpack(judged.ints, n), ffi.unpack(judged.floats, n), ffi.unpack(judged.is_float, n)
+    values = [floats[k] if is_float[k] else ints[k] for k in range(n)]
+    first = judged.first_mover
+    return [values[k:k + players] for k in range(0, n, players)], (first if first >= 0 else None)
 
 
 def _state(ng: NativeGame, ptr: Any, moves: list[str]) -> State:
@@ -148,7 +171,9 @@ def batch(ng: NativeGame, batch_seed: int, first: int, count: int, kinds: list[i
         if games < count:  # game first + games was handed to the Python engine
             seed = Rng(seed_state(batch_seed)).derive(first + games)
             agent_seeds = [Rng(seed_state(seed)).derive(k) for k in range(len(kinds))]
-            moves += len(playout(ng, kinds, agent_seeds, seed).moves)
+            played = playout(ng, kinds, agent_seeds, seed)
+            assert played is not None  # only a judged playout is left to its caller
+            moves += len(played.moves)
             games += 1
     return games, moves
 

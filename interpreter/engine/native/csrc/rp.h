@@ -615,6 +615,8 @@ typedef struct rp_model {
     int32_t ntiebreaks;
     const rp_expr_fn *tiebreaks;
     rp_expr_fn returns;           /* or NULL */
+    int32_t nheuristics;
+    const rp_expr_fn *heuristics; /* `seat` is A[0]; NULL for one the module does not lower */
     int32_t weighted_chance, checking;
     int64_t limit_iterations, limit_copies, limit_max_steps;
     int32_t limit_max_depth;
@@ -684,6 +686,7 @@ int rp_state_apply_chance(rp_state *S, rp_ctx *C);
 int rp_state_list(rp_state *S, rp_ctx *C);
 int rp_state_weights(rp_state *S, double *out, rp_ctx *C);
 int rp_state_scores(rp_state *S, rv *out, rp_ctx *C);
+int rp_state_heuristic(rp_state *S, int32_t k, rv *out, rp_ctx *C);
 int rp_state_returns(rp_state *S, double *out, rp_ctx *C);
 rp_state *rp_state_alloc(const rp_model *M);
 rp_state *rp_state_clone(const rp_state *S);

@@ -218,8 +218,56 @@ int32_t rp_seen(rp_state *S, uint32_t *out)
  * are written to `moves`; `stats` gets the decisions and the legal moves offered at them; `fired[r]`
  * counts the moves in which rule r fired.  On a bail, `*made` is the number of moves made before the
  * step that bailed (-1: set-up bailed), and the Python engine takes over from there. */
+void rp_judged_free(rp_judged *J)
+{
+    free(J->ints); free(J->floats); free(J->is_float);
+    J->ints = NULL; J->floats = NULL; J->is_float = NULL;
+    J->n = J->cap = 0;
+}
+
+/* Whether heuristic k (in the ruleset's order) is in the module. */
+int rp_heuristic_lowered(int32_t k)
+{
+    return k >= 0 && k < RP_MODEL.nheuristics && RP_MODEL.heuristics[k] != NULL;
+}
+
+/* The values that judge position S into J: judge 0 its scores, k > 0 its heuristic k - 1 (each on a budget
+ * of its own, as Python's scoring context has). */
+static int judge_position(rp_state *S, int32_t judge, rp_judged *J, rp_error *e)
+{
+    int64_t n = S->flow.players;
+    if (J->n + n > J->cap) {
+        int64_t cap = J->cap * 2 + 16 * n;
+        int64_t *ints = realloc(J->ints, (size_t)cap * sizeof *ints);
+        if (ints) J->ints = ints;
+        double *floats = realloc(J->floats, (size_t)cap * sizeof *floats);
+        if (floats) J->floats = floats;
+        int8_t *is_float = realloc(J->is_float, (size_t)cap);
+        if (is_float) J->is_float = is_float;
+        if (!ints || !floats || !is_float) { e->code = RP_BAIL_MEMORY; e->why = "out of memory"; e->where = -1; return 0; }
+        J->cap = cap;
+    }
+    rp_ctx C;
+    rp_ctx_init(&C, &RP_MODEL, S);
+    rv out[RP_MAX_PLAYERS];
+    int ok = judge == 0 ? rp_state_scores(S, out, &C) : rp_state_heuristic(S, judge - 1, out, &C);
+    report(e, &C);
+    rp_ctx_done(&C);
+    if (!ok) return 0;
+    for (int64_t p = 0; p < n; p++) {
+        J->is_float[J->n + p] = out[p].t == T_FLT;
+        J->ints[J->n + p] = out[p].t == T_INT ? out[p].u.i : 0;
+        J->floats[J->n + p] = out[p].t == T_FLT ? out[p].u.f : 0.0;
+    }
+    J->n += n;
+    return 1;
+}
+
+/* One game between agents that need no lookahead (kinds: 0 random, 1 first), its moves into `moves`; with a
+ * judge (>= 0), each position not over judged into J first (a judge that fails stops the game: 0, `made` -2). */
 int rp_playout(uint64_t seed, const int32_t *kinds, uint64_t *agent_rng, int64_t max_moves, int32_t *moves,
-               int64_t *made, int64_t *stats, int64_t *fired, rp_state **final, rp_error *e)
+               int64_t *made, int64_t *stats, int64_t *fired, rp_state **final, rp_error *e, int32_t judge,
+               rp_judged *J)
 {
     rp_state *S = rp_state_alloc(&RP_MODEL);
     rp_ctx C;
@@ -230,8 +278,13 @@ int rp_playout(uint64_t seed, const int32_t *kinds, uint64_t *agent_rng, int64_t
     int ok = S && rp_state_setup(&RP_MODEL, S, seed, &C);
     if (!S) rp_bail(&C, RP_BAIL_MEMORY, "out of memory", -1);
     int64_t n = 0;
+    if (judge >= 0) J->first_mover = -1;
     while (ok && !S->flow.done && n < max_moves) {
         int64_t who = S->flow.player;
+        if (judge >= 0) {
+            if (!judge_position(S, judge, J, e)) { *made = -2; rp_ctx_done(&C); rp_state_free(S); return 0; }
+            if (J->first_mover < 0 && who != RP_CHANCE) J->first_mover = who;
+        }
         *made = n;
         if (who == RP_CHANCE) {
             ok = rp_state_apply_chance(S, &C);

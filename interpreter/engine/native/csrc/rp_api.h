@@ -20,8 +20,14 @@ int rp_scores(rp_state *S, int64_t *ints, double *floats, int8_t *is_float, rp_e
 int rp_returns(rp_state *S, double *out, rp_error *e);
 int32_t rp_fired(rp_state *S, int32_t *out, int32_t cap);
 int32_t rp_seen(rp_state *S, uint32_t *out);
+/* What judged each position of a playout that is not over (`runs.arc`): `players` values a position, each an int
+ * or a float (`is_float`), and the seat of the first decision (-1: none). */
+typedef struct rp_judged { int64_t n, cap; int64_t *ints; double *floats; int8_t *is_float; int64_t first_mover; } rp_judged;
+void rp_judged_free(rp_judged *J);
+int rp_heuristic_lowered(int32_t k);
 int rp_playout(uint64_t seed, const int32_t *kinds, uint64_t *agent_rng, int64_t max_moves, int32_t *moves,
-               int64_t *made, int64_t *stats, int64_t *fired, rp_state **final, rp_error *e);
+               int64_t *made, int64_t *stats, int64_t *fired, rp_state **final, rp_error *e, int32_t judge,
+               rp_judged *J);
 int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int32_t *kinds, int64_t *moves);
 int rp_perft(rp_state *root, int32_t depth, int64_t *nodes, int64_t *ends, rp_error *e);
 char *rp_to_json(rp_state *S);

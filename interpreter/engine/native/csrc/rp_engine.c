@@ -958,6 +958,17 @@ int rp_state_scores(rp_state *S, rv *out, rp_ctx *C)
     return per_player(S, S->M->score, out, C);
 }
 
+/* Heuristic k for every seat, as `scoring.heuristic_values` reads it (one it lacks is given up on). */
+int rp_state_heuristic(rp_state *S, int32_t k, rv *out, rp_ctx *C)
+{
+    C->S = S;
+    if (k < 0 || k >= S->M->nheuristics || !S->M->heuristics[k]) {
+        rp_bail(C, RP_BAIL_NATIVE, "a heuristic the module does not hold", -1);
+        return 0;
+    }
+    return per_player(S, S->M->heuristics[k], out, C);
+}
+
 static int num_cmp(rv a, rv b)
 {
     int rp_cmp_int_flt(int64_t i, double f);

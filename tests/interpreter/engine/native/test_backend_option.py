@@ -69,6 +69,11 @@ def test_perft_and_bench_name_their_backend_and_count_alike():
 def test_compare_and_tournament_name_their_backend():
     compared = _report("compare", "nautilus-cards", "--variant", "seed-only", "-n", "4", "--backend", "python")
     assert {compared["a"]["run"]["backend"], compared["b"]["run"]["backend"]} == {"python"}
+    native = _report("compare", "nautilus-cards", "--variant", "seed-only", "-n", "4", "--backend", "native")
+    assert {native["a"]["run"]["backend"], native["b"]["run"]["backend"]} == {"native"}
+    for report in (compared, native):  # the same games, their arcs judged alike (by the heuristic `domains`)
+        del report["a"]["run"], report["b"]["run"]
+    assert native == compared
     ranked = _report("tournament", "tic-tac-toe", "--agents", "random,first", "-n", "4", "--backend", "native")
     assert ranked["backend"] == "native"
 
@@ -84,6 +89,64 @@ def test_validate_native_says_what_keeps_a_ruleset_on_python(tmp_path):
            f"({path}:12:15)" in result.output
     entry = json.loads(run("validate", str(path), "--native", "--json").stdout)[0]
     assert entry["native"] == {"lowers": False, "builds": False, "agrees": None, "at": f"{path}:12:15",
-                               "reason": "the native backend does not lower an int past 64 bits"}
+                               "reason": "the native backend does not lower an int past 64 bits",
+                               "heuristics_on_python": {}}
     played = json.loads(run("validate", "kuhn-poker", "--native", "--smoke", "6", "--json").stdout)[0]
-    assert played["native"] == {"lowers": True, "builds": True, "agrees": True, "reason": None, "at": None}
+    assert played["native"] == {"lowers": True, "builds": True, "agrees": True, "reason": None, "at": None,
+                                "heuristics_on_python": {}}
+
+
+HEURISTIC_PAST_64_BITS = """ruleplay: 1
+game: far
+players: 2
+state:
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, actions: [go]}
+actions:
+  go:
+    params: {k: "range(1, 3)"}
+    effects: n = n + k
+end:
+  - when: n >= 6
+scoring:
+  score: n * (p + 1)
+heuristics:
+  far: {value: "99999999999999999999999 * n * seat"}
+variants:
+  longer:
+    patch:
+      - {op: replace, path: "end[0].when", value: n >= 9}
+"""
+
+
+def test_a_heuristic_the_module_lacks_judges_on_python(tmp_path):
+    """The game lowers but for its heuristic: validate --native says so, compare (which judges positions by it)
+    plays on Python under auto, with a note, and refuses --backend native."""
+    path = tmp_path / "far.yaml"
+    path.write_text(HEURISTIC_PAST_64_BITS, encoding="utf-8")
+    entry = json.loads(run("validate", str(path), "--native", "--json").stdout)[0]
+    assert entry["native"]["lowers"] and entry["native"]["builds"]
+    assert entry["native"]["heuristics_on_python"] == {
+        "far": {"reason": "the native backend does not lower an int past 64 bits", "at": f"{path}:18:17"}}
+    shown = run("validate", str(path), "--native").output
+    assert "native: heuristic far judges positions (compare, analyze) on the Python engine" in shown
+    auto = run("compare", str(path), "--variant", "longer", "-n", "3", "--backend", "auto", "--json")
+    assert auto.exit_code == 0, auto.output
+    assert {json.loads(auto.stdout)[side]["run"]["backend"] for side in "ab"} == {"python"}
+    assert auto.stderr.count("note: playing on the Python engine: the heuristic far judges each position") == 1
+    refused = run("compare", str(path), "--variant", "longer", "-n", "3", "--backend", "native")
+    assert refused.exit_code == 1 and "RP670" in refused.output and "heuristic far" in refused.output
+
+
+def test_analyze_measures_the_same_games_natively():
+    """analyze's batches judge every position; natively they are the same games, with the same metrics (the
+    skill chain's searching agents play on the Python engine under either)."""
+    args = ("analyze", "kuhn-poker", "-n", "12", "--depth-games", "0")
+    native, python = _report(*args, "--backend", "native"), _report(*args, "--backend", "python")
+    assert {s["batch"]["run"]["backend"] for s in native["rulesets"]} == {"native"}
+    for report in (native, python):
+        for s in report["rulesets"]:
+            del s["batch"]["run"]
+    assert native == python

@@ -9,7 +9,9 @@ run; a spread of them in the default run):
 - lockstep games through the native handle: after every move the same
   legal actions, the same state data (through the exact conversion, types
   included), the same rules fired;
-- perft: the same counts.
+- perft: the same counts;
+- the arcs of judged games (`compare`, `analyze`): each position judged by
+  the same values.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from ruleplay.engine.rng import Rng, seed_state
 from ruleplay.runs.perft import perft_table
 from ruleplay.runs.play import agent_seed, game_seed, play_game
 from ruleplay.runs.simulate import simulate
-from ruleplay.runs.workers import GameSpec
+from ruleplay.runs.arc import Judge
+from ruleplay.runs.workers import GameSpec, _run_native, run_one
 
 from native_support import native_of
 
@@ -120,6 +123,28 @@ def _lockstep(game, seed: int, steps: int) -> None:
             action = actions[pick.below(len(actions))]
             native.apply_action(action)
             python = python.apply(game.index_to_move(action))
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_arcs_judged_natively_are_the_python_engines(config):
+    """Each position judged in the module, by the scores and by every heuristic, makes the arc `compare` and
+    `analyze` measure on the Python engine: the same outcome, arc included."""
+    game = _load(config)
+    ng = native_of(game)
+    for heuristic in (None, *game.model.heuristics):
+        judge = Judge.of(game, heuristic)
+        if ng.judge_code(judge.heuristic) is None:
+            continue  # a heuristic the module does not lower is judged on the Python engine
+        judged_natively = 0
+        for index in range(4):
+            seed = game_seed(9, index)
+            native = _run_native(ng, [0] * game.info.players, seed, index, ng.judge_code(judge.heuristic), judge)
+            python = run_one(game, ["random"], 9, index, judge=judge, backend="python")
+            assert run_one(game, ["random"], 9, index, judge=judge, backend="native") == python
+            if native is not None:  # else the module gave up on the game, and the Python engine played it
+                judged_natively += 1
+                assert native == python and native.arc is not None
+        assert judged_natively or config not in QUICK
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -1,8 +1,9 @@
-"""`python -m benchmarks`: the engine against hand-written games, and against an older commit.
+"""`python -m benchmarks`: ruleplay against hand-written games, OpenSpiel's own and an older commit.
 
     python -m benchmarks run [--games G ...] [--pairs 5] [--seconds 1] [--perft] [--json]
-    python -m benchmarks against [COMMIT] [--games G ...] [--pairs 5] [--seconds 1] [--json]
-    python -m benchmarks startup [--against COMMIT] [--runs 5] [--json]
+    python -m benchmarks against [COMMIT] [--games G ...] [--backend python|native] [--perft] [--pairs 5]
+                                 [--seconds 1] [--json]
+    python -m benchmarks startup [--against COMMIT] [--runs 5] [--opt-levels [--pairs 3] [--seconds 1]] [--json]
     python -m benchmarks states [--games 5] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
@@ -46,41 +47,58 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--seconds", type=_positive, default=1.0,
                              help="CPU seconds of playouts per measurement (default 1)")
         command.add_argument("--json", action="store_true", help="print the figures as JSON")
-    command = commands.add_parser("startup", help="CPU time of `import ruleplay` and of each game's first load")
+    command = commands.add_parser("startup", help="CPU time of `import ruleplay`, of each game's first load and of "
+                                                  "its native module (built, then cached)")
     command.add_argument("--against", metavar="COMMIT", help="measure this commit too, in a temporary worktree")
     command.add_argument("--runs", type=_pairs, default=5, help="fresh processes per figure (default 5)")
+    command.add_argument("--opt-levels", action="store_true",
+                         help="also weigh the C optimisation levels: compile time against native playouts per "
+                              "CPU-second (" + ", ".join(g for g, _ in startup.OPT_GAMES) + ")")
+    command.add_argument("--pairs", type=_pairs, default=3,
+                         help="with --opt-levels: alternated measurements of each level (default 3)")
+    command.add_argument("--seconds", type=_positive, default=1.0,
+                         help="with --opt-levels: CPU seconds of playouts per measurement (default 1)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("states", help="seed-game states: JSON size, and copy() against a move")
     command.add_argument("--games", type=_pairs, default=5, help="random games per seed game (default 5)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
-    commands.choices["run"].add_argument("--games", nargs="+", choices=sorted(run.BASELINES),
-                                         default=sorted(run.BASELINES))
+    commands.choices["run"].add_argument("--games", nargs="+", choices=run.GAMES, default=run.GAMES,
+                                         help="against the hand-written game where there is one ("
+                                              + ", ".join(run.BASELINES) + "), against OpenSpiel's own where "
+                                              "there is one (" + ", ".join(run.OPENSPIEL) + "); default: all")
     commands.choices["run"].add_argument("--perft", action="store_true",
-                                         help="also count perft nodes per CPU-second")
+                                         help="also count perft nodes per CPU-second ("
+                                              + ", ".join(g for g, b in run.BASELINES.items() if b.perft_depth)
+                                              + ")")
     commands.choices["against"].add_argument("commit", nargs="?", default=against.REFERENCE,
                                              help=f"the commit to compare with (default {against.REFERENCE})")
     commands.choices["against"].add_argument("--games", nargs="+", choices=BUILTIN_NAMES, default=SEED_GAME_NAMES,
                                              help="the seed games at the player counts of issue 13 (the "
                                                   "default), or any built-in game at its default count")
+    commands.choices["against"].add_argument("--backend", choices=["python", "native"], default="python",
+                                             help="what the current tree plays on (the older commit plays on its "
+                                                  f"Python engine); issue 34's reference for native is "
+                                                  f"{against.NATIVE_REFERENCE}")
+    commands.choices["against"].add_argument("--perft", action="store_true",
+                                             help="also count perft nodes per CPU-second ("
+                                                  + ", ".join(f"{g} depth {d}" for g, d in against.PERFT_GAMES)
+                                                  + "), natively on --backend native")
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "run":
-        results = [run.playouts(g, args.pairs, args.seconds) for g in args.games]
-        perfts = [run.perft_rates(g, args.pairs) for g in args.games if args.perft and run.BASELINES[g].perft_depth]
-        print(json.dumps({"playouts": results, "perft": perfts}, indent=2) if args.json
-              else run.report(results, perfts))
-        return 0
+        return _run(args.games, args.pairs, args.seconds, args.perft, args.json)
     if args.command == "startup":
-        return _startup(args.against, args.runs, args.json)
+        return _startup(args.against, args.runs, args.opt_levels, args.pairs, args.seconds, args.json)
     if args.command == "states":
         rows = [states.measure(game, players, args.games) for game, players in states.GAMES]
         print(json.dumps(rows, indent=2) if args.json else states.report(rows))
         return 0
     try:
-        result = against.compare(args.commit, args.pairs, args.seconds, against_games(args.games))
+        result = against.compare(args.commit, args.pairs, args.seconds, against_games(args.games), args.backend,
+                                 args.perft)
     except against.WorkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -94,17 +112,31 @@ def against_games(names: list[str]) -> list[tuple[str, int | None]]:
             + [(g, None) for g in names if g not in SEED_GAME_NAMES])
 
 
-def _startup(commit: str | None, runs: int, as_json: bool) -> int:
+def _run(games: list[str], pairs: int, seconds: float, with_perft: bool, as_json: bool) -> int:
+    results = [run.playouts(g, pairs, seconds) for g in games if g in run.BASELINES]
+    spiels = [run.spiel(g, pairs, seconds) for g in games if g in run.OPENSPIEL]
+    perfts = [run.perft_rates(g, pairs, seconds) for g in games
+              if with_perft and g in run.BASELINES and run.BASELINES[g].perft_depth]
+    print(json.dumps({"playouts": results, "openspiel": spiels, "perft": perfts}, indent=2) if as_json
+          else run.report(results, spiels, perfts))
+    return 0
+
+
+def _startup(commit: str | None, runs: int, with_levels: bool, pairs: int, seconds: float, as_json: bool) -> int:
     try:
         results = {}
         if commit:
             with against.checkout(commit) as tree:
-                results[commit] = startup.measure(tree, runs)
+                results[commit] = startup.measure(tree, runs, native=False)
         results["current"] = startup.measure(against.ROOT, runs)
+        levels = startup.opt_levels(pairs, seconds) if with_levels else None
     except (against.WorkerError, startup.ProbeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(json.dumps(results, indent=2) if as_json else startup.report(results))
+    if as_json:
+        print(json.dumps({"trees": results, "opt_levels": levels}, indent=2))
+    else:
+        print(startup.report(results) + ("" if levels is None else "\n\n" + startup.opt_report(levels)))
     return 0
 
 

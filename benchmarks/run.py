@@ -1,25 +1,36 @@
-"""The engine against the hand-written games, measured alternately in this one process.
+"""ruleplay against hand-written games and OpenSpiel's own, every contender measured alternately in this one process.
 
-For each game the engine (through its public API loop) and the hand-written
-baseline play random games in turns, `pairs` times `seconds` of CPU time
-each; the figures are the medians over the pairs, and `ratio` is engine over
-baseline, the number issue 13's targets are stated in (0.25 at least).  With
-`perft`, both also count the move sequences of a fixed depth, which must
-agree, and the figure is leaf nodes per CPU-second, as `ruleplay perft`
-reports it.
+Three comparisons, each a table of contenders and their ratio to a reference:
+
+- `playouts`: random playouts per CPU-second of a built-in game against the
+  hand-written Python game of `benchmarks/` that plays it (the reference):
+  the Python engine through its value API loop (`engine`), the native
+  backend playing whole games in C (`native`, `batch` a chunk at a time),
+  and the native state handle stepped from a Python loop (`handle`:
+  `legal_actions()`, a random choice, `apply_action` in place).
+- `spiel`: OpenSpiel's own implementation of a game through pyspiel (the
+  reference) against ruleplay's native handle and ruleplay's OpenSpiel
+  adapter over the Python engine, all three driven by one loop
+  (`measure.action_playout`), so the ratio compares the games alone.
+- `perft_rates`: leaf nodes per CPU-second of a fixed-depth perft of the
+  hand-written game (the reference), the Python engine and the native
+  module; the counts must agree.
+
+A contender that cannot be measured here (no native module, no pyspiel) is
+listed with the reason instead of its figures.
 """
 
 from __future__ import annotations
 
 import random
 import statistics
-import time
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
+from typing import Any, Callable
 
-from . import connect_four, nautilus_cards, tictactoe
-from .measure import Position, alternate, baseline_playout, engine_playout, median_rate, perft, sample, warm_up
+from . import connect_four, nautilus_cards, native, tictactoe
+from .measure import (Chunk, Playout, Position, Sample, action_playout, alternate, baseline_playout, batch_chunks,
+                      engine_playout, perft, perft_sample, sample, sample_chunks, summary, warm_up)
 
 
 @dataclass(frozen=True)
@@ -29,84 +40,171 @@ class Baseline:
     game: str
     variant: str | None
     new_game: Callable[[random.Random], Position]
-    perft_depth: int | None  # a depth the engine counts in about a second, or None: no perft for this game
+    perft_depth: int | None  # a depth the Python engine counts in about a second, or None: no perft for this game
 
     @property
     def label(self) -> str:
         return f"{self.game} --variant {self.variant}" if self.variant else self.game
 
 
+@dataclass(frozen=True)
+class SpielGame:
+    """A built-in ruleset and OpenSpiel's own implementation of the same game."""
+
+    game: str
+    spiel_name: str  # pyspiel.load_game's name
+    utility: tuple[float, float, float | None] | None  # the returns' range, for a ruleset that declares its own
+
+
 BASELINES = {
     "tic-tac-toe": Baseline("tic-tac-toe", None, tictactoe.new_game, 5),
-    "connect-four": Baseline("connect-four", None, connect_four.new_game, 4),
+    "connect-four": Baseline("connect-four", None, connect_four.new_game, 5),
     "nautilus-cards": Baseline("nautilus-cards", "seed-only", nautilus_cards.new_game, None),
 }
+OPENSPIEL = {
+    "tic-tac-toe": SpielGame("tic-tac-toe", "tic_tac_toe", None),
+    "connect-four": SpielGame("connect-four", "connect_four", None),
+    "kuhn-poker": SpielGame("kuhn-poker", "kuhn_poker", (-2, 2, 0)),
+}
+GAMES = sorted(set(BASELINES) | set(OPENSPIEL))
+# What each contender is, in the reports for people.
+CONTENDERS = {"baseline": "hand-written", "engine": "python engine", "native": "native module",
+              "handle": "native handle", "openspiel": "OpenSpiel's own", "adapter": "ruleplay.openspiel"}
+NO_PYSPIEL = "pyspiel is not installed (the rl extra: pip install -e '.[rl]')"
 
 
 class Disagreement(RuntimeError):
-    """The engine and a baseline counted different perft nodes: they do not play the same game."""
+    """Contenders counted different perft nodes: they do not play the same game."""
 
 
-def _load(baseline: Baseline):
+def _load(game: str, variant: str | None = None) -> Any:
     from ruleplay import load_game  # here: `against` and `startup` never import this tree in the parent process
 
-    return load_game(baseline.game, variant=baseline.variant)
+    return load_game(game, variant=variant)
+
+
+def _per_game(play: Playout, seconds: float, seed: int) -> Callable[[], Sample]:
+    """A contender playing one game at a time, warmed up by one untimed game."""
+    warm_up(play)
+    return partial(sample, play, seconds, random.Random(seed))
+
+
+def _chunked(play: Chunk, seconds: float) -> Callable[[], Sample]:
+    """A contender playing a batch a chunk at a time, warmed up by one untimed chunk."""
+    play()
+    return partial(sample_chunks, play, seconds)
+
+
+def _native_contenders(game: Any, seconds: float, seed: int, names: tuple[str, ...]) -> tuple[dict, dict]:
+    """The native contenders of `names` ("native": whole games, "handle": the stepped state), or why there are none."""
+    try:
+        module = native.module_of(game)
+    except native.NoNative as error:
+        return {}, {name: str(error) for name in names}
+    makers = {"native": lambda: _chunked(batch_chunks(native.batch_player(module)), seconds),
+              "handle": lambda: _per_game(action_playout(native.new_handle(module)), seconds, seed)}
+    return {name: makers[name]() for name in names}, {}
 
 
 def playouts(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
-    """Random playouts per CPU-second of engine and baseline, alternated, and their ratio."""
+    """Random playouts per CPU-second of the engine, the native backend and the native handle against the
+    hand-written game, alternated, and each one's ratio to it."""
     baseline = BASELINES[name]
-    plays = {"engine": engine_playout(_load(baseline)), "baseline": baseline_playout(baseline.new_game)}
-    for play in plays.values():
-        warm_up(play)
-    contenders = {k: partial(sample, play, seconds, random.Random(seed)) for k, play in plays.items()}
-    samples = alternate(contenders, pairs)
-    engine, hand = median_rate(samples["engine"]), median_rate(samples["baseline"])
-    return {"game": baseline.game, "variant": baseline.variant, "pairs": pairs, "seconds": seconds,
-            "engine_playouts_per_s": engine, "baseline_playouts_per_s": hand, "ratio": engine / hand,
-            "engine_us_per_move": 1e6 / statistics.median(s.moves_per_s for s in samples["engine"]),
-            "baseline_us_per_move": 1e6 / statistics.median(s.moves_per_s for s in samples["baseline"]),
-            "samples": {k: [s.to_dict() for s in v] for k, v in samples.items()}}
+    game = _load(baseline.game, baseline.variant)
+    contenders = {"baseline": _per_game(baseline_playout(baseline.new_game), seconds, seed),
+                  "engine": _per_game(engine_playout(game), seconds, seed)}
+    natives, not_measured = _native_contenders(game, seconds, seed, ("native", "handle"))
+    contenders |= natives
+    return {"game": baseline.game, "variant": baseline.variant, "label": baseline.label, "pairs": pairs,
+            "seconds": seconds, "not_measured": not_measured, **summary(alternate(contenders, pairs), "baseline")}
 
 
-def _timed(count: Callable[[], int]) -> tuple[int, float]:
-    start = time.process_time()
-    nodes = count()
-    return nodes, time.process_time() - start
+def spiel(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
+    """Random playouts per CPU-second through OpenSpiel's loop: OpenSpiel's own game against ruleplay's native
+    handle and ruleplay's OpenSpiel adapter (the Python engine), alternated, and each one's ratio to OpenSpiel's."""
+    entry = OPENSPIEL[name]
+    head = {"game": entry.game, "label": entry.game, "openspiel_game": entry.spiel_name, "pairs": pairs,
+            "seconds": seconds}
+    try:
+        import pyspiel
+
+        from ruleplay.openspiel import register
+    except ImportError:
+        return head | {"reference": "openspiel", "rates": {}, "ratios": {}, "samples": {},
+                       "not_measured": {k: NO_PYSPIEL for k in ("openspiel", "handle", "adapter")}}
+    game = _load(entry.game)
+    own, adapted = pyspiel.load_game(entry.spiel_name), pyspiel.load_game(register(game, utility=entry.utility))
+    contenders = {"openspiel": _per_game(action_playout(lambda rng: own.new_initial_state()), seconds, seed)}
+    natives, not_measured = _native_contenders(game, seconds, seed, ("handle",))
+    contenders |= natives
+    contenders["adapter"] = _per_game(action_playout(lambda rng: adapted.new_initial_state()), seconds, seed)
+    return head | {"not_measured": not_measured, **summary(alternate(contenders, pairs), "openspiel")}
 
 
-def perft_rates(name: str, pairs: int) -> dict:
-    """Leaf nodes per CPU-second of a fixed-depth perft, engine and baseline alternated; the counts must agree."""
+def perft_rates(name: str, pairs: int, seconds: float = 1.0) -> dict:
+    """Leaf nodes per CPU-second of a fixed-depth perft: the hand-written game, the engine and the native module,
+    alternated, each count made again until `seconds` have passed; every count must agree."""
     from ruleplay.runs.perft import perft as engine_perft
 
     baseline = BASELINES[name]
     depth = baseline.perft_depth
-    game = _load(baseline)
-    contenders = {"engine": partial(_timed, lambda: engine_perft(game.new_state(0), depth).nodes),
-                  "baseline": partial(_timed, lambda: perft(baseline.new_game(random.Random(0)), depth))}
-    runs = alternate(contenders, pairs)
-    counts = {k: {nodes for nodes, _ in v} for k, v in runs.items()}
-    if counts["engine"] != counts["baseline"] or len(counts["engine"]) != 1:
-        raise Disagreement(f"{baseline.label} perft {depth}: engine counted {sorted(counts['engine'])}, "
-                           f"baseline {sorted(counts['baseline'])}")
-    rates = {k: statistics.median(nodes / seconds for nodes, seconds in v) for k, v in runs.items()}
-    return {"game": baseline.game, "depth": depth, "nodes": counts["engine"].pop(), "pairs": pairs,
-            "engine_nodes_per_s": rates["engine"], "baseline_nodes_per_s": rates["baseline"],
-            "ratio": rates["engine"] / rates["baseline"]}
+    game = _load(baseline.game, baseline.variant)
+    counts: dict[str, Callable[[], int]] = {
+        "baseline": lambda: perft(baseline.new_game(random.Random(0)), depth),
+        "engine": lambda: engine_perft(game.new_state(0), depth).nodes}
+    not_measured: dict[str, str] = {}
+    try:
+        module = native.module_of(game)
+        counts["native"] = lambda: engine_perft(game.new_state(0), depth, native=module).nodes
+    except native.NoNative as error:
+        not_measured["native"] = str(error)
+    runs = alternate({k: partial(perft_sample, count, seconds) for k, count in counts.items()}, pairs)
+    found = {k: sorted({s.nodes for s in v}) for k, v in runs.items()}
+    if len({n for nodes in found.values() for n in nodes}) != 1:
+        raise Disagreement(f"{baseline.label} perft {depth}: "
+                           + ", ".join(f"{k} counted {nodes}" for k, nodes in found.items()))
+    rates = {k: {"nodes_per_s": statistics.median(s.nodes_per_s for s in v)} for k, v in runs.items()}
+    reference = rates["baseline"]["nodes_per_s"]
+    return {"game": baseline.game, "label": f"{baseline.game} depth {depth}", "depth": depth,
+            "nodes": found["baseline"][0], "pairs": pairs, "seconds": seconds, "reference": "baseline",
+            "rates": rates, "ratios": {k: r["nodes_per_s"] / reference for k, r in rates.items()},
+            "not_measured": not_measured, "samples": {k: [s.to_dict() for s in v] for k, v in runs.items()}}
 
 
-def report(results: list[dict], perfts: list[dict]) -> str:
-    """The figures as a table, for people."""
-    lines = [f"{'game':<32}{'engine/s':>12}{'baseline/s':>13}{'ratio':>8}{'µs/move':>10}{'(baseline)':>12}"]
-    for r in results:
-        label = f"{r['game']} --variant {r['variant']}" if r["variant"] else r["game"]
-        lines.append(f"{label:<32}{r['engine_playouts_per_s']:>12,.1f}{r['baseline_playouts_per_s']:>13,.1f}"
-                     f"{r['ratio']:>8.3f}{r['engine_us_per_move']:>10.1f}{r['baseline_us_per_move']:>12.2f}")
+def rate_text(value: float) -> str:
+    """A rate for people: whole numbers from 100 up, two decimals below (the slow seed games)."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
+
+
+def table(title: str, rows: list[dict], rate: str, unit: str) -> list[str]:
+    """One block per row: each contender's rate (and µs per move, for playouts) and its ratio to the row's
+    reference, then the contenders not measured and why."""
+    per_move = any("us_per_move" in f for row in rows for f in row["rates"].values())
+    lines = [title, f"{'':<30}{'':<22}{unit:>14}" + (f"{'µs/move':>10}" if per_move else "") + f"{'ratio':>9}"]
+    for row in rows:
+        label = row["label"]
+        for name, figures in row["rates"].items():
+            move = f"{figures['us_per_move']:>10.2f}" if per_move else ""
+            lines.append(f"{label:<30}{CONTENDERS.get(name, name):<22}{rate_text(figures[rate]):>14}{move}"
+                         f"{row['ratios'][name]:>9.3f}")
+            label = ""
+        for name, why in row["not_measured"].items():
+            lines.append(f"{label:<30}{CONTENDERS.get(name, name):<22}  not measured: {why.splitlines()[0]}")
+            label = ""
+    return lines
+
+
+def report(results: list[dict], spiels: list[dict], perfts: list[dict]) -> str:
+    """The figures as tables, for people."""
+    blocks = []
+    if results:
+        blocks.append(table("random playouts per CPU-second (ratio: over the hand-written game)", results,
+                            "playouts_per_s", "playouts/s"))
+    if spiels:
+        blocks.append(table("random playouts per CPU-second in OpenSpiel's loop (ratio: over OpenSpiel's own game)",
+                            spiels, "playouts_per_s", "playouts/s"))
     if perfts:
-        lines.append("")
-        lines.append(f"{'perft':<32}{'engine n/s':>12}{'baseline n/s':>13}{'ratio':>8}")
-        for p in perfts:
-            label = f"{p['game']} depth {p['depth']} ({p['nodes']:,} nodes)"
-            lines.append(f"{label:<32}{p['engine_nodes_per_s']:>12,.0f}{p['baseline_nodes_per_s']:>13,.0f}"
-                         f"{p['ratio']:>8.3f}")
-    return "\n".join(lines)
+        blocks.append(table("perft leaf nodes per CPU-second (ratio: over the hand-written game)",
+                            [p | {"label": f"{p['label']} ({p['nodes']:,})"} for p in perfts], "nodes_per_s",
+                            "nodes/s"))
+    return "\n\n".join("\n".join(block) for block in blocks)

@@ -9,27 +9,39 @@ folders named in DEPENDENCIES.  The playout loop and the timing are this
 checkout's (`measure`), so an older commit and the current tree are measured
 by the same code.
 
-It reads one JSON request a line and answers each with one JSON line:
-`{"op": "load", "game", "players", "variant"}` loads a game (kept for later
-requests), plays one untimed game with it (`measure.warm_up`) and answers with its
-variants, the CPU seconds the load took and the file the package was imported from;
-`{"op": "sample", "game", "players", "variant", "seconds"}` answers with a
-`Sample`.  A request that fails (a game that does not load in this tree, a
-rule error in play) answers `{"error": ...}`; the worker carries on.
+It reads one JSON request a line and answers each with one JSON line.
+`{"op": "load", "game", "players", "variant", "backend"}` loads a game (kept
+for later requests) and, with `"backend": "native"`, its native module too
+(compiled now unless it is in the cache: the answer gives that step's CPU
+seconds, the compiler's included, and its wall seconds); it plays one
+untimed game (`measure.warm_up`) and answers with the game's variants, the
+CPU seconds the load took and the file the package was imported from.
+`{"op": "sample", ..., "seconds"}` answers with a `Sample` of random
+playouts: the engine's loop on "python", whole games in C a chunk at a
+time (`native.batch_player`) on "native".  `{"op": "perft", ..., "depth",
+"seconds"}` answers with a `PerftSample` of the tree's own perft from the
+initial state (counted in the native module on "native").  A request that
+fails (a game that does not load in this tree, a tree without a native
+backend, a rule error in play) answers `{"error": ...}`; the worker carries
+on.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import random
+import resource
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
-from .measure import engine_playout, sample, warm_up
+from . import native
+from .measure import Sample, batch_chunks, engine_playout, perft_sample, sample, sample_chunks, warm_up
 
 
 def import_tree(root: Path) -> ModuleType:
@@ -43,23 +55,60 @@ def import_tree(root: Path) -> ModuleType:
     return module
 
 
+@dataclass
+class Loaded:
+    """A game loaded in this worker, on one backend: how to sample its playouts, and its native module."""
+
+    game: Any
+    sampler: Callable[[float], Sample]
+    module: Any = None
+
+
+def cpu_with_children() -> float:
+    """CPU seconds of this process and of its finished children (the C compiler runs as one)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _load(ruleplay: ModuleType, key: tuple, backend: str) -> tuple[Loaded, dict]:
+    start = time.process_time()
+    game = ruleplay.load_game(*key)
+    answer: dict = {"variants": list(game.info.variants), "load_seconds": time.process_time() - start,
+                    "package": ruleplay.__file__, "backend": backend}
+    if backend == "native":
+        cpu, wall = cpu_with_children(), time.perf_counter()
+        module = native.module_of(game)
+        answer |= {"native_cpu_seconds": cpu_with_children() - cpu, "native_wall_seconds": time.perf_counter() - wall}
+        chunk = batch_chunks(native.batch_player(module))
+        chunk()  # warm up: one untimed chunk
+        return Loaded(game, lambda seconds: sample_chunks(chunk, seconds), module), answer
+    play, rng = engine_playout(game), random.Random(0)
+    warm_up(play)
+    return Loaded(game, lambda seconds: sample(play, seconds, rng)), answer
+
+
+def _perft(loaded: Loaded, depth: int, seconds: float) -> dict:
+    try:
+        count = importlib.import_module("ruleplay.runs.perft").perft
+    except ImportError:  # the package before it had layers (90d38aa)
+        count = importlib.import_module("ruleplay.perft").perft
+    native_arg = {} if loaded.module is None else {"native": loaded.module}
+    return perft_sample(lambda: count(loaded.game.new_state(0), depth, **native_arg).nodes, seconds).to_dict()
+
+
 def serve(ruleplay: ModuleType, requests, replies) -> None:
-    games: dict[tuple, tuple[Any, random.Random]] = {}
+    loaded: dict[tuple, Loaded] = {}
     for line in requests:
         request = json.loads(line)
         key = (request["game"], request["players"], request["variant"])
+        backend = request.get("backend", "python")
         try:
             if request["op"] == "load":
-                start = time.process_time()
-                game = ruleplay.load_game(*key)
-                load_seconds = time.process_time() - start
-                warm_up(engine_playout(game))
-                games[key] = (game, random.Random(0))
-                answer = {"variants": list(game.info.variants), "load_seconds": load_seconds,
-                          "package": ruleplay.__file__}
+                loaded[key + (backend,)], answer = _load(ruleplay, key, backend)
+            elif request["op"] == "sample":
+                answer = loaded[key + (backend,)].sampler(request["seconds"]).to_dict()
             else:
-                game, rng = games[key]
-                answer = sample(engine_playout(game), request["seconds"], rng).to_dict()
+                answer = _perft(loaded[key + (backend,)], request["depth"], request["seconds"])
         except Exception as error:  # noqa: BLE001 - any tree's own errors (their classes differ between commits)
             answer = {"error": f"{type(error).__name__}: {error}"}
         replies.write(json.dumps(answer) + "\n")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
+import sys
 
 import pytest
+from native_support import native_of
 
-from benchmarks import against, run, states
+from benchmarks import against, measure, native, run, states
 from benchmarks.__main__ import SEED_GAME_NAMES, against_games, main
 from benchmarks.measure import WARM_UP_SEED, alternate, warm_up
 from benchmarks.worker import serve
@@ -41,20 +44,75 @@ def test_a_worker_plays_a_game_before_any_is_timed(monkeypatch):
     assert "place" in loaded[0].model.listings._made  # made by the warm-up game, before the answer
 
 
-def test_run_reports_both_rates_and_their_ratio(capsys):
+def test_run_reports_each_contender_against_its_reference(capsys):
+    native_of(load_game("tic-tac-toe"))  # the native rows need a module (skipped where none can be built)
     assert main(["run", "--games", "tic-tac-toe", "--pairs", "1", "--seconds", "0.05", "--perft", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (row,) = data["playouts"]
-    assert row["ratio"] == pytest.approx(row["engine_playouts_per_s"] / row["baseline_playouts_per_s"])
-    assert [len(row["samples"][k]) for k in ("engine", "baseline")] == [1, 1]
+    assert list(row["rates"]) == ["baseline", "engine", "native", "handle"] and row["not_measured"] == {}
+    for name, figures in row["rates"].items():
+        assert row["ratios"][name] == pytest.approx(figures["playouts_per_s"] / row["rates"]["baseline"]["playouts_per_s"])
+        assert figures["us_per_move"] > 0 and len(row["samples"][name]) == 1
+    assert row["samples"]["native"][0]["playouts"] % measure.CHUNK == 0  # whole chunks of the batch
+    (spiel,) = data["openspiel"]
+    assert list(spiel["rates"]) == ["openspiel", "handle", "adapter"] and spiel["ratios"]["openspiel"] == 1
     (perft,) = data["perft"]
-    assert perft["nodes"] == 15120
+    assert perft["nodes"] == 15120 and list(perft["rates"]) == ["baseline", "engine", "native"]
+    assert all(s["nodes"] == 15120 and s["runs"] >= 1 for v in perft["samples"].values() for s in v)
+
+
+def test_run_prints_a_table_per_comparison(monkeypatch, capsys):
+    monkeypatch.setattr(native, "module_of", _no_native)
+    assert main(["run", "--games", "tic-tac-toe", "--pairs", "1", "--seconds", "0.02"]) == 0
+    text = capsys.readouterr().out
+    assert "random playouts per CPU-second (ratio: over the hand-written game)" in text
+    assert "in OpenSpiel's loop (ratio: over OpenSpiel's own game)" in text
+    assert re.search(r"\n {30}native module +not measured: no compiler here\n", text)
+    assert "perft" not in text  # only with --perft
+
+
+def _no_native(game):
+    raise native.NoNative("no compiler here")
+
+
+def test_a_contender_that_cannot_be_measured_says_why(monkeypatch):
+    monkeypatch.setattr(native, "module_of", _no_native)
+    row = run.playouts("tic-tac-toe", 1, 0.02)
+    assert list(row["rates"]) == ["baseline", "engine"]
+    assert row["not_measured"] == {"native": "no compiler here", "handle": "no compiler here"}
+    perft = run.perft_rates("tic-tac-toe", 1, 0.02)
+    assert list(perft["rates"]) == ["baseline", "engine"] and perft["not_measured"] == {"native": "no compiler here"}
+
+
+def test_without_pyspiel_the_openspiel_rows_say_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # `import pyspiel` fails as where it is not installed
+    row = run.spiel("kuhn-poker", 1, 0.02)
+    assert row["rates"] == {} and set(row["not_measured"].values()) == {run.NO_PYSPIEL}
+    assert "pyspiel is not installed" in run.report([], [row], [])
 
 
 def test_perft_disagreement_is_an_error(monkeypatch):
     monkeypatch.setattr(run, "perft", lambda state, depth: 1)
-    with pytest.raises(run.Disagreement, match="engine counted \\[15120\\], baseline \\[1\\]"):
-        run.perft_rates("tic-tac-toe", 1)
+    with pytest.raises(run.Disagreement, match="baseline counted \\[1\\], engine counted \\[15120\\]"):
+        run.perft_rates("tic-tac-toe", 1, 0.01)
+
+
+def test_a_perft_count_is_made_again_until_the_time_is_up_and_must_not_change():
+    made = iter([7, 7, 7])
+    measured = measure.perft_sample(lambda: next(made), 0.0)
+    assert (measured.nodes, measured.runs) == (7, 1)
+    counts = iter([7, 8])
+    with pytest.raises(measure.CountChanged, match="7 nodes, then 8"):
+        measure.perft_sample(lambda: next(counts), 60.0)
+
+
+def test_batch_chunks_go_on_where_the_last_one_stopped():
+    asked = []
+    chunk = measure.batch_chunks(lambda first, count: asked.append((first, count)) or (count, 3 * count), size=4)
+    found = measure.sample_chunks(chunk, 0.0)
+    assert (found.playouts, found.moves) == (4, 12)
+    chunk()
+    assert asked == [(0, 4), (4, 4)]
 
 
 def test_a_bad_option_is_a_usage_error(capsys):

@@ -40,12 +40,14 @@ def _pairs(text: str) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     commands = top.add_subparsers(dest="command", required=True)
-    for name, help_text in [("run", "engine against the hand-written games, in this process"),
+    for name, help_text in [("run", "the Python engine and the native backend against the hand-written games and "
+                                    "OpenSpiel's own, in this process"),
                             ("against", "the current tree against an older commit, each in its own process")]:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("--pairs", type=_pairs, default=5, help="alternated measurements of each (default 5)")
         command.add_argument("--seconds", type=_positive, default=1.0,
-                             help="CPU seconds of playouts per measurement (default 1)")
+                             help="CPU seconds per measurement: of playouts, or of a perft count made again "
+                                  "(default 1)")
         command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("startup", help="CPU time of `import ruleplay`, of each game's first load and of "
                                                   "its native module (built, then cached)")

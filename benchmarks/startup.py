@@ -94,9 +94,9 @@ def _native_figures(first: dict, cached: list[dict]) -> dict:
 
 def opt_levels(pairs: int, seconds: float, levels: list[str] = OPT_LEVELS,
                games: list[tuple[str, int | None]] = OPT_GAMES) -> dict:
-    """Each optimisation level's compile time (a "first" probe per game, in one empty cache per level: the
-    first game compiles the runtime) and the playouts per CPU-second of the modules it built, measured in one
-    worker process per level, alternated, with each level's ratio to the default level's rate."""
+    """Each optimisation level's compile times, in an empty cache per level (the runtime once, then each game's
+    module, in "first" probes), and the playouts per CPU-second of the modules it built, measured in one worker
+    process per level, alternated, with each level's ratio to the default level's rate."""
     from .against import Worker, WorkerError
     from .measure import Sample, alternate
 
@@ -104,6 +104,10 @@ def opt_levels(pairs: int, seconds: float, levels: list[str] = OPT_LEVELS,
     with tempfile.TemporaryDirectory(prefix="ruleplay-opt-") as folder:
         envs = {level: {"RULEPLAY_NATIVE_OPT": level, "XDG_CACHE_HOME": str(Path(folder) / level)} for level in levels}
         builds = {level: {game: _probe(ROOT, game, "first", env) for game, _ in games} for level, env in envs.items()}
+        for level, per_game in builds.items():
+            failed = next((b["native"]["error"] for b in per_game.values() if "error" in b["native"]), None)
+            if failed is not None:
+                raise WorkerError(f"no native module at {level}: {failed}")
         workers = {level: Worker(ROOT, env) for level, env in envs.items()}
         try:
             for game, players in games:
@@ -117,15 +121,16 @@ def opt_levels(pairs: int, seconds: float, levels: list[str] = OPT_LEVELS,
                 rates = {level: statistics.median(s.playouts_per_s for s in v) for level, v in samples.items()}
                 reference = rates.get(DEFAULT_OPT, next(iter(rates.values())))
                 rows.append({"game": game, "players": players, "levels": {
-                    level: {"runtime_cpu": builds[level][game]["runtime"]["cpu"],
-                            "module_cpu": builds[level][game]["native"]["cpu"],
+                    level: {"module_cpu": builds[level][game]["native"]["cpu"],
                             "module_wall": builds[level][game]["native"]["wall"],
                             "playouts_per_s": rates[level], "ratio": rates[level] / reference}
                     for level in levels}})
         finally:
             for worker in workers.values():
                 worker.close()
-    return {"pairs": pairs, "seconds": seconds, "reference": DEFAULT_OPT, "rows": rows}
+    first = games[0][0]  # the game whose probe compiled each level's runtime
+    return {"pairs": pairs, "seconds": seconds, "reference": DEFAULT_OPT,
+            "runtime_cpu": {level: builds[level][first]["runtime"]["cpu"] for level in levels}, "rows": rows}
 
 
 def report(results: dict[str, dict]) -> str:
@@ -157,15 +162,17 @@ def report(results: dict[str, dict]) -> str:
 
 
 def opt_report(result: dict) -> str:
-    """Per game and level: compile CPU seconds, and playouts per CPU-second with the ratio to the default level."""
-    lines = [f"optimisation levels: compile CPU s (runtime, module; the compiler's included) against playouts per "
-             f"CPU-second (median of {result['pairs']} alternated pairs of {result['seconds']:g} s; ratio: over "
+    """Per level the runtime's compile time; per game and level the module's, and playouts per CPU-second with
+    the ratio to the default level."""
+    lines = [f"optimisation levels: compile CPU s (the compiler's included) against playouts per CPU-second "
+             f"(median of {result['pairs']} alternated pairs of {result['seconds']:g} s; ratio: over "
              f"{result['reference']})",
-             f"{'game':<16}{'level':<7}{'runtime s':>11}{'module s':>10}{'playouts/s':>13}{'ratio':>8}"]
+             f"{'runtime':<16}" + "".join(f"{level:>8} {cpu:>6.2f}" for level, cpu in result["runtime_cpu"].items()),
+             f"{'game':<16}{'level':<7}{'module s':>10}{'playouts/s':>13}{'ratio':>8}"]
     for row in result["rows"]:
         label = row["game"]
         for level, figures in row["levels"].items():
-            lines.append(f"{label:<16}{level:<7}{figures['runtime_cpu']:>11.2f}{figures['module_cpu']:>10.2f}"
+            lines.append(f"{label:<16}{level:<7}{figures['module_cpu']:>10.2f}"
                          f"{figures['playouts_per_s']:>13,.0f}{figures['ratio']:>8.3f}")
             label = ""
     return "\n".join(lines)

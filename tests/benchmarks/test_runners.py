@@ -67,7 +67,7 @@ def test_run_prints_a_table_per_comparison(monkeypatch, capsys):
     text = capsys.readouterr().out
     assert "random playouts per CPU-second (ratio: over the hand-written game)" in text
     assert "in OpenSpiel's loop (ratio: over OpenSpiel's own game)" in text
-    assert re.search(r"\n {30}native module +not measured: no compiler here\n", text)
+    assert re.search(r"\n {36}native module +not measured: no compiler here\n", text)
     assert "perft" not in text  # only with --perft
 
 

@@ -48,3 +48,13 @@ def new_handle(native: Any) -> Callable[[random.Random], Any]:
     from ruleplay.engine.native import NativeState
 
     return lambda rng: NativeState.new(native, rng.getrandbits(32))
+
+
+def perft_counter(native: Any, count: Callable[..., Any], depth: int) -> Callable[[], int]:
+    """The leaf count of `count` (the tree's `perft`) from the initial state in the native module; NoNative when
+    the module gives up within `depth`, where `count` would quietly count the whole tree on the Python engine."""
+    from ruleplay.engine.native import perft_counts
+
+    if perft_counts(native, native.game.new_state(0), depth) is None:
+        raise NoNative(f"the native module gives up within depth {depth} (the Python engine would count it)")
+    return lambda: count(native.game.new_state(0), depth, native=native).nodes

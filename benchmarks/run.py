@@ -155,8 +155,7 @@ def perft_rates(name: str, pairs: int, seconds: float = 1.0) -> dict:
         "engine": lambda: engine_perft(game.new_state(0), depth).nodes}
     not_measured: dict[str, str] = {}
     try:
-        module = native.module_of(game)
-        counts["native"] = lambda: engine_perft(game.new_state(0), depth, native=module).nodes
+        counts["native"] = native.perft_counter(native.module_of(game), engine_perft, depth)
     except native.NoNative as error:
         not_measured["native"] = str(error)
     runs = alternate({k: partial(perft_sample, count, seconds) for k, count in counts.items()}, pairs)

@@ -92,8 +92,9 @@ def _perft(loaded: Loaded, depth: int, seconds: float) -> dict:
         count = importlib.import_module("ruleplay.runs.perft").perft
     except ImportError:  # the package before it had layers (90d38aa)
         count = importlib.import_module("ruleplay.perft").perft
-    native_arg = {} if loaded.module is None else {"native": loaded.module}
-    return perft_sample(lambda: count(loaded.game.new_state(0), depth, **native_arg).nodes, seconds).to_dict()
+    if loaded.module is None:
+        return perft_sample(lambda: count(loaded.game.new_state(0), depth).nodes, seconds).to_dict()
+    return perft_sample(native.perft_counter(loaded.module, count, depth), seconds).to_dict()
 
 
 def serve(ruleplay: ModuleType, requests, replies) -> None:

@@ -18,7 +18,7 @@ import random
 import pytest
 from native_support import native_of
 
-from benchmarks import against, native, startup
+from benchmarks import against, native, run, startup
 from benchmarks.measure import CHUNK, action_playout, batch_chunks
 from benchmarks.worker import serve
 from ruleplay import load_game
@@ -102,6 +102,18 @@ def test_the_native_row_plays_the_games_of_a_simulate_batch():
     assert play_batch(0, 12) == (12, sum(lengths))
     chunk = batch_chunks(play_batch, size=5)  # 0-4, then 5-9, then 10-14: each chunk goes on from the last
     assert [chunk(), chunk()] == [(5, sum(lengths[:5])), (5, sum(lengths[5:10]))]
+
+
+def test_a_perft_the_native_module_gives_up_on_is_not_reported_as_native(monkeypatch):
+    """`perft(..., native=)` would count such a tree on the Python engine: the native row must not claim it."""
+    import ruleplay.engine.native as backend
+
+    native_of(load_game("tic-tac-toe"))
+    monkeypatch.setattr(backend, "perft_counts", lambda *args: None)
+    row = run.perft_rates("tic-tac-toe", 1, 0.01)
+    assert list(row["rates"]) == ["baseline", "engine"]
+    assert row["not_measured"] == {"native": "the native module gives up within depth 5 (the Python engine would "
+                                             "count it)"}
 
 
 def test_a_worker_measures_the_native_backend_on_request():

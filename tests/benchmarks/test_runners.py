@@ -45,6 +45,7 @@ def test_a_worker_plays_a_game_before_any_is_timed(monkeypatch):
 
 
 def test_run_reports_each_contender_against_its_reference(capsys):
+    pytest.importorskip("pyspiel")  # the OpenSpiel rows (the rl extra)
     native_of(load_game("tic-tac-toe"))  # the native rows need a module (skipped where none can be built)
     assert main(["run", "--games", "tic-tac-toe", "--pairs", "1", "--seconds", "0.05", "--perft", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

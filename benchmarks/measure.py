@@ -36,7 +36,8 @@ from typing import Any, Callable, Protocol, TypeVar
 Playout = Callable[[random.Random], int]  # plays one game with moves drawn from the rng: its number of moves
 Chunk = Callable[[], tuple[int, int]]  # plays the next few games of a batch: (games, moves)
 BatchPlayer = Callable[[int, int], tuple[int, int]]  # (first, count) -> games first..first+count-1 played: (games, moves)
-CHUNK = 256  # native games to a call: short enough (milliseconds) for the clock to be read often
+CHUNK = 256  # native games to a call at most (as `ruleplay bench` plays them)
+CHUNK_SECONDS = 0.01  # a chunk's aim: short, so a sample ends close to its seconds, yet long beside a call's cost
 WARM_UP_SEED = 12345  # the warm-up game's own generator, so the timed games are the same with or without it
 T = TypeVar("T")
 
@@ -95,14 +96,22 @@ def sample_chunks(play: Chunk, seconds: float) -> Sample:
             return Sample(playouts, moves, elapsed)
 
 
-def batch_chunks(play_batch: BatchPlayer, size: int = CHUNK) -> Chunk:
-    """The games of one batch, `size` to a call, each call going on where the last one stopped."""
-    first = 0
+def batch_chunks(play_batch: BatchPlayer, most: int = CHUNK) -> Chunk:
+    """The games of one batch a chunk to a call, each call going on where the last one stopped.
+
+    The first chunk is one game; each next one as many as the last took
+    `CHUNK_SECONDS` to play, up to `most`: a tic-tac-toe chunk of 256 games
+    takes a third of a millisecond, one Nautilus game a few milliseconds.
+    """
+    first, count = 0, 1
 
     def play() -> tuple[int, int]:
-        nonlocal first
-        games, moves = play_batch(first, size)
+        nonlocal first, count
+        start = time.process_time()
+        games, moves = play_batch(first, count)
+        elapsed = time.process_time() - start
         first += games
+        count = most if elapsed <= 0 else max(1, min(most, round(games * CHUNK_SECONDS / elapsed)))
         return games, moves
 
     return play

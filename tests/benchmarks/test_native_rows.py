@@ -19,7 +19,7 @@ import pytest
 from native_support import native_of
 
 from benchmarks import against, native, run, startup
-from benchmarks.measure import CHUNK, action_playout, batch_chunks
+from benchmarks.measure import action_playout, batch_chunks
 from benchmarks.worker import serve
 from ruleplay import load_game
 from ruleplay.engine.native import NativeState
@@ -98,10 +98,13 @@ def test_the_native_row_plays_the_games_of_a_simulate_batch():
     game = load_game("connect-four")
     play_batch = native.batch_player(native_of(game))
     seeds = Rng(seed_state(native.BATCH_SEED))
-    lengths = [play_game(game, ["random"], seeds.derive(k), in_place=True).length for k in range(12)]
-    assert play_batch(0, 12) == (12, sum(lengths))
-    chunk = batch_chunks(play_batch, size=5)  # 0-4, then 5-9, then 10-14: each chunk goes on from the last
-    assert [chunk(), chunk()] == [(5, sum(lengths[:5])), (5, sum(lengths[5:10]))]
+    lengths = [play_game(game, ["random"], seeds.derive(k), in_place=True).length for k in range(16)]
+    assert play_batch(0, 12) == (12, sum(lengths[:12]))
+    chunk, first = batch_chunks(play_batch, most=5), 0
+    for _ in range(3):  # each chunk goes on from the last
+        games, moves = chunk()
+        assert 1 <= games <= 5 and moves == sum(lengths[first:first + games])
+        first += games
 
 
 def test_a_perft_the_native_module_gives_up_on_is_not_reported_as_native(monkeypatch):
@@ -126,7 +129,7 @@ def test_a_worker_measures_the_native_backend_on_request():
                      json.dumps({"op": "perft", "depth": 4, "seconds": 0.01, **key})], replies)
     loaded, sampled, counted = (json.loads(line) for line in replies.getvalue().splitlines())
     assert loaded["backend"] == "native" and loaded["native_cpu_seconds"] >= 0 and loaded["native_wall_seconds"] > 0
-    assert sampled["playouts"] % CHUNK == 0 and sampled["moves"] > sampled["playouts"] * 4
+    assert sampled["playouts"] >= 1 and sampled["moves"] >= sampled["playouts"] * 5  # no game ends in under 5
     assert counted["nodes"] == 3024 and counted["runs"] >= 1
 
 
@@ -154,8 +157,7 @@ def test_against_plays_the_current_tree_natively_and_counts_its_perfts_there(mon
                              perft=True)
     (row,) = result["rows"]
     assert result["backend"] == "native" and row["ratio"] > 0
-    assert row["samples"]["current"][0]["playouts"] % CHUNK == 0  # the batch's chunks: native play
-    assert row["samples"]["reference"][0]["playouts"] < row["samples"]["current"][0]["playouts"]
+    assert row["samples"]["reference"][0]["playouts"] < row["samples"]["current"][0]["playouts"]  # ~80 times
     assert [(p["game"], p["nodes"]) for p in result["perft"]] == [("tic-tac-toe", 3024), ("connect-four", 343)]
     assert "current (native)" in against.report(result)
 

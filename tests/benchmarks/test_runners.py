@@ -54,7 +54,6 @@ def test_run_reports_each_contender_against_its_reference(capsys):
     for name, figures in row["rates"].items():
         assert row["ratios"][name] == pytest.approx(figures["playouts_per_s"] / row["rates"]["baseline"]["playouts_per_s"])
         assert figures["us_per_move"] > 0 and len(row["samples"][name]) == 1
-    assert row["samples"]["native"][0]["playouts"] % measure.CHUNK == 0  # whole chunks of the batch
     (spiel,) = data["openspiel"]
     assert list(spiel["rates"]) == ["openspiel", "handle", "adapter"] and spiel["ratios"]["openspiel"] == 1
     (perft,) = data["perft"]
@@ -107,13 +106,20 @@ def test_a_perft_count_is_made_again_until_the_time_is_up_and_must_not_change():
         measure.perft_sample(lambda: next(counts), 60.0)
 
 
-def test_batch_chunks_go_on_where_the_last_one_stopped():
-    asked = []
-    chunk = measure.batch_chunks(lambda first, count: asked.append((first, count)) or (count, 3 * count), size=4)
-    found = measure.sample_chunks(chunk, 0.0)
-    assert (found.playouts, found.moves) == (4, 12)
-    chunk()
-    assert asked == [(0, 4), (4, 4)]
+def test_batch_chunks_go_on_where_the_last_one_stopped_and_last_about_their_aim(monkeypatch):
+    asked, clock = [], [0.0]
+    monkeypatch.setattr(measure.time, "process_time", lambda: clock[0])
+
+    def play_batch(first: int, count: int) -> tuple[int, int]:  # each game takes 2 ms
+        asked.append((first, count))
+        clock[0] += 0.002 * count
+        return count, 3 * count
+
+    chunk = measure.batch_chunks(play_batch, most=4)
+    assert [chunk(), chunk(), chunk()] == [(1, 3), (4, 12), (4, 12)]
+    assert asked == [(0, 1), (1, 4), (5, 4)]  # 10 ms is 5 games: capped at `most`
+    chunk = measure.batch_chunks(play_batch)
+    assert [chunk()[0] for _ in range(3)] == [1, 5, 5]
 
 
 def test_a_bad_option_is_a_usage_error(capsys):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..history import History
+from ..legal import CHANCE, TERMINAL
 from ..state import State
 from ..views import Seen
 from .backend import NativeGame
@@ -29,13 +30,14 @@ BAIL_ILLEGAL = 5
 CHANCE_DRAW = -1  # the op of `apply_chance`: a draw with the state's own generator
 CHECKPOINT_EVERY = 256  # steps replayed at most to rebuild a state before a step the module gave up on
 LEGAL_BUFFER = 64  # legal actions read without another allocation (more are read into a larger buffer)
+NO_HISTORY = History()  # a history is immutable: every new game's handle starts from this one
 
 
 class NativeState:
     """A state in a game's native module, or (after a step only the Python engine could make) a `State`."""
 
     __slots__ = ("ng", "_lib", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base", "_err", "_buf",
-                 "_nlegal")
+                 "_nlegal", "_player")
 
     def __init__(self, ng: NativeGame, ptr: Any, checkpoint: Callable[[], Any], base: History):
         self.ng = ng
@@ -50,6 +52,7 @@ class NativeState:
         self._err = ng.ffi.new("rp_error *")  # this state's own, so steps allocate nothing
         self._buf = ng.ffi.new("int32_t[]", LEGAL_BUFFER)
         self._nlegal = -1  # the legal actions in `_buf` (read with the last step), or -1: not read
+        self._player: int | None = None  # who moves (read with the last step), or None: ask the module
 
     # ------------------------------------------------------------ making states
     @classmethod
@@ -57,17 +60,13 @@ class NativeState:
         """The initial state of seed `seed` (as `Game.new_state(seed)`)."""
         def setup() -> Any:
             ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
-            err = ng.ffi.new("rp_error *")
-            if not ng.lib.rp_setup(ptr, seed, err):
-                return None
-            return ptr
+            return ptr if ng.lib.rp_setup(ptr, seed, ng.ffi.new("rp_error *")) else None
 
-        ptr = setup()
-        if ptr is None:  # set-up itself bailed: the Python engine sets the game up
-            handle = cls(ng, None, setup, History())
+        handle = cls(ng, ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free), setup, NO_HISTORY)
+        if not handle._stepped(ng.lib.rp_start(handle._ptr, seed, handle._buf, LEGAL_BUFFER, handle._err)):
+            handle._ptr = None  # set-up itself bailed: the Python engine sets the game up
             handle._py = ng.game.new_state(seed)
-            return handle
-        return cls(ng, ptr, setup, History())
+        return handle
 
     @classmethod
     def of(cls, ng: NativeGame, state: State) -> "NativeState":
@@ -81,7 +80,7 @@ class NativeState:
         text = to_module(self.ng.game.model, state.data)
         ptr = None if text is None else _read(self.ng, text)
         self._ops, self._moves, self._seens, self._base = [], [], {}, state._history
-        self._nlegal = -1
+        self._nlegal, self._player = -1, None
         if ptr is None:
             self._ptr, self._py = None, state
             return
@@ -95,22 +94,29 @@ class NativeState:
         else:
             lib = self.ng.lib
             other._ptr = self.ng.ffi.gc(lib.rp_clone_state(self._ptr), lib.rp_free)
+            other._player = self._player
         other._ops, other._moves, other._seens = list(self._ops), list(self._moves), dict(self._seens)
         return other
 
     # ------------------------------------------------------------ questions
     def current_player(self) -> int:
+        player = self._player
+        if player is not None:
+            return player
         if self._py is not None:
             return self._py.current_player
         return self._lib.rp_player(self._ptr)
 
     def is_terminal(self) -> bool:
+        player = self._player
+        if player is not None:
+            return player == TERMINAL
         if self._py is not None:
             return self._py.is_terminal()
         return bool(self._lib.rp_done(self._ptr))
 
     def is_chance_node(self) -> bool:
-        return self.current_player() == -1
+        return self.current_player() == CHANCE
 
     def legal_actions(self) -> list[int]:
         if self._py is not None:
@@ -182,8 +188,9 @@ class NativeState:
         if self._py is not None:
             self._py.apply_in_place(self.ng.game.index_to_move(action))
             return
-        self._nlegal = n = self._lib.rp_step(self._ptr, action, self._buf, len(self._buf), self._err)
-        if n >= 0:
+        step = self._lib.rp_step(self._ptr, action, self._buf, len(self._buf), self._err)
+        if step >= 0:  # `_stepped`, written out: this is the step every loop makes
+            self._nlegal, self._player = step >> 5, (step & 31) - 4
             if action in self.ng._private:
                 self._made(action)
             else:  # the common step, written out
@@ -193,6 +200,7 @@ class NativeState:
                 if len(ops) >= CHECKPOINT_EVERY:
                     self._checkpoint_here()
             return
+        self._nlegal, self._player = -1, None
         self._hand_over(action, self._err.code)
 
     def apply_chance(self) -> None:
@@ -200,11 +208,18 @@ class NativeState:
         if self._py is not None:
             self._py.apply_chance_in_place()
             return
-        self._nlegal = -1
-        if self._lib.rp_apply_chance(self._ptr, self._err):
+        if self._stepped(self._lib.rp_draw(self._ptr, self._buf, len(self._buf), self._err)):
             self._made(CHANCE_DRAW)
             return
         self._hand_over(CHANCE_DRAW, self._err.code)
+
+    def _stepped(self, step: int) -> bool:
+        """Keep what a step (`rp_start`, `rp_step`, `rp_draw`) read: the legal moves and who moves now."""
+        if step < 0:
+            self._nlegal, self._player = -1, None
+            return False
+        self._nlegal, self._player = step >> 5, (step & 31) - 4
+        return True
 
     def _made(self, op: int) -> None:
         lib = self.ng.lib

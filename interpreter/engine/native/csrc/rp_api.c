@@ -121,18 +121,29 @@ int rp_apply(rp_state *S, int64_t index, rp_error *e)
     return ok;
 }
 
-/* Make move `index` and read the legal moves after it (into `legal` when they fit): their number, or -1 on a
- * bail.  One call per step for code that steps a state move by move. */
-int64_t rp_step(rp_state *S, int64_t index, int32_t *legal, int64_t cap, rp_error *e)
+/* After a step that went well, the legal moves now (into `legal` when they fit) and who moves, in one int:
+ * their number * 32 + (the player + 4), the player being -4 (over) to 15; -1 after a bail.  One call a step
+ * for code that steps a state move by move (the handle). */
+static int64_t stepped(rp_state *S, int ok, int32_t *legal, int64_t cap)
 {
-    rp_ctx C;
-    rp_ctx_init(&C, &RP_MODEL, S);
-    int ok = rp_state_apply(S, index, &C);
-    report(e, &C);
-    rp_ctx_done(&C);
     if (!ok) return -1;
     if (S->nlegal && S->nlegal <= cap) rp_memcpy(legal, S->legal, (size_t)S->nlegal * sizeof(int32_t));
-    return S->nlegal;
+    return S->nlegal * 32 + (S->flow.player + 4);
+}
+
+int64_t rp_start(rp_state *S, uint64_t seed, int32_t *legal, int64_t cap, rp_error *e)
+{
+    return stepped(S, rp_setup(S, seed, e), legal, cap);
+}
+
+int64_t rp_step(rp_state *S, int64_t index, int32_t *legal, int64_t cap, rp_error *e)
+{
+    return stepped(S, rp_apply(S, index, e), legal, cap);
+}
+
+int64_t rp_draw(rp_state *S, int32_t *legal, int64_t cap, rp_error *e)
+{
+    return stepped(S, rp_apply_chance(S, e), legal, cap);
 }
 
 int rp_apply_chance(rp_state *S, rp_error *e)

@@ -24,6 +24,10 @@ ERR_CHECK = "if (RP_UNLIKELY(C->err)) goto out;"
 class Val:
     code: str
     kind: str = "rv"  # "rv", "int" (an int64_t known to be a whole number) or "bool" (a C truth value)
+    # Known while lowering: the constant list this is (`items` None), or (`items` set) the item of that list at
+    # C index `items` of a loop over it.  Constants never change, so what is known of them may be tabled.
+    known: tuple | None = None
+    items: str | None = None
 
     @property
     def rv(self) -> str:

@@ -46,6 +46,7 @@ class Source:
     count: str
     item: Callable[[str], str]
     kind: str = "rv"  # what each item is: an rv, or ("int") a C int
+    known: tuple | None = None  # the items, when the loop walks a constant list
 
 
 class ExprLowering(Checks):
@@ -61,6 +62,7 @@ class ExprLowering(Checks):
         self.rule_index = rule_index
         self.positions: list[A.Pos] = []
         self.n_slots = 0
+        self.member_tables: list[list[int]] = []  # `_members`' tables, IM1, IM2, ...
         self.boards: dict[str, Any] = {}
         self.functions: dict[str, str] = {}  # user function -> its C name
         self.procedures: dict[str, str] = {}
@@ -97,7 +99,8 @@ class ExprLowering(Checks):
             return Val(f"rv_flt({float_literal(value)})")
         if t is str:
             return Val(f"rv_str({self.text(value)})")
-        return Val(f"K[{self.constants.index(value)}]")
+        code = f"K[{self.constants.index(value)}]"
+        return Val(code, known=tuple(value)) if t is list else Val(code)
 
     def lower(self, node: A.Expr, scope: Scope, lv: Locals) -> Val:
         method = getattr(self, "_e_" + type(node).__name__, None)
@@ -164,7 +167,7 @@ class ExprLowering(Checks):
         src = self.lower(source, scope, lv)
         fn = "rp_iterate_copy" if copy else "rp_iterate"
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
-        return Source(f"{held}.u.l->len", lambda i: f"{held}.u.l->items[{i}]")
+        return Source(f"{held}.u.l->len", lambda i: f"{held}.u.l->items[{i}]", known=src.known)
 
     def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
                    own: bool) -> Locals:
@@ -193,7 +196,8 @@ class ExprLowering(Checks):
             else:
                 held = f.borrowed()
                 f.emit(f"{held} = {part};")
-                inner[name] = Val(held)
+                # In an expression nothing rebinds the name: it is item `i` of a constant list, if it walks one.
+                inner[name] = Val(held, known=items.known if len(names) == 1 else None, items=i)
         return inner
 
     def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals) -> Val:
@@ -262,6 +266,30 @@ class ExprLowering(Checks):
         f.emit(f"if ({fold}.bad || {fold}.count == 0) {{ rp_bail(C, RP_BAIL_RULE, RP_WHY_FOLD, {w}); goto out; }}")
         return Val(f"{fold}.best")
 
+    def _members(self, container: Val) -> str | None:
+        """The C expression of a 64-bit set of the whole numbers a constant list holds, when it holds only
+        whole numbers 0..63 (an int is then found in it by one bit: `rp_in_mask`); for the item of a loop
+        over a constant list of such lists, a table of their sets indexed by the loop.  Else None."""
+        def bits(value: Any) -> int | None:
+            if type(value) is not list or not all(type(x) is int and 0 <= x < 64 for x in value):
+                return None
+            return sum(1 << x for x in set(value))
+
+        if container.known is None:
+            return None
+        if container.items is None:
+            found = bits(list(container.known))
+            return None if found is None else f"UINT64_C({found})"
+        sets = [bits(item) for item in container.known]
+        if not sets or any(s is None for s in sets):
+            return None
+        return f"{self.member_table(sets)}[{container.items}]"
+
+    def member_table(self, sets: list) -> str:
+        """A new table of 64-bit sets (declared with the module's tables)."""
+        self.member_tables.append(sets)
+        return f"IM{len(self.member_tables)}"
+
     # ------------------------------------------------------------ parts of values
     def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals) -> Val:
         obj = self.lower(node.obj, scope, lv)
@@ -314,7 +342,11 @@ class ExprLowering(Checks):
         w = self.where(node.pos)
         if op in ("in", "not in"):
             out = f.integer()
-            f.emit(f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
+            mask = self._members(right)
+            if mask is not None:
+                f.emit(f"{out} = rp_in_mask(C, {right.rv}, {left.rv}, {mask}, {w});")
+            else:
+                f.emit(f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
             f.check()
             return Val(out if op == "in" else f"(!{out})", "bool")
         if op in ("==", "!="):

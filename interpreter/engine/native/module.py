@@ -198,7 +198,10 @@ class _ModuleWriter:
         return ["static rv flow_stage(rp_ctx *C);"] + [f.split("\n", 1)[0] + ";" for f in self.functions]
 
     def _site_slots(self) -> str:
-        return "".join(f"static rp_kept *M{k}[RP_SITE_SLOTS];\n" for k in range(1, self.low.n_slots + 1))
+        """The call sites' kept results and the tables of sets the lowering made (`ExprLowering._members`)."""
+        slots = "".join(f"static rp_kept *M{k}[RP_SITE_SLOTS];\n" for k in range(1, self.low.n_slots + 1))
+        return slots + "".join(self._array(f"static const uint64_t IM{k}", [f"UINT64_C({s})" for s in sets])
+                               for k, sets in enumerate(self.low.member_tables, 1))
 
     def _user_code(self) -> None:
         """User functions and procedures: named first (they call each other), then lowered."""

@@ -278,6 +278,8 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     "[[y for y in words[:z]] for z in range(4)]", "sum([len(w) for w in words])", "max([i, 2.5])",
     "min([x for x in nums if x > 5])", "max([x for x in words])", "[x + 1 for x in range(i)]",
     'len(line_of("b", 5, "E")) + len([c for c in line_of("b", i - 6, "S")][0:1])',
+    "[z in nums for z in [1, 3.0, true, -1, 64, 4611686018427387904, null]]", "[any(z in p for p in edges) for z in nums]",
+    "[len([p for p in pairs if z in p]) for z in [1.0, true, 4, 99, -4]]", "[not (i in p) for p in edges]",
 ]
 
 

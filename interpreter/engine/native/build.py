@@ -30,6 +30,7 @@ from .verify import CSRC, verify
 
 RUNTIME_SOURCES = ("rp_value.c", "rp_ops.c", "rp_builtins.c", "rp_engine.c", "rp_api.c")
 HEADERS = ("rp.h", "rp_api.h")
+VERIFIER = Path(__file__).with_name("verify.py")
 OPTIMIZE = os.environ.get("RULEPLAY_NATIVE_OPT", "-O2")
 FLAGS = ("-std=gnu11", "-fno-strict-overflow", "-Wno-unused-label", "-Wno-unused-variable",
          "-Wno-unused-but-set-variable", "-Wno-unused-function")
@@ -74,7 +75,9 @@ def cdef() -> str:
 
 
 def module_key(source: str) -> str:
-    parts = [source, runtime_text(), compiler_identity(), OPTIMIZE, " ".join(FLAGS), SANITIZE, sys.version,
+    """What a built module depends on: its source, the runtime, the verifier that passed the source, the
+    compiler and its flags, and this Python."""
+    parts = [source, runtime_text(), VERIFIER.read_text(encoding="utf-8"), compiler_identity(), OPTIMIZE, " ".join(FLAGS), SANITIZE, sys.version,
              sysconfig.get_config_var("EXT_SUFFIX") or ""]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
@@ -97,8 +100,11 @@ _LOADED: dict[str, Any] = {}
 
 
 def load_module(source: str) -> Any:
-    """The compiled module of `source` (its `ffi` and `lib`): from the cache when sound, else built now."""
-    verify(source)
+    """The compiled module of `source` (its `ffi` and `lib`): from the cache when sound, else built now.
+
+    The source is verified before it is built.  A cached module whose record names this source's key
+    was built from this very source after this very verifier passed it (the key holds both), so it is
+    loaded without verifying the source again: that took longer than the rest of a cached load."""
     key = module_key(source)
     if key in _LOADED:
         return _LOADED[key]
@@ -114,6 +120,7 @@ def load_module(source: str) -> Any:
     except (OSError, ValueError, ImportError):
         module = None
     if module is None:
+        verify(source)
         _build(name, source, so, record, key)
         module = _import(name, so)
     if not module.lib.rp_init():

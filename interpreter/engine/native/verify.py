@@ -27,13 +27,16 @@ GENERATED = re.compile(
     r"PHASE_NAMES|STAGE_NAMES|TEXT_BYTES|TEXT_ENDS|TEXT_COUNT|CONST_BYTES|CONST_COUNT|RP_MODEL|GRAPH_NODES|"
     r"GRAPH_NODE_LIST|GRAPH_START|GRAPH_ADJ|BN|BL|BV|RP_PROBES|RP_PROBE_EFFECTS|flow_stage|rp_model_init|rp_texts_init|rp_decode_constants|"
     r"blob|ends|n")
-TOKEN = re.compile(r"""
-    (?P<space>\s+)
-  | (?P<hexfloat>-?0x[0-9a-f](?:\.[0-9a-f]+)?p[+-]\d+)
-  | (?P<number>\d+u?)
-  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<punct>->|\+\+|--|&&|\|\||==|!=|<=|>=|[-+*/%<>=!&|?:;,.(){}\[\]])
-""", re.VERBOSE)
+HEXFLOAT = r"-?0x[0-9a-f](?:\.[0-9a-f]+)?p[+-]\d+"
+NUMBER = r"\d+u?"
+WORD = r"[A-Za-z_][A-Za-z0-9_]*"
+PUNCT = r"->|\+\+|--|&&|\|\||==|!=|<=|>=|[-+*/%<>=!&|?:;,.(){}\[\]]"
+# The whole body as tokens one after another, each the first kind that matches where the one before
+# ended (atomic: no other way of cutting the text into tokens is tried).
+TOKENS = re.compile(rf"(?>\s+|{HEXFLOAT}|{NUMBER}|{WORD}|{PUNCT})*+")
+# Once TOKENS has matched the whole body, searching it for numbers and words meets the same words
+# as reading it token by token (only those tokens hold letters), in one pass.
+WORDS = re.compile(rf"{HEXFLOAT}|{NUMBER}|({WORD})")
 INCLUDE = '#include "rp.h"'
 
 
@@ -61,13 +64,11 @@ def verify(source: str) -> None:
     for banned in ("/*", "//", "#", '"', "'", "\\"):
         if banned in body:
             raise UnsafeSource(f"the source holds {banned!r}: no comment, literal or directive may follow the include")
+    whole = TOKENS.match(body)
+    at = whole.end() if whole else 0
+    if at < len(body):
+        raise UnsafeSource(f"unexpected text at offset {at + len(INCLUDE)}: {body[at:at + 20]!r}")
     allowed = runtime_names() | KEYWORDS
-    at = 0
-    while at < len(body):
-        found = TOKEN.match(body, at)
-        if found is None:
-            raise UnsafeSource(f"unexpected text at offset {at + len(INCLUDE)}: {body[at:at + 20]!r}")
-        kind, text = found.lastgroup, found.group()
-        if kind == "word" and text not in allowed and not GENERATED.fullmatch(text):
-            raise UnsafeSource(f"the word {text!r} is no name of the runtime or of the generator")
-        at = found.end()
+    for word in set(WORDS.findall(body)) - allowed - {""}:
+        if not GENERATED.fullmatch(word):
+            raise UnsafeSource(f"the word {word!r} is no name of the runtime or of the generator")

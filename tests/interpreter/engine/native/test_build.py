@@ -65,16 +65,25 @@ def test_the_cache_is_private_and_a_changed_module_is_built_again(tmp_path, monk
     torn.write_bytes(original[: len(original) // 2])  # a torn module: its hash no longer matches its record
     torn.replace(so)  # a new file in its place: the module this process has loaded stays as it was
     monkeypatch.setattr(build, "_LOADED", {})
-    built = []
-    real_build = build._build
+    built, verified = [], []
+    real_build, real_verify = build._build, build.verify
     monkeypatch.setattr(build, "_build", lambda *args: (built.append(args[0]), real_build(*args))[1])
+    monkeypatch.setattr(build, "verify", lambda text: (verified.append(text), real_verify(text))[1])
     build.load_module(source)
     assert built, "a module whose bytes changed must be built again, never loaded"
+    assert verified == [source], "a source is verified before it is built"
     assert so.read_bytes() != original[: len(original) // 2]
     monkeypatch.setattr(build, "_LOADED", {})
     built.clear()
+    verified.clear()
     build.load_module(source)
     assert not built, "a sound module is loaded from the cache"
+    assert not verified, "a cached module was built from this source after this verifier passed it"
+    other_verifier = tmp_path / "verify.py"
+    other_verifier.write_text(build.VERIFIER.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    key = build.module_key(source)
+    monkeypatch.setattr(build, "VERIFIER", other_verifier)
+    assert build.module_key(source) != key, "a changed verifier must verify (and build) every source again"
 
 
 def test_without_a_compiler_the_game_plays_on_python_and_says_why(tmp_path, monkeypatch):

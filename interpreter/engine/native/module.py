@@ -272,13 +272,16 @@ class _ModuleWriter:
             seen = self.site(p.path + ("seen_by",), "rv", names) if p.seen_by is not None else "NULL"
             lo, n, ints = _int_table(p.universe)
             tn, texts = self._text_table(p.universe)
-            params.append((k, f"{{{len(p.universe)}, NULL, {src}, {where}, {seen}, {int_literal(lo)}, "
-                              f"{int_literal(n)}, {self._ints(ints) if ints else 'NULL'}, {int_literal(tn)}, "
-                              f"{texts}}}"))
+            hashed = not ints and texts == "NULL"  # found by rp_hash_value: a table made at set-up
+            params.append((k, hashed, f"{{{len(p.universe)}, NULL, {src}, {where}, {seen}, {int_literal(lo)}, "
+                                      f"{int_literal(n)}, {self._ints(ints) if ints else 'NULL'}, {int_literal(tn)}, "
+                                      f"{texts}}}"))
         pname = self._name("P")
-        self.tables.append(self._array(f"static rp_param {pname}", [row for _, row in params]))
-        for i, (k, _) in enumerate(params):
+        self.tables.append(self._array(f"static rp_param {pname}", [row for _, _, row in params]))
+        for i, (k, hashed, _) in enumerate(params):
             self.init.append(f"{pname}[{i}].universe = K[{k}].u.l->items;")
+            if hashed:
+                self.init.append(f"if (!rp_param_index(&{pname}[{i}])) return 0;")
         checks, levels = [], []
         for r in a.requires:
             if r.code is None:

@@ -180,6 +180,7 @@ int rp_scan(rp_ctx *C, rv v, int32_t where);                    /* Budget.scan *
 rv rp_copy(rp_ctx *C, rv v, int32_t where);                     /* Budget.copy: charged clone (new ref) */
 int rp_truthy(rv v);
 int rp_equal(rv a, rv b);
+uint64_t rp_hash_value(rv v);                                  /* equal values (rp_equal) hash alike */
 int rp_order(rp_ctx *C, rv a, rv b, int32_t where);             /* -1, 0, 1; bails on mixed types */
 int rp_equals(rp_ctx *C, rv a, rv b, int32_t where);            /* `==`: charged */
 int rp_contains(rp_ctx *C, rv container, rv item, int32_t where); /* `in`: charged; -1 on a bail */
@@ -550,7 +551,9 @@ typedef struct rp_param {
     /* finding a `from:` value among the `of:` values: ints lo..lo+n-1 and the module's texts by table */
     int64_t int_lo, int_n; const int32_t *int_index;   /* k, or -1 */
     int64_t text_n; const int32_t *text_index;         /* k by text id, or -1 */
+    int32_t *slots; uint64_t mask;                     /* other values: k by rp_hash_value (-1 empty), or NULL */
 } rp_param;
+int rp_param_index(struct rp_param *p);   /* build `slots` (module set-up): 0 when out of memory */
 
 /* The legal moves being listed (their numbers). */
 typedef struct rp_moves { int32_t *v; int64_t n, cap; } rp_moves;
@@ -705,6 +708,7 @@ int rp_state_heuristic(rp_state *S, int32_t k, rv *out, rp_ctx *C);
 int rp_state_returns(rp_state *S, double *out, rp_ctx *C);
 rp_state *rp_state_alloc(const rp_model *M);
 rp_state *rp_state_clone(const rp_state *S);
+int rp_state_copy_into(rp_state *T, const rp_state *S);
 void rp_state_free(rp_state *S);
 void rp_ctx_init(rp_ctx *C, const rp_model *M, rp_state *S);
 void rp_ctx_done(rp_ctx *C);

@@ -365,13 +365,15 @@ int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int
 typedef struct frame { rp_state *s; int64_t next; int32_t k; } frame;
 
 /* Move sequences of exactly d decisions (nodes[d]) and games over after exactly d (ends[d]), for d up to
- * `depth`, as runs/perft.py counts them: chance outcomes are no decisions, each is counted on its own. */
+ * `depth`, as runs/perft.py counts them: chance outcomes are no decisions, each is counted on its own.
+ * Each level of the walk keeps its state once made, and a child is copied into its level's state
+ * (rp_state_copy_into), so the walk allocates a state per level rather than per node. */
 int rp_perft(rp_state *root, int32_t depth, int64_t *nodes, int64_t *ends, rp_error *e)
 {
     rp_ctx C;
     rp_ctx_init(&C, &RP_MODEL, root);
     int64_t cap = 64, top = 0;
-    frame *stack = malloc((size_t)cap * sizeof(frame));
+    frame *stack = calloc((size_t)cap, sizeof(frame));
     int ok = stack != NULL;
     if (ok) {
         stack[0].s = rp_state_clone(root);
@@ -389,30 +391,35 @@ int rp_perft(rp_state *root, int32_t depth, int64_t *nodes, int64_t *ends, rp_er
         int chance = s->flow.player == RP_CHANCE;
         int expand = chance || (!s->flow.done && fr->k < depth);
         if (!expand || fr->next >= s->nlegal) {
-            rp_state_free(s);
-            top--;
+            top--;   /* its state stays with the level, to be copied into again */
             continue;
         }
         int64_t move = s->legal[fr->next++];
-        rp_state *child = rp_state_clone(s);
-        if (!child) { ok = 0; rp_bail(&C, RP_BAIL_MEMORY, "out of memory", -1); break; }
+        if (top == cap) {
+            frame *bigger = realloc(stack, (size_t)cap * 2 * sizeof(frame));
+            if (!bigger) { ok = 0; rp_bail(&C, RP_BAIL_MEMORY, "out of memory", -1); break; }
+            memset(bigger + cap, 0, (size_t)cap * sizeof(frame));
+            stack = bigger; cap *= 2;
+            fr = &stack[top - 1];
+        }
+        rp_state *child = stack[top].s;
+        if (child && !rp_state_copy_into(child, s)) { ok = 0; rp_bail(&C, RP_BAIL_MEMORY, "out of memory", -1); break; }
+        if (!child) {
+            child = stack[top].s = rp_state_clone(s);
+            if (!child) { ok = 0; rp_bail(&C, RP_BAIL_MEMORY, "out of memory", -1); break; }
+        }
         rp_ctx_init(&C, &RP_MODEL, child);
-        if (!rp_state_apply(child, move, &C)) { rp_state_free(child); ok = 0; break; }
+        if (!rp_state_apply(child, move, &C)) { ok = 0; break; }
         rp_ctx_done(&C);
         int32_t k = chance ? fr->k : fr->k + 1;
         if (child->flow.player != RP_CHANCE) {
             nodes[k]++;
             ends[k] += child->flow.done;
         }
-        if (top == cap) {
-            frame *bigger = realloc(stack, (size_t)cap * 2 * sizeof(frame));
-            if (!bigger) { rp_state_free(child); ok = 0; rp_bail(&C, RP_BAIL_MEMORY, "out of memory", -1); break; }
-            stack = bigger; cap *= 2;
-        }
-        stack[top].s = child; stack[top].next = 0; stack[top].k = k;
+        stack[top].next = 0; stack[top].k = k;
         top++;
     }
-    while (top) rp_state_free(stack[--top].s);
+    for (int64_t i = 0; stack && i < cap; i++) rp_state_free(stack[i].s);
     free(stack);
     report(e, &C);
     rp_ctx_done(&C);

@@ -64,37 +64,56 @@ void rp_state_free(rp_state *S)
     free(S);
 }
 
-rp_state *rp_state_clone(const rp_state *S)
+/* Make T (a state of the same model) a copy of S, reusing T's buffers: a search that copies a state
+   at every node keeps one state per depth instead of allocating one per node.  0 when out of memory
+   (T is then left holding null variables, fit only to be copied into again or freed). */
+int rp_state_copy_into(rp_state *T, const rp_state *S)
 {
     const rp_model *M = S->M;
-    rp_state *T = rp_state_alloc(M);
-    if (!T) return NULL;
     rp_ctx C;
     rp_ctx_init(&C, M, NULL);
     for (int32_t i = 0; i < M->nvars; i++) {
+        rv_drop(T->vars[i]);
+        T->vars[i] = rv_null();
+    }
+    for (int32_t i = 0; i < M->nvars; i++) {
         T->vars[i] = rp_clone(&C, S->vars[i]);
-        if (C.err) { rp_state_free(T); return NULL; }
+        if (C.err) return 0;
     }
     T->flow = S->flow;
     T->rng = S->rng;
+    T->nlegal = 0;
+    T->legal_known = 0;
     if (S->legal_known && S->nlegal) {
-        T->legal = malloc((size_t)S->nlegal * sizeof(int32_t));
-        if (!T->legal) { rp_state_free(T); return NULL; }
+        if (T->clegal < S->nlegal) {
+            int32_t *more = realloc(T->legal, (size_t)S->nlegal * sizeof(int32_t));
+            if (!more) return 0;
+            T->legal = more; T->clegal = S->nlegal;
+        }
         rp_memcpy(T->legal, S->legal, (size_t)S->nlegal * sizeof(int32_t));
-        T->clegal = S->nlegal;
     }
     T->nlegal = S->nlegal;
     T->legal_known = S->legal_known;
+    T->nfired = 0;
     if (S->nfired) {
-        T->fired = malloc((size_t)S->nfired * sizeof(int32_t));
-        if (!T->fired) { rp_state_free(T); return NULL; }
+        if (T->cfired < S->nfired) {
+            int32_t *more = realloc(T->fired, (size_t)S->nfired * sizeof(int32_t));
+            if (!more) return 0;
+            T->fired = more; T->cfired = S->nfired;
+        }
         rp_memcpy(T->fired, S->fired, (size_t)S->nfired * sizeof(int32_t));
-        T->cfired = S->nfired;
     }
     T->nfired = S->nfired;
     memcpy(T->seen, S->seen, sizeof S->seen);
     T->nseen = S->nseen;
     T->last_move = S->last_move;
+    return 1;
+}
+
+rp_state *rp_state_clone(const rp_state *S)
+{
+    rp_state *T = rp_state_alloc(S->M);
+    if (T && !rp_state_copy_into(T, S)) { rp_state_free(T); return NULL; }
     return T;
 }
 
@@ -444,6 +463,22 @@ static int same_value(rv v, rv known)
 }
 
 /* The `of:` position of a `from:` value, or -1 (a bail: not among them, or not written as they are). */
+int rp_param_index(rp_param *p)
+{
+    uint64_t cap = 4;
+    while (cap < (uint64_t)(2 * p->radix + 2)) cap *= 2;   /* at most half full */
+    p->slots = malloc((size_t)cap * sizeof(int32_t));
+    if (!p->slots) return 0;
+    memset(p->slots, 0xff, (size_t)cap * sizeof(int32_t));
+    p->mask = cap - 1;
+    for (int64_t k = 0; k < p->radix; k++) {   /* the first of values equal by `==` keeps the slot */
+        uint64_t h = rp_hash_value(p->universe[k]) & p->mask;
+        while (p->slots[h] >= 0 && !rp_equal(p->universe[p->slots[h]], p->universe[k])) h = (h + 1) & p->mask;
+        if (p->slots[h] < 0) p->slots[h] = (int32_t)k;
+    }
+    return 1;
+}
+
 static int64_t universe_index(rp_ctx *C, const rp_param *p, rv v)
 {
     int64_t k = -1;
@@ -451,6 +486,10 @@ static int64_t universe_index(rp_ctx *C, const rp_param *p, rv v)
         if (v.u.i >= p->int_lo && v.u.i - p->int_lo < p->int_n) k = p->int_index[v.u.i - p->int_lo];
     } else if (v.t == T_STR && p->text_index) {
         if (v.u.i < p->text_n) k = p->text_index[v.u.i];
+    } else if (v.t != T_MAP && p->slots) {
+        uint64_t h = rp_hash_value(v) & p->mask;
+        while (p->slots[h] >= 0 && !rp_equal(p->universe[p->slots[h]], v)) h = (h + 1) & p->mask;
+        k = p->slots[h];
     } else if (v.t != T_MAP) {
         for (int64_t i = 0; i < p->radix && k < 0; i++) if (rp_equal(p->universe[i], v)) k = i;
     }

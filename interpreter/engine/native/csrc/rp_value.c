@@ -415,6 +415,40 @@ int rp_cmp_int_flt(int64_t i, double f)
     return frac > 0 ? -1 : frac < 0 ? 1 : 0;
 }
 
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A hash `==` respects: an int and the float equal to it hash alike, a bool apart from the int it is
+   not equal to, a list by its items in order, a map by its entries in any order. */
+uint64_t rp_hash_value(rv v)
+{
+    switch (v.t) {
+    case T_NULL: return 1;
+    case T_BOOL: return mix64((uint64_t)v.u.i ^ UINT64_C(0x2545f4914f6cdd1d));
+    case T_INT: return mix64((uint64_t)v.u.i);
+    case T_FLT:
+        if (v.u.f == __builtin_trunc(v.u.f) && v.u.f >= -9223372036854775808.0 && v.u.f < 9223372036854775808.0)
+            return mix64((uint64_t)(int64_t)v.u.f);
+        { uint64_t bits; memcpy(&bits, &v.u.f, sizeof bits); return mix64(bits); }
+    case T_STR: return mix64((uint64_t)v.u.i ^ UINT64_C(0x9e3779b97f4a7c15));
+    case T_LIST: {
+        uint64_t h = UINT64_C(0x51af3c5d);
+        for (int64_t i = 0; i < v.u.l->len; i++) h = mix64(h ^ rp_hash_value(v.u.l->items[i]));
+        return h;
+    }
+    default: {
+        uint64_t h = (uint64_t)v.u.m->len;
+        for (int64_t i = 0; i < v.u.m->len; i++)
+            h += mix64(mix64((uint64_t)v.u.m->keys[i]) * 31 + rp_hash_value(v.u.m->vals[i]));
+        return h;
+    }
+    }
+}
+
 int rp_equal(rv a, rv b)
 {
     if (a.t == T_BOOL || b.t == T_BOOL) return a.t == b.t && a.u.i == b.u.i;

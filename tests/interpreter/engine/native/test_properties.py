@@ -280,6 +280,11 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'len(line_of("b", 5, "E")) + len([c for c in line_of("b", i - 6, "S")][0:1])',
     "[z in nums for z in [1, 3.0, true, -1, 64, 4611686018427387904, null]]", "[any(z in p for p in edges) for z in nums]",
     "[len([p for p in pairs if z in p]) for z in [1.0, true, 4, 99, -4]]", "[not (i in p) for p in edges]",
+    # graphs whose nodes are told apart by ==: 1 and 1.0 one node (its first spelling kept), true another
+    'reachable_via([[1, 2.0], [2, true], [true, "a"], [[1], 1.0], [null, [1]], [-0.0, 0]], 1.0)',
+    'distance_via([[1, 2], [2.0, 3], [3, 1.0], [[3], 3.0]], 1, 3.0)', "reachable_via([[0.5, nul], [nul, 0.5]], 0.5)",
+    "[distance_via([[x, x + 1] for x in range(40)] + [[40, 0.0]], z, 20) for z in [0, 39.0, 41, true]]",
+    "[reachable_via(edges, z, 2) for z in nums]",
 ]
 
 

@@ -15,9 +15,11 @@ the `rl` extra), `cli`, beside the language
 
 from .engine.errors import (
     DeadlockError,
+    FileInUseError,
     GameOverError,
     IllegalMoveError,
     MoveParseError,
+    OutputError,
     ReplayError,
     ResultsFileError,
     RuleplayError,
@@ -37,5 +39,6 @@ __version__ = ENGINE_VERSION
 __all__ = [
     "load_game", "Game", "GameInfo", "State", "Move", "parse_move", "CHANCE", "TERMINAL",
     "RuleplayError", "RulesetError", "RuleRuntimeError", "IllegalMoveError", "MoveParseError", "GameOverError",
-    "SeatError", "StateFormatError", "ReplayError", "ResultsFileError", "StepLimitError", "DeadlockError", "__version__",
+    "SeatError", "StateFormatError", "ReplayError", "ResultsFileError", "OutputError", "FileInUseError",
+    "StepLimitError", "DeadlockError", "__version__",
 ]

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
+from ..engine.errors import output_error
 from ..engine.game import Game
 from ..engine.outcome import GameFailure
 from .options import WholeNumber, overwriting
@@ -177,6 +178,10 @@ def charts(plot_dir: Path, title: str, runs: dict[str, Any], comparison: Any = N
 
     plot_dir.mkdir(parents=True, exist_ok=True)
     rotate = any(r.rotate for r in runs.values())
-    return write_charts(plot_dir, title, {label: (r.agents, r.statistics, r.measures) for label, r in runs.items()},
-                        holder(rotate),
-                        None if comparison is None else (comparison.differences, comparison.confidence))
+    try:
+        return write_charts(plot_dir, title, {label: (r.agents, r.statistics, r.measures)
+                                              for label, r in runs.items()}, holder(rotate),
+                            None if comparison is None else (comparison.differences, comparison.confidence),
+                            replace=overwriting())
+    except OSError as err:
+        raise output_error(err, err.filename or plot_dir, "chart") from None

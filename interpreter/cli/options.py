@@ -40,7 +40,7 @@ from ..engine.loader import builtin_games, find_ruleset
 from ..engine.rng import MAX_SEED
 from ..files import UserFileError, write_target
 from ..runs.play import SeatingError, seat_agents
-from .output import OUTPUTS_KEY, REPORT_KEY, echo, reads, same_file, terminal_safe
+from .output import OUTPUTS_KEY, OVERWRITE_KEY, REPORT_KEY, echo, overwriting, reads, same_file, terminal_safe
 
 
 class WholeNumber(click.IntRange):
@@ -59,15 +59,6 @@ class WholeNumber(click.IntRange):
 
 
 SEEDS = WholeNumber(min=0, max=MAX_SEED)  # every seed option: one game per seed written (see `check_seed`)
-
-
-OVERWRITE_KEY = "ruleplay.overwrite"
-
-
-def overwriting() -> bool:
-    """Whether the running command was given `--overwrite`: output files that exist may be replaced."""
-    ctx = click.get_current_context(silent=True)
-    return bool(ctx is not None and ctx.meta.get(OVERWRITE_KEY))
 
 
 def _note_overwrite(ctx: click.Context, param: click.Parameter, value: bool) -> None:

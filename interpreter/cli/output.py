@@ -1,7 +1,8 @@
 """How every command reports: one JSON document or clear text, one message per error, never a traceback.
 
 With `--json` a command prints one JSON document on stdout, errors included;
-with `--report FILE` that document goes to FILE atomically instead.  Errors
+with `--report FILE` that document goes to FILE atomically instead
+(`write_output`, as every file written whole).  Errors
 from the engine become one located message and exit status 1; a bug in
 ruleplay itself is still one line (the traceback only on request).
 
@@ -28,7 +29,7 @@ import click
 from .. import files
 from ..dsl.ast import Pos
 from ..dsl.diagnostics import caret_lines
-from ..engine.errors import RuleplayError, RuleRuntimeError, RulesetError
+from ..engine.errors import OutputError, RuleplayError, RuleRuntimeError, RulesetError, output_error
 
 TRACEBACK_ENV = "RULEPLAY_TRACEBACK"
 
@@ -67,6 +68,27 @@ def json_text(data: Any) -> str:
 
 
 OUTPUTS_KEY = "ruleplay.outputs"  # [(option, path)] of this command's output files
+OVERWRITE_KEY = "ruleplay.overwrite"
+
+
+def overwriting() -> bool:
+    """Whether the running command was given `--overwrite`: output files that exist may be replaced."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(OVERWRITE_KEY))
+
+
+def write_output(path: str | os.PathLike, data: bytes, what: str) -> None:
+    """`data` to the output file `path` (the report, a picture, ...), whole or not at all.
+
+    A file there is replaced only with `--overwrite`: without it, a file
+    that appeared at `path` since the command checked it is kept (the
+    existence check at the start cannot see it).  OutputError (RP680)
+    naming the file if it cannot be written.
+    """
+    try:
+        files.atomic_write_bytes(path, data, replace=overwriting())
+    except OSError as err:
+        raise output_error(err, path, what) from None
 
 
 def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
@@ -119,12 +141,10 @@ def emit_json(data: Any) -> None:
     if report is None:
         echo(text, nl=False)
         return
-    from ..files import atomic_write_text
-
     try:
-        atomic_write_text(report, text)
-    except OSError as err:
-        echo(f"error: cannot write the report {report}: {err.strerror or err}", err=True)
+        write_output(report, text.encode("utf-8"), "report")
+    except OutputError as err:  # also met while reporting an error: said here, not by `reports_errors`
+        echo(f"error {err.code}: {err.message}", err=True)
         raise click.exceptions.Exit(1) from None
     echo(f"report written to {report}", err=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import click
 from ..agents import is_interactive
 from ..engine.errors import RuleRuntimeError
 from ..engine.state import State
+from ..runs.gamelog import LogWriter
 from ..runs.play import MoveRecord, play_game
 from .options import (WholeNumber, check_seat, game_options, json_option, load, output_file, overwriting,
                       refuse_existing, seated, table_agents_option)
@@ -67,9 +69,15 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
              + (f"; as seen by player {seat}" if seat is not None else ""))
     shows = [] if as_json else [_show_state if seat is None else show_as(seat)]
     final: list[State] = []  # the last state, for the seat's observation at the end
+    moves: list[MoveRecord] = []  # the moves so far, which the log holds as they are made
+    log = None if log_file is None else LogWriter.start(log_file, game, seed, seats, game_name,
+                                                          replace=overwriting())
 
     def watch(state: State, record: MoveRecord | None) -> None:
         final[:] = [state]
+        if record is not None and log is not None:
+            moves.append(record)
+            log.keep(moves)
         for show in shows:
             try:
                 show(state, record)
@@ -77,15 +85,17 @@ def play_command(game_name: str, agents: list[str], log_file: Path | None, human
                 silence_stdout()
                 shows.clear()
 
-    try:
-        result = play_game(game, seats, seed, watch=watch)
-    except RuleRuntimeError as err:
-        raise err if seat is None else withheld(err, game, seat) from None
-    if log_file is not None:
-        from ..runs.gamelog import write_log
-
-        write_log(log_file, result, game_name, game.info.ruleset_hash)
-        note_unfollowed_ruleset(log_file, game_name)
+    with log if log is not None else contextlib.nullcontext():
+        if log_file is not None:
+            note_unfollowed_ruleset(log_file, game_name)
+        try:
+            result = play_game(game, seats, seed, watch=watch)
+        except RuleRuntimeError as err:
+            if log_file is not None:
+                echo(f"saved to {log_file}: the {len(moves)} moves before a rule error stopped the game", err=True)
+            raise err if seat is None else withheld(err, game, seat) from None
+        if log is not None:
+            log.finish(result)
     if as_json:
         emit_json(result.to_dict() if seat is None else
                   {**result.to_dict(), "seed": shown, "seat": seat,

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..engine.errors import RuleplayError
 from .options import WholeNumber, check_seat, new_output_file, overwrite_option, reads_game, reads_ruleset
-from .output import echo, reads, reports_errors
+from .output import echo, reads, reports_errors, write_output
 
 
 @click.command("render")
@@ -32,7 +31,6 @@ def render_command(source: Path, move: int | None, seat: int | None, fmt: str | 
 
     A log saved before its game's end (`q` at the table) is drawn up to its
     last move, and said to be unfinished."""
-    from ..files import atomic_write_bytes
     from ..runs.gamelog import logged_ruleset
     from ..view.picture import render_png, state_svg
     from ..view.sources import finished, is_log, log_steps, saved_state
@@ -61,8 +59,5 @@ def render_command(source: Path, move: int | None, seat: int | None, fmt: str | 
     check_seat(seat, state.game)
     svg = state_svg(state, seat)
     data = render_png(svg) if fmt == "png" else svg.encode("utf-8")
-    try:
-        atomic_write_bytes(output, data)
-    except OSError as err:
-        raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
+    write_output(output, data, "picture")
     echo(f"picture written to {output}{note}")

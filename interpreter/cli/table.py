@@ -11,6 +11,7 @@ sees it, and the result line.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import signal
 import sys
@@ -31,9 +32,10 @@ from ..engine.people import for_people
 from ..engine.render import render_seat_text
 from ..engine.views import rounds_shown, told
 from ..engine.state import State
+from ..runs.gamelog import LogWriter, read_log
 from ..runs.play import MoveRecord, PlayResult, SeatingError
 from ..runs.table import Table, table_seats
-from .options import check_agents, load, reads_ruleset, ruleset_files
+from .options import check_agents, load, overwriting, reads_ruleset, ruleset_files
 from .output import INTERRUPTED, echo, reads
 
 
@@ -130,13 +132,24 @@ def _seating(agents: list[str], players: int, human: int | None) -> tuple[list[s
 
 def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | None, players: int | None,
              variant: str | None, seed: int) -> Table:
-    """The game saved in `log_file`, replayed against GAME; an option given again must agree with the log."""
-    from ..runs.gamelog import read_log
-
+    """The game saved in `log_file`, replayed against GAME and held for this table (`LogWriter.hold`: a
+    game in play elsewhere is refused); an option given again must agree with the log."""
     if not log_file.exists():
         raise click.BadParameter(f"no saved game {log_file} to resume (start one without --resume)",
                                  param_hint="--log")
     reads_ruleset(game_name)
+    held = LogWriter.hold(log_file)
+    try:
+        table = _read_back(game_name, log_file, agents, human, players, variant, seed)
+        table.log = LogWriter.resume(held, table.records, table.seats)
+    except BaseException:
+        held.close()
+        raise
+    return table
+
+
+def _read_back(game_name: str, log_file: Path, agents: list[str], human: int | None, players: int | None,
+               variant: str | None, seed: int) -> Table:
     logged = read_log(log_file, game_name)
     reads(ruleset_files(logged.game), "a file of the ruleset")
     header, count = logged.header, len(logged.records)
@@ -170,7 +183,7 @@ def _resumed(game_name: str, log_file: Path, agents: list[str], human: int | Non
     if (_given("agents") or human is not None) and _seating(agents, info.players, human) != (seats, seat):
         raise click.BadParameter(f"the saved game seats {', '.join(seats)}; leave --agents and --human out "
                                  f"to take them from the log", param_hint="--agents")
-    return Table(logged.game, seats, seat, header["seed"], logged.records, logged.state)
+    return Table.resumed(logged, seats, seat)
 
 
 def play_with_person(game_name: str, agents: list[str], log_file: Path | None, seat: int | None,
@@ -199,6 +212,17 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
         except RuleRuntimeError as err:  # in the setup, or listing the first moves
             raise withheld(err, game, person_seat) from None
         named = seed_text(shown)
+        if log_file is not None:
+            table.log = LogWriter.start(log_file, game, seed, seats, game_name, replace=overwriting())
+            note_unfollowed_ruleset(log_file, game_name)
+    with contextlib.ExitStack() as stack:
+        if table.log is not None:
+            stack.enter_context(table.log)
+        _sit(table, game_name, log_file, named)
+
+
+def _sit(table: Table, game_name: str, log_file: Path | None, named: str) -> None:
+    """The person at the table until the game ends or they leave; the log follows every move."""
     me = table.human
     echo(f"{table.game.info.title}: {named}, "
          + ", ".join(f"player {k} " + ("you (human)" if k == me else a) for k, a in enumerate(table.seats)))
@@ -213,13 +237,11 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
         try:
             stopped = table.play(person, _after_agents(show, me),
                                  thinking=lambda seat: echo(f"player {seat} ({table.seats[seat]}) is thinking..."))
-        except OSError:  # the terminal went away (EIO on a closed window): keep the game, then report it
+        except OSError:  # the terminal went away (EIO on a closed window): the log holds the game; report it
             hang_up.playing = False
-            _save(table, game_name, log_file)
             raise
         except RuleRuntimeError as err:  # the log of the game a rule error stopped is what reports it
             hang_up.playing = False
-            _save(table, game_name, log_file)
             if log_file is not None:
                 moves = len(table.records)
                 echo(f"\nsaved to {log_file}: the {moves} move{'' if moves == 1 else 's'} before a rule error "
@@ -265,16 +287,6 @@ class _HangUp:
             raise KeyboardInterrupt
 
 
-def _save(table: Table, game_name: str, log_file: Path | None) -> None:
-    """The game so far to `log_file`: whole if it is over, else without its end line (to resume)."""
-    from ..runs.gamelog import write_log
-
-    if log_file is not None:
-        write_log(log_file, table.result(), game_name, table.game.info.ruleset_hash,
-                  finished=table.state.is_terminal())
-        note_unfollowed_ruleset(log_file, game_name)
-
-
 def note_unfollowed_ruleset(log_file: Path, game_name: str) -> None:
     """Say so when the log just written names its ruleset where reading it back will not follow it.
 
@@ -292,9 +304,10 @@ def note_unfollowed_ruleset(log_file: Path, game_name: str) -> None:
 
 
 def _finish(table: Table, stopped: str, game_name: str, log_file: Path | None) -> None:
-    """Keep the game in the log, then show the end (or where the game was left)."""
-    _save(table, game_name, log_file)  # first: after a hang-up there may be no terminal left to print to
+    """End the log (its moves are in it already), then show the end (or where the game was left)."""
     result = table.result()
+    if stopped == "end" and table.log is not None:
+        table.log.finish(result)  # first: after a hang-up there may be no terminal left to print to
     if stopped == "end":
         echo(render_seat_text(table.game.model, table.state.data, table.human))
         echo(f"\n{result_text(result)}")

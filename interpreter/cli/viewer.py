@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..engine.errors import RuleplayError
 from .options import WholeNumber, check_seat, new_output_file, overwrite_option, reads_game, reads_ruleset
-from .output import echo, reads, reports_errors
+from .output import echo, reads, reports_errors, write_output
 
 
 @click.command("view")
@@ -26,7 +25,6 @@ def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | 
 
     A log saved before its game's end (`q` at the table) is shown up to its
     last move, marked unfinished."""
-    from ..files import atomic_write_text
     from ..runs.gamelog import logged_ruleset
     from ..view.html import viewer_html
     from ..view.sources import finished, log_steps
@@ -38,10 +36,6 @@ def view_command(log_file: Path, output: Path, seat: int | None, ruleset: str | 
     steps = log_steps(log_file, ruleset)
     reads_game(steps[0].state.game)  # what it extends or includes, and its spec: -o must not replace them
     check_seat(seat, steps[0].state.game)
-    page = viewer_html(steps, None if seat is None else [seat])
-    try:
-        atomic_write_text(output, page)
-    except OSError as err:
-        raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
+    write_output(output, viewer_html(steps, None if seat is None else [seat]).encode("utf-8"), "replay page")
     unfinished = "" if finished(steps) else ", unfinished: the log stops before the game's end"
     echo(f"replay page written to {output} ({len(steps) - 1} moves{unfinished})")

@@ -7,14 +7,17 @@ move was refused) and a message that names the move or position at fault.
 from __future__ import annotations
 
 import copy
+import os
 
 from ruleplay.dsl.diagnostics import Diagnostic, RulesetError
 from ruleplay.dsl.errors import RuleplayError
 from ruleplay.dsl.runtime import LimitError, RuleFailure, RuleRuntimeError
 
+from .. import files
+
 __all__ = [
     "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "SeatError", "StateFormatError",
-    "ReplayError", "ResultsFileError", "WorkerLostError", "SchedulerError", "StepLimitError", "DeadlockError",
+    "ReplayError", "ResultsFileError", "WorkerLostError", "OutputError", "FileInUseError", "output_error", "SchedulerError", "StepLimitError", "DeadlockError",
     "RulesetError", "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic", "withheld",
 ]
 
@@ -97,6 +100,31 @@ class WorkerLostError(RuleplayError):
     """A worker process of a simulation died; the games it had not finished are lost (resume replays them)."""
 
     code = "RP651"
+
+
+class OutputError(RuleplayError):
+    """A file ruleplay writes that cannot be written (no space left, no permission, an I/O error), or that
+    appeared while the command ran and is kept.  What was written before stays whole."""
+
+    code = "RP680"
+
+
+class FileInUseError(OutputError):
+    """A results file or game log that another ruleplay run is writing: two writers would mix their lines."""
+
+    code = "RP681"
+
+
+def output_error(err: OSError, path: str | os.PathLike, what: str, kept: str = "") -> OutputError:
+    """The RP error for `err`, met writing the `what` at `path` (a results file, the game log, the report);
+    `kept` says what of it is still whole and how to go on, when something was written before."""
+    if isinstance(err, files.FileInUseError):
+        return FileInUseError(f"{path}: another ruleplay run is writing this {what}; wait for it to end, or "
+                              f"choose another file")
+    if isinstance(err, FileExistsError):
+        return OutputError(f"{path}: a file appeared there while the command ran, and was kept: add "
+                           f"--overwrite to replace it, or choose another file")
+    return OutputError(f"cannot write the {what} {path}: {err.strerror or err}" + (f"; {kept}" if kept else ""))
 
 
 def withheld(err: RuleRuntimeError, seat: int) -> RuleRuntimeError:

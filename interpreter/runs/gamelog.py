@@ -25,6 +25,7 @@ per move.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -33,13 +34,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from .. import files
-from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError
+from ..agents import is_interactive
+from ..engine.errors import ReplayError, RuleplayError, RuleRuntimeError, RulesetError, output_error
 from ..engine.game import ENGINE_VERSION, Game, load_game
 from ..engine.legal import CHANCE
 from ..engine.rng import check_seed
 from ..engine.state import State
 from ..engine.views import seen_to_json
-from ..files import atomic_write_text
+from ..files import atomic_write_bytes
 from .play import MoveRecord, PlayResult
 from .ruleset_ref import UnsafeRulesetReference, recorded, resolve
 
@@ -51,28 +53,141 @@ HEADER_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+def header_line(game: str, variant: str | None, players: int, seed: int, agents: Sequence[str], ruleset: str,
+                ruleset_hash: str) -> dict:
+    """A log's first line; `ruleset` as the log records it (`ruleset_ref.recorded`)."""
+    return {"format": FORMAT, "version": VERSION, "game": game, "ruleset": ruleset, "variant": variant,
+            "players": players, "seed": seed, "ruleset_hash": ruleset_hash, "engine": ENGINE_VERSION,
+            "agents": list(agents)}
+
+
+def move_line(record: MoveRecord) -> dict:
+    return {"n": record.n, "player": record.player, "move": record.move, "rules": list(record.rules)} | (
+        {"seen_by": seen_to_json(record.seen_by)} if record.seen_by is not None else {})
+
+
+def end_line(result: PlayResult) -> dict:
+    return {"end": True, "scores": result.scores, "returns": result.returns, "moves": result.length}
+
+
 def log_lines(result: PlayResult, ruleset: str, ruleset_hash: str, finished: bool = True) -> list[dict]:
-    header = {"format": FORMAT, "version": VERSION, "game": result.game, "ruleset": ruleset,
-              "variant": result.variant, "players": result.players, "seed": result.seed,
-              "ruleset_hash": ruleset_hash, "engine": ENGINE_VERSION, "agents": result.agents}
-    moves = [{"n": r.n, "player": r.player, "move": r.move, "rules": list(r.rules)}
-             | ({"seen_by": seen_to_json(r.seen_by)} if r.seen_by is not None else {}) for r in result.records]
-    end = {"end": True, "scores": result.scores, "returns": result.returns, "moves": result.length}
-    return [header, *moves, end] if finished else [header, *moves]
+    header = header_line(result.game, result.variant, result.players, result.seed, result.agents, ruleset,
+                         ruleset_hash)
+    moves = [move_line(r) for r in result.records]
+    return [header, *moves, end_line(result)] if finished else [header, *moves]
+
+
+def _text(line: dict) -> bytes:
+    return (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def write_log(path: str | os.PathLike, result: PlayResult, ruleset: str, ruleset_hash: str,
               finished: bool = True) -> Path:
-    """Write the log of `result`; `ruleset` is the name or path given to `load_game`.  An unfinished
-    game (`finished` False: a person left the table) is saved without the end line.
+    """Write the log of `result` whole (replacing a file there); `ruleset` is the name or path given to
+    `load_game`.  An unfinished game (`finished` False: a person left the table) is saved without the end
+    line.  `LogWriter` writes a log as the game is played instead.
 
     The log records a path relative to its own folder (a built-in by name),
     the only kind of path `replay` follows without being told the ruleset.
     """
-    ref = recorded(ruleset, path)
-    lines = log_lines(result, ref, ruleset_hash, finished)
-    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
-    return atomic_write_text(path, text)
+    lines = log_lines(result, recorded(ruleset, path), ruleset_hash, finished)
+    return atomic_write_bytes(path, b"".join(_text(line) for line in lines))
+
+
+class LogWriter:
+    """A game log written as the game is played: the header first, each move as it is made, the end line last.
+
+    The log is a `files.HeldFile`, held until the game is over or left, so
+    a second `ruleplay play` naming the same log is refused (RP681) rather
+    than writing over this game, and a killed game keeps every move made
+    before the kill, resumable when a person sat at the table.  Moves taken
+    back (`undo`) are cut off the file again (`keep`).  A write the disk
+    refuses is cut back to the last whole line and raised as OutputError
+    (RP680), which says what the log still holds.
+    """
+
+    def __init__(self, held: files.HeldFile, ends: list[int], records: Sequence[MoveRecord], resumable: bool):
+        self.path = held.path
+        self._file = held
+        self._ends = ends  # the file's size after its header, and after each move line written
+        self._records = list(records)  # the moves the file holds
+        self._resumable = resumable
+
+    @classmethod
+    def start(cls, path: str | os.PathLike, game: Game, seed: int, agents: Sequence[str], ruleset: str,
+              replace: bool = False) -> "LogWriter":
+        """A new log at `path` for the game `game` of seed `seed` between `agents`; `ruleset` is the name or
+        path the game was loaded from.  A file there is replaced only with `replace` (OutputError if not)."""
+        info = game.info
+        head = header_line(info.name, info.variant, info.players, seed, agents, recorded(ruleset, path),
+                           info.ruleset_hash)
+        held = _hold(path, files.HeldFile.open if replace else files.HeldFile.create)
+        writer = cls(held, [], [], any(is_interactive(a) for a in agents))
+        try:
+            writer._guarded(held.cut, 0)
+            writer._guarded(held.append, _text(head))
+        except BaseException:
+            held.remove()  # nothing of it is whole
+            raise
+        writer._ends.append(held.size)
+        return writer
+
+    @classmethod
+    def hold(cls, path: str | os.PathLike) -> files.HeldFile:
+        """The log at `path` held for `resume` (before it is read): a game in play elsewhere is refused."""
+        return _hold(path, functools.partial(files.HeldFile.open, create=False))
+
+    @classmethod
+    def resume(cls, held: files.HeldFile, records: Sequence[MoveRecord], agents: Sequence[str]) -> "LogWriter":
+        """The writer of a held log that `read_log` read back as a game left unfinished after `records`, to
+        continue it."""
+        ends = list(itertools.accumulate(len(raw) for raw in files.lines(held.path)))
+        if len(ends) != len(records) + 1 or ends[-1] != held.size:
+            raise ReplayError(f"{held.path}: the log changed while it was read; resume it again")
+        return cls(held, ends, records, any(is_interactive(a) for a in agents))
+
+    def keep(self, records: Sequence[MoveRecord]) -> None:
+        """Make the log hold exactly `records`: moves taken back are cut off, new ones appended."""
+        same = min(len(self._records), len(records))  # records are only ever appended or cut back:
+        while same and self._records[same - 1] is not records[same - 1]:  # the last one shared ends the prefix
+            same -= 1
+        if same < len(self._records):
+            self._guarded(self._file.cut, self._ends[same])
+            del self._records[same:], self._ends[same + 1:]
+        for record in records[same:]:
+            self._guarded(self._file.append, _text(move_line(record)))
+            self._records.append(record)
+            self._ends.append(self._file.size)
+
+    def finish(self, result: PlayResult) -> None:
+        """The end line of the game `result` (its moves already kept)."""
+        self.keep(result.records)
+        self._guarded(self._file.append, _text(end_line(result)))
+
+    def close(self) -> None:
+        self._guarded(self._file.close)
+
+    def __enter__(self) -> "LogWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _guarded(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except OSError as err:
+            moves = len(self._records)
+            kept = (f"it holds the first {moves} move{'' if moves == 1 else 's'}, each line whole"
+                    + (": make room, then continue the game with --resume" if self._resumable else ""))
+            raise output_error(err, self.path, "game log", kept if self._ends else "") from None
+
+
+def _hold(path: str | os.PathLike, opener: Callable[[str | os.PathLike], files.HeldFile]) -> files.HeldFile:
+    try:
+        return opener(path)
+    except OSError as err:
+        raise output_error(err, path, "game log") from None
 
 
 @dataclass(frozen=True)
@@ -123,12 +238,13 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
 
 def unfinished_moves(path: str | os.PathLike) -> int | None:
     """The moves of the game left unfinished in the log at `path` (a person's saved game: a header and its
-    moves, no end line), or None when `path` holds no such log (no file, another file, a finished game)."""
+    moves, no end line), or None when `path` holds no such log (no file, another file, a finished game, a
+    game of agents alone that a rule error stopped)."""
     moves = None
     try:
         for number, line in _lines(Path(path)):
             if number == 1:
-                if line.get("format") != FORMAT:
+                if line.get("format") != FORMAT or not _at_table(line):
                     return None
                 moves = 0
             elif "end" in line:
@@ -160,6 +276,12 @@ def logged_ruleset(path: str | os.PathLike) -> str | None:
         return resolve(ref, path, "ruleset")
     except UnsafeRulesetReference:
         return None
+
+
+def _at_table(header: dict) -> bool:
+    """Whether the log's header seats a person (a game `play --resume` can continue)."""
+    agents = header.get("agents")
+    return isinstance(agents, list) and any(isinstance(a, str) and is_interactive(a) for a in agents)
 
 
 def _check_header(path: Path, header: dict) -> None:
@@ -260,7 +382,7 @@ def read_log(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
         if line["player"] != state.current_player:
             raise ReplayError(f"{where}: the log has player {line['player']} to move, "
                               f"the game has player {state.current_player}")
-        state = _advance(where, game, state, line["move"])
+        state = advance(where, game, state, line["move"])
         if state.last_fired != line["rules"]:
             raise ReplayError(f"{where}: move {line['move']} fired {_json(state.last_fired)}, the log says "
                               f"{_json(line['rules'])}")
@@ -295,8 +417,9 @@ def replay(path: str | os.PathLike, ruleset: str | os.PathLike | None = None,
         raise ReplayError(f"{path}: seat {seat!r} is not a seat of this game (0..{game.info.players - 1})", "RP608")
     n = len(logged.records)
     if logged.end is None:
-        raise ReplayError(f"{path}: truncated: no end line after {n} moves (a game saved before its end "
-                          f"continues with `ruleplay play {game.name} --log {path} --resume`)")
+        resume = (f"a game saved before its end continues with `ruleplay play {game.name} --log {path} --resume`"
+                  if _at_table(header) else "the game stopped before its end: a rule error, or a full disk")
+        raise ReplayError(f"{path}: truncated: no end line after {n} moves ({resume})")
     views = [r.views[seat] if r.views else r.move for r in logged.records] if seat is not None else None
     return ReplayReport(str(path), game.name, logged.ruleset, header["variant"], header["players"], header["seed"],
                         n, logged.state.scores(), logged.state.returns(), header["engine"], seat, views)
@@ -311,11 +434,11 @@ def replay_moves(game: Game, seed: int, moves: Sequence[str],
     for n, text in enumerate(moves, start=1):
         if on_state is not None:
             on_state(state)
-        state = _advance(f"move {n}", game, state, text)
+        state = advance(f"move {n}", game, state, text)
     return state
 
 
-def _advance(where: str, game: Game, state: State, text: str) -> State:
+def advance(where: str, game: Game, state: State, text: str) -> State:
     """`state` after the logged move `text`, which must be the very text ruleplay writes for that move.
 
     The parser also reads `place( 2 )` and `place(2.0)` as `place(2)`, as a

@@ -13,9 +13,13 @@ each game line holds `"arc": {"first_mover": 0, "lead_changes": 2, "drama":
 0.12, "settled_at": 0.8}`; a header without `arcs` is a run that did not.
 
 Why this shape: a batch can run for hours, and a crash must cost only the
-games in flight.  Each line is written whole with one `write` and flushed at
-once, so a killed run leaves every finished game intact and at most one torn
-line at the end.  A game line holds nothing that depends on time or on the
+games in flight.  Each line is appended whole as its game finishes
+(`files.HeldFile`), so a killed run leaves every finished game intact and at
+most one torn line at the end, and a write the disk refuses part way is cut
+back before the error (RP680) is raised.  The file is held by one run at a
+time: a second run naming it (a resume started while the run still goes
+on) is refused with RP681 instead of writing its lines between the first
+one's.  A game line holds nothing that depends on time or on the
 worker that played it (game i is a pure function of the seed and i), so
 `resume` can drop a torn tail, play only the missing indices and end with
 exactly the lines an uninterrupted run writes, in another order.  The header
@@ -32,8 +36,8 @@ uniform random sample of `VERIFY_SAMPLE` of them (every one in a file that
 holds no more), drawn from the operating system's random source so that
 whoever edits the file cannot know which lines will be checked; all of
 them are checked on request (`verify_all`), streamed from the file a
-second time rather than held in memory.  Verification happens before the
-file is opened for writing, so a refused file is left as it was.
+second time rather than held in memory.  Verification happens before
+anything is written, so a refused file is left as it was.
 """
 
 from __future__ import annotations
@@ -46,10 +50,10 @@ import random
 import re
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .. import files
-from ..engine.errors import ResultsFileError
+from ..engine.errors import ResultsFileError, output_error
 from ..engine.outcome import GameArc, GameFailure, GameOutcome
 from .play import game_seed
 
@@ -90,12 +94,18 @@ def _dumps(line: dict) -> str:
 
 
 class ResultsWriter:
-    """Appends game lines to an open results file; use as a context manager."""
+    """Appends game lines to a results file it holds (`files.HeldFile`); use as a context manager.
 
-    def __init__(self, path: Path, stream: IO[str]):
-        self.path = path
-        self._stream = stream
-        self._synced = 0.0
+    Each line is one whole append: a write the disk refuses part way is cut
+    back, so the file ends at its last whole game, and the error (RP680)
+    names the file and how many games it keeps.
+    """
+
+    def __init__(self, held: files.HeldFile, games: int = 0):
+        self.path = held.path
+        self._file = held
+        self._games = games  # game lines in the file, for the message of a failed write
+        self._synced = time.monotonic()
 
     def __enter__(self) -> "ResultsWriter":
         return self
@@ -104,19 +114,44 @@ class ResultsWriter:
         self.close()
 
     def write(self, outcome: GameOutcome) -> None:
-        self._stream.write(_dumps(outcome_line(outcome)))
-        self._stream.flush()
+        self._append(_dumps(outcome_line(outcome)))
+        self._games += 1
         now = time.monotonic()
         if now - self._synced >= FSYNC_EVERY_S:
-            os.fsync(self._stream.fileno())
+            self._guarded(self._file.sync)
             self._synced = now
 
+    def _append(self, line: str) -> None:
+        self._guarded(self._file.append, line.encode("utf-8"))
+
+    def _guarded(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except OSError as err:
+            raise output_error(err, self.path, "results file", _kept(self._games)) from None
+
     def close(self) -> None:
-        if self._stream.closed:
-            return
-        self._stream.flush()
-        os.fsync(self._stream.fileno())
-        self._stream.close()
+        self._guarded(self._file.close)
+
+
+def _kept(games: int) -> str:
+    return (f"it holds the {games} game{'' if games == 1 else 's'} written before, each line whole: make room, "
+            f"then finish the run with --resume")
+
+
+def _held(path: Path, new: bool) -> files.HeldFile:
+    """The results file at `path`, held for this run (new: it must not exist yet)."""
+    try:
+        return files.HeldFile.create(path) if new else files.HeldFile.open(path)
+    except FileExistsError:
+        if files.held_elsewhere(path):
+            raise output_error(files.FileInUseError(), path, "results file") from None
+        raise ResultsFileError(f"{path} exists: add --resume to complete that run, or remove the file "
+                               f"to start again") from None
+    except files.FileInUseError as err:
+        raise output_error(err, path, "results file") from None
+    except OSError as err:
+        raise ResultsFileError(f"{path}: cannot {'write' if new else 'read'}: {err.strerror or err}") from None
 
 
 def create(path: str | os.PathLike, head: dict) -> ResultsWriter:
@@ -125,17 +160,19 @@ def create(path: str | os.PathLike, head: dict) -> ResultsWriter:
     A symbolic link to a file that does not exist yet is written through;
     a FIFO, device or folder at `path` is refused (see `ruleplay.files`).
     """
-    path = Path(path)
+    writer = ResultsWriter(_held(Path(path), new=True))
+    _start(writer, head)
+    return writer
+
+
+def _start(writer: ResultsWriter, head: dict) -> None:
+    """The header, first line of a file that holds nothing whole yet; a file it cannot be written to is
+    removed (nothing of it was whole)."""
     try:
-        stream = open(files.write_target(path), "x", encoding="utf-8", newline="\n")
-    except FileExistsError:
-        raise ResultsFileError(f"{path} exists: add --resume to complete that run, or remove the file "
-                               f"to start again") from None
-    except OSError as err:
-        raise ResultsFileError(f"{path}: cannot write: {err.strerror or err}") from None
-    stream.write(_dumps(head))
-    stream.flush()
-    return ResultsWriter(path, stream)
+        writer._append(_dumps(head))
+    except BaseException:
+        writer._file.remove()
+        raise
 
 
 class GameSet:
@@ -176,21 +213,32 @@ def resume(path: str | os.PathLike, head: dict, finished: Callable[[GameOutcome]
            verify: Verifier | None = None, verify_all: bool = False) -> tuple[ResultsWriter, GameSet]:
     """Reopen a results file for the run `head` describes: a writer for the rest, and the games it holds.
 
-    Each game already in the file is passed to `finished` as it is read: the
-    file is read one line at a time, since a long run's file may be larger
-    than memory.  A missing file, or one killed before its header was whole,
-    starts afresh.  A torn last line is cut off.  Any other damage, a header
-    of another run, or a path that is not a regular file, is a
-    ResultsFileError naming the line; the file is then left as it was.
-    `verify` is given a sample of the games read back (all of them with
+    The file is held first (`files.HeldFile`: another run writing it is
+    refused, RP681), then each game already in it is passed to `finished` as
+    it is read: the file is read one line at a time, since a long run's file
+    may be larger than memory.  A missing file, or one killed before its
+    header was whole, starts afresh.  A torn last line is cut off.  Any
+    other damage, a header of another run, or a path that is not a regular
+    file, is a ResultsFileError naming the line; the file is then left as it
+    was.  `verify` is given a sample of the games read back (all of them with
     `verify_all`) to play again, before anything is written.
     """
     path = Path(path)
+    held = _held(path, new=False)
+    try:
+        writer, games = _resumed(held, head, finished, verify, verify_all)
+    except BaseException:
+        held.close()
+        raise
+    return writer, games
+
+
+def _resumed(held: files.HeldFile, head: dict, finished: Callable[[GameOutcome], None],
+             verify: Verifier | None, verify_all: bool) -> tuple[ResultsWriter, GameSet]:
+    path = held.path
     sample = None if verify is None or verify_all else Sample(VERIFY_SAMPLE)
     try:
         complete, games = _read_back(path, head, finished, sample)
-    except FileNotFoundError:
-        return create(path, head), GameSet(head["games"])
     except OSError as err:
         raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
     if verify is not None:
@@ -198,16 +246,12 @@ def resume(path: str | os.PathLike, head: dict, finished: Callable[[GameOutcome]
             verify(sample.items if sample is not None else _recorded(path, head))
         except OSError as err:  # the file went away or changed kind between the two reads
             raise ResultsFileError(f"{path}: cannot read: {err.strerror or err}") from None
-    try:
-        stream = open(path, "r+", encoding="utf-8", newline="\n")
-    except OSError as err:
-        raise ResultsFileError(f"{path}: cannot write: {err.strerror or err}") from None
-    stream.truncate(complete)  # the torn tail, if any (the whole file if not even the header is whole)
-    stream.seek(complete)
+    writer = ResultsWriter(held, games.count)
+    if complete < held.size:
+        writer._guarded(held.cut, complete)  # the torn tail, if any (the whole file if not even the header is whole)
     if not complete:
-        stream.write(_dumps(head))
-        stream.flush()
-    return ResultsWriter(path, stream), games
+        _start(writer, head)
+    return writer, games
 
 
 def _read_back(path: Path, head: dict, finished: Callable[[GameOutcome], None],

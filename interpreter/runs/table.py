@@ -4,8 +4,10 @@ The moves played so far (`records`) are the game: they are what a log
 saves, and any earlier state is those moves replayed (`gamelog.replay_moves`:
 chance is drawn again by the state's own seeded generator, so the replay is
 the game that was played).  Undo is therefore cutting `records` back to the
-person's previous decision; leaving is saving `records` without an end line;
-resuming is reading them back (`gamelog.read_log`).
+person's previous decision.  The log (`gamelog.LogWriter`) follows `records`
+as they change: each move is written as it is made and a move taken back is
+cut off, so leaving (or a kill) leaves the game saved without an end line,
+and resuming is reading it back (`gamelog.read_log`).
 
 An agent here is built afresh for each of its decisions, seeded from the
 game's seed, its seat and the move number (`decision_seed`), so its reply
@@ -28,7 +30,7 @@ from ..engine.legal import CHANCE
 from ..engine.people import distinct_moves
 from ..engine.rng import Rng, seed_state
 from ..engine.state import State
-from .gamelog import replay_moves
+from .gamelog import LogWriter, LoggedGame, replay_moves
 from .play import MoveRecord, PlayResult, SeatingError, Watcher, agent_seed, seat_agents
 
 
@@ -73,10 +75,17 @@ class Table:
     seed: int
     records: list[MoveRecord]
     state: State
+    log: LogWriter | None = None  # the game's log, kept in step with `records` as they change
 
     @classmethod
     def new(cls, game: Game, seats: list[str], human: int, seed: int) -> "Table":
         return cls(game, seats, human, seed, [], game.new_state(seed))
+
+    @classmethod
+    def resumed(cls, logged: LoggedGame, seats: list[str], human: int) -> "Table":
+        """The table of a game read back from its log."""
+        seed = logged.header["seed"]
+        return cls(logged.game, seats, human, seed, list(logged.records), logged.state)
 
     def agent_move(self, state: State, seat: int) -> Move:
         """The move seat `seat`'s agent makes at `state`, the position after the game's moves so far."""
@@ -107,7 +116,12 @@ class Table:
         kept = mine[-1]
         self.state = states[kept]
         del self.records[kept:]
+        self._logged()
         return kept
+
+    def _logged(self) -> None:
+        if self.log is not None:
+            self.log.keep(self.records)
 
     def play(self, person: HumanAgent, watch: Watcher | None = None,
              thinking: Callable[[int], None] | None = None) -> str:
@@ -115,7 +129,8 @@ class Table:
 
         `watch(state, record)` sees every move as it is applied, and
         `thinking(seat)` is told when an agent starts to choose.  Whatever
-        stops the game, `records` holds only applied moves, so it can be saved.
+        stops the game, `records` holds only applied moves, and `log` (if
+        any) holds them as well.
         """
         try:
             while not self.state.is_terminal():
@@ -138,6 +153,7 @@ class Table:
                 record = MoveRecord.of(len(self.records) + 1, who, after)
                 self.records.append(record)
                 self.state = after
+                self._logged()
                 if watch is not None:
                     watch(after, record)
         except QuitRequest:

@@ -32,6 +32,8 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..files import atomic_write_bytes
+
 COLOURS = ("#1f77b4", "#d62728")  # A blue, B red: tell apart also in greyscale by line style
 STYLES = ("-", "--")
 SIGNIFICANT = "#c0392b"
@@ -65,12 +67,18 @@ def _files(folder: Path, stem: str) -> list[Path]:
     return [folder / f"{stem}.{ext}" for ext in FORMATS]
 
 
-def _save(plt: Any, figure: Any, folder: Path, stem: str) -> list[Path]:
+def _save(plt: Any, figure: Any, folder: Path, stem: str, replace: bool) -> list[Path]:
+    """The figure as PNG and SVG files, each written whole (`files.atomic_write_bytes`)."""
     figure.tight_layout()
     paths = _files(folder, stem)
-    for path in paths:
-        figure.savefig(path, dpi=120, metadata={"Date": None} if path.suffix == ".svg" else None)
-    plt.close(figure)
+    try:
+        for path in paths:
+            drawn = io.BytesIO()
+            figure.savefig(drawn, format=path.suffix[1:], dpi=120,
+                           metadata={"Date": None} if path.suffix == ".svg" else None)
+            atomic_write_bytes(path, drawn.getvalue(), replace)
+    finally:
+        plt.close(figure)
     return paths
 
 
@@ -267,24 +275,26 @@ def differences(plt: Any, title: str, labels: tuple[str, str], found: Sequence[A
 
 
 def write_charts(folder: Path, title: str, runs: dict[str, Run], holder: str = "seat",
-                 comparison: tuple[Sequence[Any], float] | None = None) -> list[Path]:
+                 comparison: tuple[Sequence[Any], float] | None = None, replace: bool = True) -> list[Path]:
     """Write the charts (PNG and SVG) to `folder`; the paths written.  `holder` names what the runs' k-th
     figures belong to: "seat", or "agent" for seats rotated.  `comparison`, the differences of two runs
-    and their per-comparison confidence, draws a comparison's charts (see the module docstring)."""
+    and their per-comparison confidence, draws a comparison's charts (see the module docstring).  Without
+    `replace`, a chart file already there is kept (FileExistsError); any OSError names its file."""
     plt = pyplot()
     if comparison is not None:
         label_a, label_b = runs
-        written = _save(plt, differences(plt, title, (label_a, label_b), *comparison), folder, "differences")
+        written = _save(plt, differences(plt, title, (label_a, label_b), *comparison), folder, "differences",
+                        replace)
     else:
-        written = _save(plt, win_rates(plt, title, runs, holder), folder, "win-rates")
+        written = _save(plt, win_rates(plt, title, runs, holder), folder, "win-rates", replace)
     written += _save(plt, histograms(plt, title, runs, "score", lambda m: m.scores,
                                      lambda agents: [seat_label(s, a, holder) for s, a in enumerate(agents)]),
-                     folder, "scores")
+                     folder, "scores", replace)
     written += _save(plt, histograms(plt, title, runs, "length (moves)", lambda m: [m.lengths],
-                                     lambda agents: ["all games"]), folder, "length")
+                                     lambda agents: ["all games"]), folder, "length", replace)
     if comparison is not None:
         figure = coverage_changes(plt, title, runs)
     else:
         figure = coverage(plt, title, next(iter(runs.values())))
-    written += _save(plt, figure, folder, "rule-coverage")
+    written += _save(plt, figure, folder, "rule-coverage", replace)
     return written

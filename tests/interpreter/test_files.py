@@ -1,7 +1,9 @@
 """User files: only regular files are read, never past a limit, and only regular files are replaced.
 
 Whole-file writes leave the target with the old text or the new and no
-temporary file behind.
+temporary file behind, and without `replace` never take the place of a file
+that is there.  A held file is written by one holder at a time, and only in
+whole appends.
 
 FIFOs and symbolic links are made under tmp_path; no test touches a real device.
 A FIFO that were opened for reading would wait for a writer for ever: the
@@ -10,8 +12,11 @@ timeouts turn such a regression into a failure instead of a stalled run.
 
 from __future__ import annotations
 
+import errno
+import multiprocessing
 import os
 import stat
+import time
 
 import pytest
 
@@ -179,6 +184,79 @@ def test_a_new_file_gets_the_umask_mode_not_a_private_one(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_without_replace_a_file_there_is_kept(tmp_path):
+    path = tmp_path / "r.json"
+    assert files.atomic_write_text(path, "mine\n", replace=False) == path
+    with pytest.raises(FileExistsError) as err:
+        files.atomic_write_text(path, "theirs\n", replace=False)
+    assert err.value.filename == str(path)
+    assert path.read_text() == "mine\n" and os.listdir(tmp_path) == ["r.json"]
+
+
+def test_without_hard_links_a_file_there_is_still_kept(tmp_path, monkeypatch):
+    def no_links(*args):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "r.json"
+    files.atomic_write_text(path, "mine\n", replace=False)
+    with pytest.raises(FileExistsError):
+        files.atomic_write_text(path, "theirs\n", replace=False)
+    assert path.read_text() == "mine\n" and os.listdir(tmp_path) == ["r.json"]
+
+
+# ------------------------------------------------------------- held files
+
+def test_a_held_file_is_refused_to_a_second_holder_until_released(tmp_path):
+    path = tmp_path / "r.jsonl"
+    first = files.HeldFile.create(path)
+    with pytest.raises(files.FileInUseError) as err:
+        files.HeldFile.open(path)
+    assert err.value.strerror == "another process is writing it" and err.value.filename == str(path)
+    assert files.held_elsewhere(path)
+    with pytest.raises(FileExistsError):
+        files.HeldFile.create(path)
+    first.close()
+    assert not files.held_elsewhere(path)
+    files.HeldFile.open(path).close()
+
+
+def test_appends_are_whole_or_cut_back(tmp_path, disk_full):
+    path = tmp_path / "r.jsonl"
+    with files.HeldFile.create(path) as held:
+        held.append(b"first line\n")
+        disk_full(tmp_path, 5)
+        with pytest.raises(OSError) as err:
+            held.append(b"second line\n")
+        assert err.value.errno == errno.ENOSPC and err.value.filename == str(path)
+        assert held.size == 11
+        disk_full(tmp_path, 100)
+        held.append(b"third line\n")
+    assert path.read_bytes() == b"first line\nthird line\n"
+
+
+def _sleep(started, seconds: float) -> None:
+    started.set()
+    time.sleep(seconds)
+
+
+def test_a_forked_child_does_not_keep_the_file_held(tmp_path):
+    """A worker forked while a results file is held outlived a killed parent, and kept the lock."""
+    path = tmp_path / "r.jsonl"
+    held = files.HeldFile.create(path)
+    fork = multiprocessing.get_context("fork")
+    started = fork.Event()
+    child = fork.Process(target=_sleep, args=(started, 30), daemon=True)
+    child.start()
+    try:
+        assert started.wait(20)
+        held.close()
+        assert child.is_alive() and not files.held_elsewhere(path)
+    finally:
+        child.kill()
+        child.join()
 
 
 @pytest.mark.parametrize("text, message", [

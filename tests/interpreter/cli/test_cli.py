@@ -441,16 +441,14 @@ def test_report_of_a_failure_holds_the_error(tmp_path):
     assert json.loads(path.read_text())[0]["diagnostics"][0]["code"] == "RP009"
 
 
-def test_report_that_cannot_be_written_is_one_clear_error(tmp_path, monkeypatch):
-    def disk_full(path, text):
-        raise OSError(28, "No space left on device", str(path))
-
-    monkeypatch.setattr("ruleplay.files.atomic_write_text", disk_full)
+def test_report_that_cannot_be_written_is_one_clear_error(tmp_path, disk_full):
+    disk_full(tmp_path, 10)
     path = tmp_path / "r.json"
     result = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(path)])
     assert result.exit_code == 1
-    assert f"error: cannot write the report {path}: No space left on device" in result.output
+    assert f"error RP680: cannot write the report {path}: No space left on device" in result.output
     assert isinstance(result.exception, SystemExit)  # no traceback
+    assert os.listdir(tmp_path) == []  # neither the report nor its temporary file
     folder = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path)])
     assert folder.exit_code == 2
     missing = CliRunner().invoke(main, ["perft", "tic-tac-toe", "--depth", "1", "--report", str(tmp_path / "no" / "r.json")])

@@ -14,7 +14,10 @@ game's seed, its seat and the move number (`decision_seed`), so its reply
 depends only on the position it answers: after an undo the same move gets
 the same reply, and a game left and resumed goes on exactly as it would have
 without the break.  (`play_game` seeds each agent once instead; a game
-with a person is not a function of its seed anyway.)
+with a person is not a function of its seed anyway.)  It also makes a log's
+agent moves checkable: a resume asks each agent again for every move the
+log says it made (`Table.resumed`), and a log edited to give an agent
+another move, legal or not, is refused at that move's line.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from typing import Callable, Sequence
 
 from ..agents import is_interactive, make_agent
 from ..agents.human import HumanAgent, QuitRequest, UndoRequest
+from ..engine.errors import ReplayError
 from ..engine.game import Game
 from ..engine.moves import Move
 from ..engine.legal import CHANCE
 from ..engine.people import distinct_moves
 from ..engine.rng import Rng, seed_state
 from ..engine.state import State
-from .gamelog import LogWriter, LoggedGame, replay_moves
+from .gamelog import LogWriter, LoggedGame, advance, replay_moves
 from .play import MoveRecord, PlayResult, SeatingError, Watcher, agent_seed, seat_agents
 
 
@@ -83,8 +87,24 @@ class Table:
 
     @classmethod
     def resumed(cls, logged: LoggedGame, seats: list[str], human: int) -> "Table":
-        """The table of a game read back from its log."""
+        """The table of a game read back from its log, once every agent move in it is checked.
+
+        Each agent is asked again for each move the log gives it, as it was
+        asked in play (seeded per decision), and must choose that move: a
+        log edited to show an agent playing anything else is a ReplayError
+        naming the line.  Costs one more decision per agent move.
+        """
         seed = logged.header["seed"]
+        state = logged.game.new_state(seed)
+        for record in logged.records:
+            who = record.player
+            if who not in (CHANCE, human):
+                chosen = str(make_agent(seats[who], decision_seed(seed, who, record.n)).choose(state))
+                if chosen != record.move:
+                    raise ReplayError(f"{logged.path}:{record.n + 1}: the log has {seats[who]} at seat {who} play "
+                                      f"{record.move}, where it plays {chosen}: the line was changed; continue "
+                                      f"from an unchanged log")
+            state = advance(f"move {record.n}", logged.game, state, record.move)
         return cls(logged.game, seats, human, seed, list(logged.records), logged.state)
 
     def agent_move(self, state: State, seat: int) -> Move:

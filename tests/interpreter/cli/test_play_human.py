@@ -252,3 +252,32 @@ def test_undo_goes_back_past_a_move_played_for_the_person(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.count("your only move, played for you: keep_for_later") == 1
     assert "undone: back to your first decision" in result.output
+
+
+@pytest.mark.parametrize("game, person, agent", [("tic-tac-toe", 0, "random"), ("kuhn-poker", 1, "mcts:iterations=30")])
+def test_a_log_whose_agent_moves_were_changed_is_not_resumed(tmp_path, game, person, agent):
+    """A person's log with an agent's move changed to another legal one resumed, showing the agent as having
+    played it. Agents are seeded per decision: a resume asks each again and refuses the changed line."""
+    from ruleplay import load_game
+    from ruleplay.runs.gamelog import move_line, read_log
+    from ruleplay.runs.play import MoveRecord
+
+    log = tmp_path / "game.jsonl"
+    left = run("play", game, "--human", str(person), "--agents", agent, "--seed", "7", "--log", log,
+               input="1\nq\n")
+    assert left.exit_code == 0, left.output
+    records = read_log(log).records
+    n = next(r.n for r in records if r.player not in (-1, person))  # the agent's first move
+    state = load_game(game).new_state(7)
+    for record in records[:n - 1]:
+        state = state.apply_chance() if record.player == -1 else state.apply(record.move)
+    other = next(m for m in state.legal_moves() if str(m) != records[n - 1].move)
+    forged = move_line(MoveRecord.of(n, records[n - 1].player, state.apply(other)))
+    lines = log.read_text().splitlines()
+    lines[n] = json.dumps(forged, separators=(",", ":"))
+    log.write_text("\n".join(lines[:n + 1]) + "\n")
+    assert len(read_log(log).records) == n  # the forged line replays: every move in it is legal
+    result = run("play", game, "--log", log, "--resume", input="q\n")
+    assert result.exit_code == 1, result.output
+    assert f"error RP630: {log}:{n + 1}: the log has {agent} at seat {records[n - 1].player} play {other}, where " \
+           f"it plays {records[n - 1].move}: the line was changed; continue from an unchanged log" in result.output

@@ -12,6 +12,7 @@ import click
 from ..engine.errors import output_error
 from ..engine.game import Game
 from ..engine.outcome import GameFailure
+from ..runs.cluster import CONNECT_TIMEOUT
 from .options import WholeNumber, overwriting
 from .output import echo
 
@@ -71,7 +72,8 @@ def executor_option(fn: Callable) -> Callable:
     return click.option("--executor", default=None, metavar="E", callback=_checked_executor,
                         help="Where games run: 'process' (worker processes here, the default), 'dask-local' "
                              "(a LocalCluster of --workers processes) or 'dask://HOST:PORT' (a running "
-                             "scheduler). Results do not depend on it.")(fn)
+                             f"scheduler, given {CONNECT_TIMEOUT} s to answer; anything else there is an "
+                             "error). Results do not depend on it.")(fn)
 
 
 def plot_option(fn: Callable) -> Callable:

@@ -146,17 +146,76 @@ def _client(executor: str, workers: int) -> Iterator[Any]:
 
 
 def _connected(address: str) -> Any:
-    """A client of the running scheduler at `address`; SchedulerError (RP652) if it does not answer in
-    CONNECT_TIMEOUT seconds, instead of Dask's OSError that names no code and says nothing to do."""
+    """A client of the running scheduler at `address`; SchedulerError (RP652) naming the address if nothing
+    answers there in CONNECT_TIMEOUT seconds, or something that is not a Dask scheduler does.
+
+    Dask bounds only the TCP connection by its timeout: a port that accepts
+    and then says nothing held the client for ever in its handshake, and one
+    that answered anything else had its bytes read as frame lengths (an
+    allocation of exabytes: MemoryError).  So the address is first asked who
+    it is (`_identity`, bounded as a whole), and only a scheduler is joined.
+    """
     from distributed import Client
 
+    kind = _identity(address)
+    if kind != "Scheduler":
+        raise _not_a_scheduler(address, f"a Dask {kind.lower()} answers there, not a scheduler" if kind else
+                               "something there answered, but not as Dask does")
     try:
         return Client(address, timeout=CONNECT_TIMEOUT)
     except OSError as err:
-        raise SchedulerError(f"no Dask scheduler answered at {address} ({err})",
-                             hint=f"start one there (`dask scheduler`, with `dask worker {address}` on each "
-                                  f"machine that plays), check the host and port it prints, or run here with "
-                                  f"--executor dask-local") from None
+        raise _unanswered(address, err) from None
+    except Exception as err:  # a scheduler that went away, or another server, between the two connections
+        raise _not_a_scheduler(address, f"it broke off as the client joined ({type(err).__name__})") from None
+
+
+def _identity(address: str) -> str | None:
+    """What answers Dask's `identity` call at `address` ("Scheduler", "Worker", ...), or None if what answers
+    is not Dask; SchedulerError if nothing does within CONNECT_TIMEOUT seconds, the whole exchange included."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask() -> Any:
+        comm = await connect(address, timeout=CONNECT_TIMEOUT)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(ask(), CONNECT_TIMEOUT)
+
+    # In a thread of its own: the caller may be running an event loop (a notebook), which asyncio.run refuses.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            reply = pool.submit(asyncio.run, bounded()).result()
+        except asyncio.TimeoutError:
+            raise _not_a_scheduler(address, f"something there accepts connections but said nothing in "
+                                            f"{CONNECT_TIMEOUT:g} s") from None
+        except OSError as err:
+            raise _unanswered(address, err) from None
+        except Exception:  # Dask reading what is not its protocol: MemoryError, ValueError, a decoding error
+            return None
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+_START_ONE = "`dask scheduler`, with `dask worker {address}` on each machine that plays"
+
+
+def _unanswered(address: str, err: OSError) -> SchedulerError:
+    return SchedulerError(f"no Dask scheduler answered at {address} ({err})",
+                          hint=f"start one there ({_START_ONE.format(address=address)}), check the host and port "
+                               f"it prints, or run here with --executor dask-local")
+
+
+def _not_a_scheduler(address: str, said: str) -> SchedulerError:
+    return SchedulerError(f"no Dask scheduler at {address}: {said}",
+                          hint=f"check the host and port the scheduler printed (`Scheduler at: tcp://HOST:PORT`; "
+                               f"start one with {_START_ONE.format(address=address)}), or run here with "
+                               f"--executor dask-local")
 
 
 def cluster_workers(client: Any) -> int:

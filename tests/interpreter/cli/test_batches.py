@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import shlex
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -297,6 +299,57 @@ def test_a_scheduler_that_does_not_answer_is_rp652_with_a_hint(monkeypatch):
     assert result.stderr.startswith(f"error RP652: no Dask scheduler answered at {address} (")
     assert "hint: start one there (`dask scheduler`" in result.stderr
     assert doc["error"]["code"] == "RP652" and "--executor dask-local" in doc["error"]["hint"]
+
+
+@contextlib.contextmanager
+def foreign_server(reply: bytes | None):
+    """A TCP server on a free local port that is no Dask scheduler: it accepts every connection and then
+    says nothing (`reply` None), or sends `reply` and keeps the connection open; yields HOST:PORT."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:  # closed at the end of the test
+                return
+            held.append(conn)
+            if reply is not None:
+                conn.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("reply, said", [
+    (None, "something there accepts connections but said nothing in 2 s"),
+    (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4, "something there answered, but not as Dask does"),
+    (b"\x02\x00\x00\x00\x00\x00\x00\x00" + b"\xff" * 64, "something there answered, but not as Dask does"),
+], ids=["silent", "http", "bytes"])
+def test_a_port_that_is_no_dask_scheduler_is_rp652_naming_it(monkeypatch, reply, said):
+    """A port that accepted and never spoke hung simulate past 80 s; one that answered garbage ended in
+    `internal error MemoryError` (Dask took the garbage for a length)."""
+    pytest.importorskip("distributed")
+    from ruleplay.runs import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 2)  # 30 s in a real run
+    with foreign_server(reply) as address:
+        started = time.monotonic()
+        result = run("simulate", "tic-tac-toe", "-n", "2", "--executor", f"dask://{address}")
+        assert time.monotonic() - started < 20
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error RP652: no Dask scheduler at {address}: {said}"), result.stderr
+    assert "hint: check the host and port the scheduler printed" in result.stderr
 
 
 def test_tournament_lists_the_games_rule_errors_stopped_with_commands_that_replay_them(tmp_path):

@@ -87,6 +87,19 @@ def test_a_scheduler_and_worker_in_other_processes_play_the_same(scheduler: str)
     _same(pool, simulate(TTT, 60, seed=6, agents=AGENTS, executor=scheduler))
 
 
+def test_a_workers_address_is_not_taken_for_its_schedulers(scheduler: str) -> None:
+    from distributed import Client
+
+    from ruleplay.engine.errors import SchedulerError
+
+    with Client(scheduler[len("dask://"):], timeout=10) as client:
+        worker = next(iter(client.scheduler_info()["workers"]))
+    address = worker.removeprefix("tcp://")
+    with pytest.raises(SchedulerError) as err:
+        simulate(TTT, 2, executor=f"dask://{address}")
+    assert err.value.message == f"no Dask scheduler at {address}: a Dask worker answers there, not a scheduler"
+
+
 @pytest.mark.parametrize("executor", ["threads", "dask://", "dask://nohostport"])
 def test_an_unknown_executor_is_refused(executor: str) -> None:
     with pytest.raises(ExecutorError, match="unknown executor"):

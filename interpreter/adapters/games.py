@@ -1,10 +1,16 @@
-"""The game an adapter wraps: a loaded `Game`, or a ruleset named by built-in name or path."""
+"""The game an adapter wraps (a loaded `Game`, or a ruleset named by built-in name or path), and the move an
+action number names."""
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
+import numpy as np
+
+from ..engine.errors import IllegalMoveError
 from ..engine.game import Game, load_game
+from ..engine.moves import Move
 
 
 def resolve(game: Game | str | os.PathLike, players: int | None, variant: str | None) -> Game:
@@ -24,3 +30,15 @@ def resolve(game: Game | str | os.PathLike, players: int | None, variant: str | 
     if not isinstance(game, (str, os.PathLike)):
         raise TypeError(f"game must be a ruleset name, a path or a ruleplay Game, not {type(game).__name__}")
     return load_game(game, players, variant)
+
+
+def numbered_move(game: Game, action: Any, who: str) -> Move:
+    """The move numbered `action` (an int, a numpy integer) in the game's numbering, which both adapters use;
+    IllegalMoveError (RP604) for anything else, saying what `who` may give.  Whether the move is legal now is
+    the state's to say, when it is applied."""
+    if isinstance(action, np.integer):
+        action = int(action)
+    size = game.num_distinct_actions
+    if type(action) is not int or not 0 <= action < size:
+        raise IllegalMoveError(action, f"an action of {who} is an int 0..{size - 1}", "RP604")
+    return game.index_to_move(action)

@@ -39,10 +39,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from ..engine.errors import IllegalMoveError, SeatError
 from ..engine.game import Game
 from ..engine.state import State
 from .encoding import Encoding
-from .games import resolve
+from .games import numbered_move, resolve
 
 DEFAULT_SEEDS = 1024
 DEFAULT_HISTORY = 32
@@ -220,20 +221,44 @@ class RuleplayState(pyspiel.State):
         return sorted((state.game.move_to_index(m), p) for m, p in outcomes)
 
     def _apply_action(self, action: int) -> None:
+        """The state after `action`, which must be one the node lists (a legal move, a chance outcome): the
+        root's seed or `State.apply` refuses anything else with IllegalMoveError, the state unchanged."""
         state, game = self._held.state, self._spec.game
         if state is None:
-            self._held = _Shared(game.new_state(seed=action))
+            self._held = _Shared(game.new_state(seed=self._seed(action)))
         else:
-            self._held = _Shared(state.apply(game.index_to_move(action)))
+            self._held = _Shared(state.apply(numbered_move(game, action, self._who())))
+
+    def _seed(self, action: int) -> int:
+        """The seed the root's outcome `action` draws: one of the `seeds` it lists, nothing else."""
+        seeds = self._spec.seeds
+        if type(action) is not int or not 0 <= action < seeds:
+            raise IllegalMoveError(f"seed {action}", f"the root chance node draws the game's seed from "
+                                                     f"0..{seeds - 1}, one of its {seeds} outcomes", "RP604")
+        return action
+
+    def _who(self) -> str:
+        player = self.current_player()
+        return "chance" if player == pyspiel.PlayerId.CHANCE else f"player {player}"
 
     def _action_to_string(self, player: int, action: int) -> str:
         state, game = self._held.state, self._spec.game
+        players = game.model.players
+        if player != pyspiel.PlayerId.CHANCE and not 0 <= player < players:
+            raise SeatError(f"player {player} is neither a seat of this game (0..{players - 1}) nor chance "
+                            f"({pyspiel.PlayerId.CHANCE})")
         if state is None:
-            return f"seed {action}"
-        move = game.index_to_move(action)
-        if not 0 <= player < game.model.players:  # chance: the whole outcome, as the game's record has it
+            return f"seed {self._seed(action)}"
+        move = numbered_move(game, action, self._who())
+        if player == pyspiel.PlayerId.CHANCE:  # the whole outcome, as the game's record has it
             return str(move)
         return state.move_view(move, player)
+
+    def serialize(self) -> str:
+        """Not yet: pyspiel would pickle the engine state, whose compiled rules do not pickle."""
+        raise NotImplementedError("a ruleplay state cannot be serialized through OpenSpiel yet: keep the engine's "
+                                  "own state instead (state.engine_state.dumps(), read back with "
+                                  "Game.state_from_json)")
 
     def is_terminal(self) -> bool:
         state = self._held.state

@@ -31,13 +31,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine.errors import IllegalMoveError
 from ..engine.game import Game
-from ..engine.moves import Move
 from ..engine.rng import check_seed
 from ..engine.state import State
 from .encoding import Encoding
-from .games import resolve
+from .games import numbered_move, resolve
 
 RENDER_MODES = ("ansi", "human")
 
@@ -121,7 +119,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         state = self.game_state
-        move = self._move(action, agent)
+        move = numbered_move(self.game, action, agent)  # `apply` refuses it with the rules' reason if not legal now
         self._cumulative_rewards[agent] = 0.0
         self.game_state = self._settle(state.apply(move, self._seat[agent]))
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -130,15 +128,6 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def _move(self, action: Any, agent: str) -> Move:
-        """The move numbered `action`; `State.apply` refuses it with the rules' reason if it is not legal now."""
-        if isinstance(action, np.integer):
-            action = int(action)
-        size = self.game.num_distinct_actions
-        if type(action) is not int or not 0 <= action < size:
-            raise IllegalMoveError(action, f"an action of {agent} is an int 0..{size - 1}", "RP604")
-        return self.game.index_to_move(action)
 
     def _finish_if_over(self, last: str) -> None:
         """At the end every agent is terminated with its return as reward; the next turn goes round from `last`."""

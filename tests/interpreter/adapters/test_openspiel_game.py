@@ -175,3 +175,58 @@ def test_only_a_seats_own_view_is_observed():
     with pytest.raises(ValueError, match="one seat's own view"):
         game.make_py_observer(pyspiel.IIGObservationType(public_info=True, perfect_recall=False,
                                                          private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+
+
+def _after_refusal(state, action) -> Exception:
+    """The error applying `action` raises; the state must be as it was."""
+    before = str(state)
+    with pytest.raises(ValueError) as err:
+        state.apply_action(action)
+    assert str(state) == before
+    return err.value
+
+
+def test_an_outcome_the_root_does_not_list_is_refused():
+    """apply_action(10**9) at the seed-drawing root started the game from seed 10^9, outside the outcomes
+    the node lists; every other chance node refused."""
+    from ruleplay import IllegalMoveError
+
+    root = _load("nautilus-cards", seeds=8).new_initial_state()
+    assert [a for a, _ in root.chance_outcomes()] == list(range(8))
+    for action in (8, 10**9):
+        err = _after_refusal(root, action)
+        assert isinstance(err, IllegalMoveError) and err.code == "RP604"
+        assert str(err) == f"illegal move seed {action}: the root chance node draws the game's seed from 0..7, " \
+                           f"one of its 8 outcomes"
+        with pytest.raises(IllegalMoveError, match="draws the game's seed from 0..7"):
+            root.action_to_string(pyspiel.PlayerId.CHANCE, action)
+    root.apply_action(7)
+    assert root.engine_state.data == load_game("nautilus-cards").new_state(seed=7).data
+
+
+def test_every_other_node_refuses_what_it_does_not_list():
+    root = _load("kuhn-poker", **KUHN).new_initial_state()
+    assert str(_after_refusal(root, 0)) == "illegal move deal(J, J): J is refused by the `where:` of 'b' now [KP-2.2]"
+    decision = root.child(1)  # deal(J, Q)
+    assert decision.legal_actions() == [9, 10]
+    assert str(_after_refusal(decision, 11)) == "illegal move call: there is no bet to call [KP-3.2]"
+    for action in (13, 10**9):
+        assert str(_after_refusal(decision, action)) == f"illegal move {action}: an action of player 0 is an int 0..12"
+
+
+def test_an_action_string_for_a_player_who_is_no_seat_is_refused():
+    from ruleplay import SeatError
+
+    state = _load("kuhn-poker", **KUHN).new_initial_state()
+    with pytest.raises(SeatError, match=r"player 5 is neither a seat of this game \(0\.\.1\) nor chance"):
+        state.action_to_string(5, 1)
+
+
+def test_serializing_a_state_is_a_clear_error():
+    """state.serialize() failed with a raw pickling AttributeError."""
+    state = _load("tic-tac-toe").new_initial_state()
+    with pytest.raises(NotImplementedError) as err:
+        state.serialize()
+    assert str(err.value) == ("a ruleplay state cannot be serialized through OpenSpiel yet: keep the engine's own "
+                              "state instead (state.engine_state.dumps(), read back with Game.state_from_json)")
+    assert str(state.clone()) == str(state)  # cloning, which pyspiel does by deepcopy, is unaffected

@@ -111,16 +111,25 @@ class FlowRunner:
         if not triggers:
             return
         for _ in range(MAX_TRANSITIONS):
-            fired = False
+            fired = []
             for t in triggers:
                 if t.when(self.ctx):
                     self.ctx.fired.extend(t.rules)
                     t.effects(self.ctx)
-                    fired = True
+                    fired.append(t)
             if not fired:
                 return
-        raise R.LimitError(f"triggers fired {MAX_TRANSITIONS} times in a row without settling",
-                           hint="a trigger's effects must make its own condition false")
+        raise self._unsettled(fired)
+
+    def _unsettled(self, fired: list) -> R.LimitError:
+        """The error for triggers that keep firing: those of the last pass, named, at the first one's `when`."""
+        names = [f"triggers[{t.path[1]}]" + (f" ({', '.join(t.rules)})" if t.rules else "") for t in fired]
+        named = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        hint = ("a trigger's effects must make its own condition false" if len(fired) == 1 else
+                "each of these triggers makes another's condition true again: a trigger's effects must leave every "
+                "trigger's condition false once the game has settled")
+        return R.LimitError(f"triggers fired {MAX_TRANSITIONS} times in a row without settling: {named} fired in "
+                            f"every pass", self.model.code_at(fired[0].path + ("when",)), hint=hint)
 
     def check_end(self, at_round_end: bool = False) -> bool:
         """Run triggers, then evaluate end conditions; returns True if the game is over now."""

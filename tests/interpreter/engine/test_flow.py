@@ -313,6 +313,50 @@ def test_a_trigger_that_never_settles_is_caught(make_game):
         make_game(text).new_state()
 
 
+TOGGLES = """
+ruleplay: 1
+game: toggles
+players: 2
+state:
+  x: {init: "0"}
+  moves: {init: "0"}
+flow:
+  phases:
+    - name: main
+      actions: [go]
+triggers:
+  - when: moves > 0 and x == 0
+    effects: x = 1
+  - when: moves > 0 and x == 1
+    rule: TG-2
+    effects: x = 0
+actions:
+  go:
+    effects: moves += 1
+end:
+  - when: moves > 3
+scoring:
+  score: x
+"""
+
+
+def test_triggers_that_undo_each_other_are_named_with_their_place(make_game):
+    """Two triggers that undo each other stopped with "triggers fired 1000 times in a row" naming no trigger
+    and no file:line:col; the phase loop's error names its loop."""
+    from ruleplay.engine.errors import LimitError
+
+    game = make_game(TOGGLES)
+    with pytest.raises(LimitError) as err:
+        game.new_state().apply("go")
+    path = game.model.source.base.file
+    assert err.value.message == ("triggers fired 1000 times in a row without settling: triggers[0] and "
+                                 "triggers[1] (TG-2) fired in every pass")
+    assert (err.value.pos.file, err.value.pos.line) == (path, 13)
+    assert str(err.value).startswith(f"{path}:13:")
+    assert err.value.hint == "each of these triggers makes another's condition true again: a trigger's effects " \
+                             "must leave every trigger's condition false once the game has settled"
+
+
 @pytest.mark.parametrize("flow, message, line", [
     ('{start_player: "5", phases: [{name: p, actions: [inc]}]}', "flow.start_player gave 5, not a seat 0..1", 5),
     ('{start_player: "true", phases: [{name: p, actions: [inc]}]}', "flow.start_player gave true, not a seat 0..1", 5),

@@ -273,8 +273,9 @@ class ScenarioPlayer:
     def _ctx(self, cc: _CompiledCheck) -> R.Ctx:
         state = self.state
         assert state is not None
-        if cc.check.viewer is not None:
-            return R.Ctx({}, {}, self.model, env=state.observe(cc.check.viewer))
+        if cc.check.viewer is not None:  # the seat's observation, and the one flow value any seat knows
+            flow = {"players": state.data["flow"]["players"]}  # what seats() and next_seat() read
+            return R.Ctx({}, flow, self.model, env=state.observe(cc.check.viewer))
         env = {name: EXTRAS[name](state) for name in cc.extras}
         return R.Ctx(state.data["vars"], state.data["flow"], self.model, env=env)
 
@@ -302,7 +303,7 @@ class ScenarioPlayer:
             self.fail("RP642", f"cannot compute {what}: {err}", step.path)
             return
         want = step.value
-        if len(seen) != len(want) or not all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(seen, want)):
+        if len(seen) != len(want) or not all(_same_number(a, b) for a, b in zip(seen, want)):
             self.fail("RP642", f"expected {what} {_show(want)}, but they are {_show(seen)}", step.path)
 
     def _scores(self, step: Step) -> None:
@@ -312,6 +313,17 @@ class ScenarioPlayer:
     def _returns(self, step: Step) -> None:
         assert self.state is not None
         self._numbers(step, "returns", self.state.returns)
+
+
+def _same_number(seen: float, want: float) -> bool:
+    """Whether a score or return agrees with the scenario's: whole numbers exactly (the rules make them up to
+    1024 bits, past the largest float), any other within 1e-9."""
+    if type(seen) is int and type(want) is int:
+        return seen == want
+    try:
+        return math.isclose(seen, want, abs_tol=1e-9)
+    except OverflowError:  # a whole number no float can hold, against a fraction: not the same
+        return False
 
 
 def play(scenario: Scenario, game: Game) -> list[str]:

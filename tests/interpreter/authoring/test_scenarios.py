@@ -542,3 +542,40 @@ def test_a_folder_s_rulesets_and_variant_files_are_not_run_as_scenarios(tmp_path
     write(tmp_path, "opening.yaml", "game: ttt.yaml\nmoves: [place(4)]\nexpect: board[4] == 0\n")
     assert [(Path(r.file).name, r.passed) for r in run_scenarios([tmp_path])] == [("opening.yaml", True)]
     assert not run_scenarios([tmp_path / "ttt.yaml"])[0].passed  # a file named on its own is tried as a scenario
+
+
+def test_an_observation_check_may_call_the_games_functions_of_seats(tmp_path: Path) -> None:
+    """An `observe:` check calling seats() ended in `internal error KeyError: 'players'`: the check had no flow."""
+    path = write(tmp_path, "s.yaml", """\
+        game: tic-tac-toe
+        steps:
+          - observe: 1
+            expect: ["seats() == [0, 1]", "len(seats()) == 2", "next_seat(viewer) == 0"]
+          - observe: 0
+            expect: len(seats()) == 3
+        """)
+    failure = only_failure(run_one(path))
+    assert failure.startswith(f"{path}:6:13: error RP642: expected `len(seats()) == 3` to be true on the "
+                              "observation of player 0, but it is false (left side is 2)"), failure
+
+
+BIG = str(2**1024 - 1)  # the largest whole number the rules make: over the largest float
+
+
+@pytest.mark.parametrize("expected, failure", [
+    (BIG, None),
+    (f"{2**1024 - 2}", f"expected scores [{2**1024 - 2}, {2**1024 - 2}], but they are [{BIG}, {BIG}]"),
+    (f"{2**1000}", f"expected scores [{2**1000}, {2**1000}], but they are [{BIG}, {BIG}]"),
+    ("1.5", f"expected scores [1.5, 1.5], but they are [{BIG}, {BIG}]"),
+])
+def test_a_score_of_a_thousand_bits_is_compared_exactly(tmp_path: Path, expected: str, failure: str | None) -> None:
+    """A scenario expecting a 1024-bit score ended in `internal error OverflowError` (a float comparison)."""
+    text = (TTT_SCENARIOS.parents[2] / "rulesets" / "tic-tac-toe.yaml").read_text(encoding="utf-8")
+    rules = "\n".join(line for line in text.splitlines() if not line.startswith("spec:")) + "\n"
+    write(tmp_path, "big.yaml", rules.replace('score: "if winner == p then 1 else 0"', f'score: "{BIG}"'))
+    path = write(tmp_path, "s.yaml", f"game: big.yaml\nsteps:\n  - scores: [{expected}, {expected}]\n")
+    result = run_one(path)
+    if failure is None:
+        assert result.passed, result.failures
+    else:
+        assert only_failure(result).startswith(f"{path}:3:13: error RP642: {failure}")

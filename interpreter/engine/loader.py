@@ -9,6 +9,7 @@ gathered; any error stops the load with a `RulesetError` holding them all.
 from __future__ import annotations
 
 import difflib
+import errno
 import gc
 import hashlib
 import os
@@ -62,7 +63,12 @@ def find_ruleset(name_or_path: str | os.PathLike) -> Path:
     path = Path(text)
     try:
         mode = path.stat().st_mode
-    except (OSError, ValueError):  # missing, or a name the OS refuses (too long, NUL byte)
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # os.stat follows links until the OS gives up
+            raise RulesetError([Diagnostic("RP009", f"{text} is a symbolic link that leads round in a loop, to "
+                                           f"no file", text, hint="point the link at a ruleset file")]) from None
+        mode = None  # missing, or a name the OS refuses (too long)
+    except ValueError:  # a NUL byte
         mode = None
     if mode is not None and stat.S_ISREG(mode):
         return path

@@ -482,6 +482,18 @@ def test_inputs_must_be_regular_files(fifo):
     assert folder.exit_code == 1 and f"error RP009: {fifo.parent} is a folder, not a regular file" in folder.output
 
 
+def test_a_ruleset_that_is_a_link_loop_is_named_one(tmp_path):
+    """A symbolic-link loop was reported as "no game or file named ..."."""
+    loop, other = tmp_path / "loop.yaml", tmp_path / "other.yaml"
+    loop.symlink_to(other.name)
+    other.symlink_to(loop.name)
+    for command in (["validate", loop], ["play", loop], ["simulate", loop, "-n", "1"]):
+        result = run(*command)
+        assert result.exit_code == 1
+        assert f"error RP009: {loop} is a symbolic link that leads round in a loop, to no file" in result.output
+        assert "no game or file named" not in result.output
+
+
 def test_a_saved_state_has_a_size_limit(tmp_path, monkeypatch):
     path = tmp_path / "state.json"
     path.write_text(json.dumps(load_game("tic-tac-toe").new_state(0).to_json()))

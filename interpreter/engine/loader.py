@@ -84,6 +84,11 @@ def _fail(diags: list[Diagnostic]) -> RulesetError:
     return RulesetError(sorted(diags, key=sort_key))
 
 
+# Objects that loads made with the collector paused may leave behind before a full collection runs.
+COLLECT_AFTER = 1_000_000
+_owed = {"objects": 0, "full": -1}  # objects made by paused loads since the full collection counted in "full"
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cycle collector off for the duration, back on after (if it was on), whatever happens.
@@ -93,16 +98,31 @@ def _collector_paused() -> Iterator[None]:
     their allocation triggers walk them again and again, the full ones all
     of them, and find next to nothing to free: about 30% of the largest
     seed game's load in a fresh process (`python -m benchmarks startup`).
-    What cycles a load leaves behind are collected once the collector is
-    back on.
+
+    A model is a web of cycles, freed only by a full collection, and the
+    collector runs one when it has counted enough new objects, which it
+    does not while paused: a process that loads game after game (`validate`
+    of several large files, mutation testing) kept every model it had
+    dropped, hundreds of MB each for the largest rulesets.  So the loads
+    keep count of the objects they made, and once that passes
+    COLLECT_AFTER since the last full collection, the next load starts with
+    one: the cost of a collection spread over a million objects made.
     """
     if not gc.isenabled():
         yield
         return
+    full = gc.get_stats()[2]["collections"]
+    if full != _owed["full"]:  # Python collected everything since: nothing is owed from before
+        _owed.update(objects=0, full=full)
+    if _owed["objects"] >= COLLECT_AFTER:
+        gc.collect()
+        _owed.update(objects=0, full=gc.get_stats()[2]["collections"])
     gc.disable()
+    start = gc.get_count()[0]  # counts the objects made (and not yet freed) while the collector is off
     try:
         yield
     finally:
+        _owed["objects"] += max(0, gc.get_count()[0] - start)
         gc.enable()
 
 

@@ -658,3 +658,31 @@ def test_a_log_written_below_its_rulesets_folder_says_that_reading_it_back_needs
     assert below.exit_code == 0 and "names its ruleset '../ttt.yaml', outside the log's folder" in below.stderr
     beside = CliRunner().invoke(main, ["play", str(rules / "ttt.yaml"), "--log", str(rules / "b.jsonl")])
     assert beside.exit_code == 0 and "note:" not in beside.stderr
+
+
+def _many_actions(count: int) -> str:
+    """A valid ruleset of `count` actions and variables, some 220 bytes of YAML each."""
+    lines = ["ruleplay: 1", "game: many", "players: 2", "state:"]
+    lines += [f"  v{i}: {{init: \"0\"}}" for i in range(count)]
+    lines += ["flow:", "  phases:", "    - name: main", f"      actions: [{', '.join(f'a{i}' for i in range(count))}]",
+              "actions:"]
+    for i in range(count):
+        lines += [f"  a{i}:", "    params:", "      k: range(3)", "    require:", f"      - check: v{i} < 5 and k >= 0",
+                  "    effects: |", f"      v{i} += k + 1",
+                  f"      if v{i} > 3 {{ v{(i + 1) % count} = len([x for x in range(4) if x > k]) }}"]
+    return "\n".join(lines + ["end:", "  - when: v0 > 4", "scoring:", "  score: v0"]) + "\n"
+
+
+@pytest.mark.slow  # about a minute: five loads of a 0.2 MB ruleset
+def test_validating_several_large_rulesets_takes_the_memory_of_one(tmp_path):
+    """`validate` of four 0.9 MB rulesets in one command peaked at 592 MB and grew with each file (one: 266 MB)."""
+    paths = []
+    for k in range(4):
+        paths.append(tmp_path / f"many{k}.yaml")
+        paths[-1].write_text(_many_actions(800).replace("game: many", f"game: many{k}"), encoding="utf-8")
+    peak = "import sys; from ruleplay.cli import main\ntry: main(sys.argv[1:])\nexcept SystemExit: pass\n" \
+           "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
+    one, four = (int(subprocess.run([sys.executable, "-c", peak, "validate", *map(str, files)], capture_output=True,
+                                    text=True, check=True, timeout=600).stdout.split()[-1])
+                 for files in (paths[:1], paths))
+    assert four < 1.3 * one, f"one file: {one >> 10} MB at most, four: {four >> 10} MB"

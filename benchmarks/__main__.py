@@ -5,6 +5,7 @@
                                  [--seconds 1] [--json]
     python -m benchmarks startup [--against COMMIT] [--runs 5] [--opt-levels [--pairs 3] [--seconds 1]] [--json]
     python -m benchmarks states [--games 5] [--json]
+    python -m benchmarks soak [--games 100000] [--seed 0] [--backend python] [--rulesets G ...] [--seconds S] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -16,7 +17,7 @@ import json
 import math
 import sys
 
-from . import against, run, startup, states
+from . import against, run, soak, startup, states
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
 # Any built-in game can be compared with an older commit; by default the seed games are.
@@ -64,6 +65,17 @@ def parser() -> argparse.ArgumentParser:
     command = commands.add_parser("states", help="seed-game states: JSON size, and copy() against a move")
     command.add_argument("--games", type=_pairs, default=5, help="random games per seed game (default 5)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
+    command = commands.add_parser("soak", help="random games over every built-in configuration, every state "
+                                               "checked (hours: nice it)")
+    command.add_argument("--games", type=_pairs, default=100_000, help="games in all (default 100000)")
+    command.add_argument("--seed", type=int, default=0, help="seed of the run; game k gets its own from it")
+    command.add_argument("--backend", choices=sorted(soak.BACKENDS), default="python", help="the engine to soak")
+    command.add_argument("--rulesets", nargs="+", choices=BUILTIN_NAMES, default=BUILTIN_NAMES,
+                         help="the built-in rulesets to play (default: all, every player count and variant)")
+    command.add_argument("--seconds", type=_positive, default=None, help="start no game after this many seconds")
+    command.add_argument("--progress", type=_positive, default=60.0,
+                         help="seconds between progress lines on stderr (default 60)")
+    command.add_argument("--json", action="store_true", help="print the report as JSON")
     commands.choices["run"].add_argument("--games", nargs="+", choices=run.GAMES, default=run.GAMES,
                                          help="against the hand-written game where there is one ("
                                               + ", ".join(run.BASELINES) + "), against OpenSpiel's own where "
@@ -92,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "run":
         return _run(args.games, args.pairs, args.seconds, args.perft, args.json)
+    if args.command == "soak":
+        configs = [config for config in soak.configurations() if config[0] in args.rulesets]
+        report = soak.soak(args.games, args.seed, args.backend, configs, args.seconds,
+                           soak.progress_line(args.progress))
+        print(soak.as_json(report) if args.json else soak.text(report))
+        return 1 if report.findings else 0
     if args.command == "startup":
         return _startup(args.against, args.runs, args.opt_levels, args.pairs, args.seconds, args.json)
     if args.command == "states":

@@ -19,24 +19,21 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ruleplay import RulesetError, load_game
-from ruleplay.engine.game import Game
-from ruleplay.runs.gamelog import replay, write_log
 from ruleplay.engine.loader import builtin_games
 from ruleplay.runs.play import PlayResult, play_game
 from ruleplay.engine.state import State
 
 from observation_checks import (TwinCounts, check_chance_outcomes_private, check_history_masked,
                                 check_move_shows_only_what_is_seen, check_no_leak, check_twins_tested)
+from playout_checks import check_copy, check_end, check_log_replays, check_moves, check_observe, check_round_trip
 
 PLAYOUTS = 3          # most playouts per configuration
 TIME_BUDGET = 1.5     # seconds per configuration after which no new playout starts
 CHECKED_STATES = 30   # most states of one playout given the per-state checks
-APPLY_SAMPLE = 2      # legal moves (evenly spaced) applied at each checked decision, besides the chosen one
 TEST_RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 
 
@@ -75,94 +72,6 @@ def sampled(states: list[State], seed: int) -> list[State]:
     stride = math.ceil(len(states) / CHECKED_STATES)
     picked = states[seed % stride::stride]
     return picked if picked[-1] is states[-1] else [*picked, states[-1]]
-
-
-def scribble(value: Any) -> None:
-    """Change every list and map inside `value`, so any container shared with another state shows."""
-    if isinstance(value, list):
-        for item in value:
-            scribble(item)
-        value.append("#scribble")
-    elif isinstance(value, dict):
-        for item in value.values():
-            scribble(item)
-        value["#scribble"] = True
-
-
-def check_round_trip(game, state) -> None:
-    restored = game.state_from_json(json.loads(state.dumps()))
-    assert restored.dumps() == state.dumps()
-    assert restored.data == state.data
-    assert restored.history == state.history
-    assert restored.legal_moves() == state.legal_moves()
-
-
-def check_copy(state) -> None:
-    before = state.dumps()
-    twin = state.copy()
-    assert twin.dumps() == before
-    scribble(twin.data)
-    assert state.dumps() == before
-
-
-def check_observe(state, players: int) -> None:
-    for p in range(players):
-        seen = state.observe(p)
-        assert seen["viewer"] == p
-        json.dumps(seen)
-
-
-def check_moves(game, state) -> None:
-    if state.is_chance_node():
-        outcomes = state.chance_outcomes()
-        if outcomes is not None:
-            assert [m for m, _ in outcomes] == state.legal_moves()
-            assert math.isclose(sum(p for _, p in outcomes), 1.0)
-        return
-    moves = state.legal_moves()
-    step = max(1, len(moves) // APPLY_SAMPLE)
-    for move in moves[::step][:APPLY_SAMPLE]:
-        assert game.parse_move(str(move)) == move
-        assert state.explain(move) is None
-        after = state.apply(move)
-        assert after.history == state.history + (move,)
-
-
-def check_end(game, state, players: int) -> None:
-    assert state.legal_moves() == []
-    returns, scores = state.returns(), state.scores()
-    assert len(returns) == len(scores) == players
-    assert all(isinstance(r, float) and math.isfinite(r) for r in returns)
-    if game.info.utility == "rank":
-        assert all(-1.0 <= r <= 1.0 for r in returns)
-    assert isinstance(state.render(), str)
-
-
-def rebuild_from_log(game, path: Path) -> State:
-    """The final state of a log, by applying its moves; chance outcomes are drawn again and must match.
-
-    Invariants were checked during the playout; the rebuild skips them (a game of the same model without
-    `checking`), which leaves every state, and so the final `dumps()`, the same.
-    """
-    header, *moves, _end = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    state = Game(game.model).new_state(header["seed"])
-    for line in moves:
-        move = game.parse_move(line["move"])
-        if state.is_chance_node():
-            state = state.apply_chance()
-            assert state.history[-1] == move, f"move {line['n']}: chance drew {state.history[-1]}, the log has {move}"
-        else:
-            state = state.apply(move)
-    return state
-
-
-def check_log_replays(game, ruleset: str, result: PlayResult, final: State, path: Path) -> None:
-    """The log the CLI would write replays with `ruleplay replay` and rebuilds the very same final state."""
-    write_log(path, result, ruleset, game.info.ruleset_hash)
-    report = replay(path, ruleset=ruleset)  # the log is in tmp_path, away from the ruleset's folder
-    assert result.moves == [str(m) for m in final.history]
-    assert (report.moves, report.scores, report.returns) == (len(final.history), final.scores(), final.returns())
-    assert rebuild_from_log(game, path).dumps() == final.dumps(), f"{path.name} does not rebuild the final state"
 
 
 @pytest.mark.parametrize("ruleset,players,variant", _configurations())

@@ -154,6 +154,27 @@ def test_a_killed_table_keeps_every_move_made_and_resumes(tmp_path: Path) -> Non
     assert read_log(log).end is not None
 
 
+KILLED_AT_FSYNC = """
+import os, signal, sys
+from ruleplay.cli import main
+os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)  # killed once the new text is written, before it lands
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("command", [["perft", "tic-tac-toe", "--depth", "1", "--report"],
+                                     ["render", "{log}", "-o"]], ids=["report", "picture"])
+def test_a_whole_file_output_killed_mid_write_leaves_the_old_file(tmp_path: Path, command: list[str]) -> None:
+    log = tmp_path / "game.jsonl"
+    assert run("play", "tic-tac-toe", "--log", log).exit_code == 0
+    out = tmp_path / "out.txt"
+    out.write_text("the report before\n")
+    killed = subprocess.run([sys.executable, "-c", KILLED_AT_FSYNC, *[c.format(log=log) for c in command], str(out),
+                             "--overwrite"], capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    assert out.read_text() == "the report before\n"
+
+
 # ------------------------------------------------------------------ a full disk (fault injection)
 
 def test_a_results_file_on_a_full_disk_keeps_its_whole_games_and_resumes(tmp_path: Path, disk_full) -> None:

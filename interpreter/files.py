@@ -333,7 +333,7 @@ class HeldFile:
         self.close()
 
     def _forget(self) -> None:
-        """In a forked child: close this copy of the descriptor without unlocking the parent's file."""
+        """Close the descriptor without a sync (in a forked child, its copy: the parent keeps the lock)."""
         if not self.closed:
             fd, self._fd = self._fd, -1
             os.close(fd)

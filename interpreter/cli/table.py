@@ -215,9 +215,7 @@ def play_with_person(game_name: str, agents: list[str], log_file: Path | None, s
         if log_file is not None:
             table.log = LogWriter.start(log_file, game, seed, seats, game_name, replace=overwriting())
             note_unfollowed_ruleset(log_file, game_name)
-    with contextlib.ExitStack() as stack:
-        if table.log is not None:
-            stack.enter_context(table.log)
+    with table.log if table.log is not None else contextlib.nullcontext():
         _sit(table, game_name, log_file, named)
 
 

@@ -17,7 +17,8 @@ from .. import files
 
 __all__ = [
     "RuleplayError", "IllegalMoveError", "MoveParseError", "GameOverError", "SeatError", "StateFormatError",
-    "ReplayError", "ResultsFileError", "WorkerLostError", "OutputError", "FileInUseError", "output_error", "SchedulerError", "StepLimitError", "DeadlockError",
+    "ReplayError", "ResultsFileError", "WorkerLostError", "OutputError", "FileInUseError", "output_error",
+    "SchedulerError", "StepLimitError", "DeadlockError",
     "RulesetError", "RuleRuntimeError", "LimitError", "RuleFailure", "Diagnostic", "withheld",
 ]
 

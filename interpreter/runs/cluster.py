@@ -33,6 +33,7 @@ import logging
 import re
 import signal
 import threading
+import time
 import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -164,17 +165,33 @@ def _connected(address: str) -> Any:
     try:
         return Client(address, timeout=CONNECT_TIMEOUT)
     except OSError as err:
-        raise _unanswered(address, err) from None
+        raise _unanswered(address, str(err)) from None
     except Exception as err:  # a scheduler that went away, or another server, between the two connections
         raise _not_a_scheduler(address, f"it broke off as the client joined ({type(err).__name__})") from None
 
 
 def _identity(address: str) -> str | None:
     """What answers Dask's `identity` call at `address` ("Scheduler", "Worker", ...), or None if what answers
-    is not Dask; SchedulerError if nothing does within CONNECT_TIMEOUT seconds, the whole exchange included."""
+    is not Dask.  SchedulerError if no connection is made within CONNECT_TIMEOUT seconds, or if what accepts
+    it does not answer within CONNECT_TIMEOUT seconds more."""
     import asyncio
 
     from distributed.comm import connect
+
+    async def reached() -> None:  # the TCP connection alone, retried while refused (a scheduler starting up)
+        parts = urllib.parse.urlsplit("tcp://" + address)
+        deadline = time.monotonic() + CONNECT_TIMEOUT
+        while True:
+            try:
+                _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port),
+                                                   max(0.1, deadline - time.monotonic()))
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.2)
+                continue
+            writer.close()
+            return
 
     async def ask() -> Any:
         comm = await connect(address, timeout=CONNECT_TIMEOUT)
@@ -184,20 +201,27 @@ def _identity(address: str) -> str | None:
         finally:
             comm.abort()
 
-    async def bounded() -> Any:
-        return await asyncio.wait_for(ask(), CONNECT_TIMEOUT)
-
-    # In a thread of its own: the caller may be running an event loop (a notebook), which asyncio.run refuses.
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    async def identity() -> Any:
         try:
-            reply = pool.submit(asyncio.run, bounded()).result()
+            await reached()
+        except asyncio.TimeoutError:
+            raise _unanswered(address, f"no connection in {CONNECT_TIMEOUT:g} s") from None
+        except OSError as err:
+            raise _unanswered(address, str(err)) from None
+        try:
+            return await asyncio.wait_for(ask(), CONNECT_TIMEOUT)
         except asyncio.TimeoutError:
             raise _not_a_scheduler(address, f"something there accepts connections but said nothing in "
                                             f"{CONNECT_TIMEOUT:g} s") from None
-        except OSError as err:
-            raise _unanswered(address, err) from None
+        except OSError as err:  # it closed the connection: no Dask server does that to `identity`
+            raise _not_a_scheduler(address, f"something there accepts connections, then closed them "
+                                            f"({err})") from None
         except Exception:  # Dask reading what is not its protocol: MemoryError, ValueError, a decoding error
             return None
+
+    # In a thread of its own: the caller may be running an event loop (a notebook), which asyncio.run refuses.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        reply = pool.submit(asyncio.run, identity()).result()
     kind = reply.get("type") if isinstance(reply, dict) else None
     return kind if isinstance(kind, str) else None
 
@@ -205,8 +229,8 @@ def _identity(address: str) -> str | None:
 _START_ONE = "`dask scheduler`, with `dask worker {address}` on each machine that plays"
 
 
-def _unanswered(address: str, err: OSError) -> SchedulerError:
-    return SchedulerError(f"no Dask scheduler answered at {address} ({err})",
+def _unanswered(address: str, why: str) -> SchedulerError:
+    return SchedulerError(f"no Dask scheduler answered at {address} ({why})",
                           hint=f"start one there ({_START_ONE.format(address=address)}), check the host and port "
                                f"it prints, or run here with --executor dask-local")
 

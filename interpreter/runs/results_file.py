@@ -127,8 +127,9 @@ class ResultsWriter:
     def _guarded(self, fn: Callable[..., None], *args: Any) -> None:
         try:
             fn(*args)
-        except OSError as err:
-            raise output_error(err, self.path, "results file", _kept(self._games)) from None
+        except OSError as err:  # what the file keeps is said once its header is in
+            raise output_error(err, self.path, "results file", _kept(self._games) if self._file.size else "") \
+                from None
 
     def close(self) -> None:
         self._guarded(self._file.close)

@@ -304,7 +304,7 @@ def test_a_scheduler_that_does_not_answer_is_rp652_with_a_hint(monkeypatch):
 @contextlib.contextmanager
 def foreign_server(reply: bytes | None):
     """A TCP server on a free local port that is no Dask scheduler: it accepts every connection and then
-    says nothing (`reply` None), or sends `reply` and keeps the connection open; yields HOST:PORT."""
+    says nothing (`reply` None), closes it (b""), or sends `reply` and keeps it open; yields HOST:PORT."""
     import socket
     import threading
 
@@ -318,7 +318,9 @@ def foreign_server(reply: bytes | None):
             except OSError:  # closed at the end of the test
                 return
             held.append(conn)
-            if reply is not None:
+            if reply == b"":
+                conn.close()
+            elif reply is not None:
                 conn.sendall(reply)
 
     threading.Thread(target=serve, daemon=True).start()
@@ -335,7 +337,8 @@ def foreign_server(reply: bytes | None):
     (None, "something there accepts connections but said nothing in 2 s"),
     (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4, "something there answered, but not as Dask does"),
     (b"\x02\x00\x00\x00\x00\x00\x00\x00" + b"\xff" * 64, "something there answered, but not as Dask does"),
-], ids=["silent", "http", "bytes"])
+    (b"", "something there accepts connections, then closed them"),
+], ids=["silent", "http", "bytes", "closes"])
 def test_a_port_that_is_no_dask_scheduler_is_rp652_naming_it(monkeypatch, reply, said):
     """A port that accepted and never spoke hung simulate past 80 s; one that answered garbage ended in
     `internal error MemoryError` (Dask took the garbage for a length)."""

@@ -200,7 +200,9 @@ def test_a_results_file_on_a_full_disk_keeps_its_whole_games_and_resumes(tmp_pat
 def test_a_results_file_whose_header_cannot_be_written_is_not_left(tmp_path: Path, disk_full) -> None:
     disk_full(tmp_path, 20)
     result = run("simulate", "tic-tac-toe", "-n", "5", "--out", tmp_path / "r.jsonl")
-    assert result.exit_code == 1 and "error RP680: cannot write the results file" in result.output
+    assert result.exit_code == 1
+    assert result.output == f"error RP680: cannot write the results file {tmp_path / 'r.jsonl'}: No space left " \
+                            f"on device\n"
     assert os.listdir(tmp_path) == []
 
 

@@ -2,9 +2,10 @@
 
 The person sees only their seat's view: every move as `record.views[seat]`
 (what `move_view` shows that seat), the board drawn from their observation,
-and at the end the result.  The game is kept in `--log FILE`: written whole
-when it ends, without its end line when the person leaves (`q`, the end of
-input, Ctrl-C), and read back, replayed and continued by `--resume`.  This
+and at the end the result.  The game is kept in `--log FILE`, each move as
+it is made (`gamelog.LogWriter`), the end line once it ends, so a person who
+leaves (`q`, the end of input, Ctrl-C, a closed window, a kill) leaves it
+without one, and `--resume` reads it back, replays it and continues.  This
 module also holds the two printers `play` shares with it: a move as a seat
 sees it, and the result line.
 """

@@ -8,9 +8,11 @@ A log is a header line, one line per applied move, and an end line:
     ...
     {"end": true, "scores": [...], "returns": [...], "moves": 9}
 
-Move `n` sits on line n + 1.  A game a person left before its end (`ruleplay
-play --human`, `q`) is saved without the end line; `read_log` reads it back
-and `play --resume` continues it, while `replay` wants a whole game.  Chance outcomes (player -1) are drawn again by
+Move `n` sits on line n + 1.  `ruleplay play --log` writes the log as the
+game is played (`LogWriter`), so a game a person left before its end
+(`ruleplay play --human`, `q`, or a kill) is saved without the end line;
+`read_log` reads it back and `play --resume` continues it, while `replay`
+wants a whole game.  Chance outcomes (player -1) are drawn again by
 `apply_chance()` on replay, which must give the logged outcome: applying the
 outcome directly would leave the state's generator in a different place and
 every later random event would differ.  Replay checks the ruleset hash first

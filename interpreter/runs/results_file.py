@@ -151,8 +151,9 @@ def _held(path: Path, new: bool) -> files.HeldFile:
                                f"to start again") from None
     except files.FileInUseError as err:
         raise output_error(err, path, "results file") from None
-    except OSError as err:
-        raise ResultsFileError(f"{path}: cannot {'write' if new else 'read'}: {err.strerror or err}") from None
+    except OSError as err:  # a resume reads first: a path that is no regular file cannot be read
+        verb = "read" if not new and isinstance(err, files.UserFileError) else "write"
+        raise ResultsFileError(f"{path}: cannot {verb}: {err.strerror or err}") from None
 
 
 def create(path: str | os.PathLike, head: dict) -> ResultsWriter:

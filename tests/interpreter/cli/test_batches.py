@@ -337,7 +337,7 @@ def foreign_server(reply: bytes | None):
     (None, "something there accepts connections but said nothing in 2 s"),
     (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4, "something there answered, but not as Dask does"),
     (b"\x02\x00\x00\x00\x00\x00\x00\x00" + b"\xff" * 64, "something there answered, but not as Dask does"),
-    (b"", "something there accepts connections, then closed them"),
+    (b"", "something there accepts connections, then closes them"),
 ], ids=["silent", "http", "bytes", "closes"])
 def test_a_port_that_is_no_dask_scheduler_is_rp652_naming_it(monkeypatch, reply, said):
     """A port that accepted and never spoke hung simulate past 80 s; one that answered garbage ended in

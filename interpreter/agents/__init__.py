@@ -136,6 +136,13 @@ def hidden_roll_warning(spec: str, game: Game) -> str | None:
     return None
 
 
+def is_reproducible(spec: str) -> bool:
+    """Whether the agent `spec` names chooses the same move again for the same seed and state: every agent
+    does, but a search given a time budget (`seconds`), which stops wherever the clock says."""
+    _, options = parse_spec(spec, AGENTS)
+    return options.get("seconds") is None
+
+
 def make_agent(spec: str, seed: int = 0) -> Agent:
     """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError)."""
     name, options = parse_spec(spec, AGENTS)
@@ -149,5 +156,5 @@ def agents_help(people: bool = False) -> str:
 
 __all__ = ["AGENTS", "HONEST_SEARCH", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent",
            "ISMCTSAgent", "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec",
-           "cut_off_warning", "hidden_roll_warning", "is_interactive", "is_omniscient", "make_agent",
-           "omniscience_refusal", "search_agent"]
+           "cut_off_warning", "hidden_roll_warning", "is_interactive", "is_omniscient", "is_reproducible",
+           "make_agent", "omniscience_refusal", "search_agent"]

@@ -35,7 +35,7 @@ from ..engine.views import rounds_shown, told
 from ..engine.state import State
 from ..runs.gamelog import LogWriter, read_log
 from ..runs.play import MoveRecord, PlayResult, SeatingError
-from ..runs.table import Table, table_seats
+from ..runs.table import Table, table_seats, unchecked_seats
 from .options import check_agents, load, overwriting, reads_ruleset, ruleset_files
 from .output import INTERRUPTED, echo, reads
 
@@ -184,6 +184,11 @@ def _read_back(game_name: str, log_file: Path, agents: list[str], human: int | N
     if (_given("agents") or human is not None) and _seating(agents, info.players, human) != (seats, seat):
         raise click.BadParameter(f"the saved game seats {', '.join(seats)}; leave --agents and --human out "
                                  f"to take them from the log", param_hint="--agents")
+    unchecked = unchecked_seats(seats, seat)
+    if unchecked:
+        echo(f"note: the logged moves of {', '.join(f'{seats[k]} at seat {k}' for k in unchecked)} are taken as "
+             f"they are: a search with a time budget (seconds=) does not decide the same way twice, so they "
+             f"cannot be checked", err=True)
     return Table.resumed(logged, seats, seat)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..agents import is_interactive, make_agent
+from ..agents import is_interactive, is_reproducible, make_agent
 from ..agents.human import HumanAgent, QuitRequest, UndoRequest
 from ..engine.errors import ReplayError
 from ..engine.game import Game
@@ -64,6 +64,11 @@ def table_seats(agents: Sequence[str], players: int, human: int | None = None) -
     return others[:human] + ["human"] + others[human:], human
 
 
+def unchecked_seats(seats: Sequence[str], human: int) -> list[int]:
+    """The agents' seats whose logged moves a resume cannot check: searches with a time budget."""
+    return [k for k, spec in enumerate(seats) if k != human and not is_reproducible(spec)]
+
+
 def decision_seed(seed: int, seat: int, n: int) -> int:
     """The seed of seat `seat`'s agent deciding move `n` (1-based) of the game of seed `seed`."""
     return Rng(seed_state(agent_seed(seed, seat))).derive(n)
@@ -92,13 +97,17 @@ class Table:
         Each agent is asked again for each move the log gives it, as it was
         asked in play (seeded per decision), and must choose that move: a
         log edited to show an agent playing anything else is a ReplayError
-        naming the line.  Costs one more decision per agent move.
+        naming the line.  Costs one more decision per agent move.  A search
+        with a time budget (`seconds`) cannot be asked again, as it does not
+        decide the same way twice: its moves are taken as the log gives them
+        (`unchecked_seats`).
         """
         seed = logged.header["seed"]
         state = logged.game.new_state(seed)
+        unchecked = unchecked_seats(seats, human)
         for record in logged.records:
             who = record.player
-            if who not in (CHANCE, human):
+            if who not in (CHANCE, human, *unchecked):
                 chosen = str(make_agent(seats[who], decision_seed(seed, who, record.n)).choose(state))
                 if chosen != record.move:
                     raise ReplayError(f"{logged.path}:{record.n + 1}: the log has {seats[who]} at seat {who} play "

@@ -254,30 +254,50 @@ def test_undo_goes_back_past_a_move_played_for_the_person(tmp_path):
     assert "undone: back to your first decision" in result.output
 
 
-@pytest.mark.parametrize("game, person, agent", [("tic-tac-toe", 0, "random"), ("kuhn-poker", 1, "mcts:iterations=30")])
-def test_a_log_whose_agent_moves_were_changed_is_not_resumed(tmp_path, game, person, agent):
-    """A person's log with an agent's move changed to another legal one resumed, showing the agent as having
-    played it. Agents are seeded per decision: a resume asks each again and refuses the changed line."""
+def _forged(log, game, person, seed):
+    """Change the log's first agent move to another legal move (rules and seen_by as that move gives them);
+    the log is cut after it.  The move number, the move written and the move forged."""
     from ruleplay import load_game
     from ruleplay.runs.gamelog import move_line, read_log
     from ruleplay.runs.play import MoveRecord
 
+    records = read_log(log).records
+    n = next(r.n for r in records if r.player not in (-1, person))  # the agent's first move
+    state = load_game(game).new_state(seed)
+    for record in records[:n - 1]:
+        state = state.apply_chance() if record.player == -1 else state.apply(record.move)
+    other = next(m for m in state.legal_moves() if str(m) != records[n - 1].move)
+    lines = log.read_text().splitlines()
+    lines[n] = json.dumps(move_line(MoveRecord.of(n, records[n - 1].player, state.apply(other))), separators=(",", ":"))
+    log.write_text("\n".join(lines[:n + 1]) + "\n")
+    assert len(read_log(log).records) == n  # the forged line replays: every move in it is legal
+    return n, records[n - 1], other
+
+
+@pytest.mark.parametrize("game, person, agent", [("tic-tac-toe", 0, "random"), ("kuhn-poker", 1, "ismcts:iterations=30")])
+def test_a_log_whose_agent_moves_were_changed_is_not_resumed(tmp_path, game, person, agent):
+    """A person's log with an agent's move changed to another legal one resumed, showing the agent as having
+    played it. Agents are seeded per decision: a resume asks each again and refuses the changed line."""
     log = tmp_path / "game.jsonl"
     left = run("play", game, "--human", str(person), "--agents", agent, "--seed", "7", "--log", log,
                input="1\nq\n")
     assert left.exit_code == 0, left.output
-    records = read_log(log).records
-    n = next(r.n for r in records if r.player not in (-1, person))  # the agent's first move
-    state = load_game(game).new_state(7)
-    for record in records[:n - 1]:
-        state = state.apply_chance() if record.player == -1 else state.apply(record.move)
-    other = next(m for m in state.legal_moves() if str(m) != records[n - 1].move)
-    forged = move_line(MoveRecord.of(n, records[n - 1].player, state.apply(other)))
-    lines = log.read_text().splitlines()
-    lines[n] = json.dumps(forged, separators=(",", ":"))
-    log.write_text("\n".join(lines[:n + 1]) + "\n")
-    assert len(read_log(log).records) == n  # the forged line replays: every move in it is legal
+    n, written, other = _forged(log, game, person, 7)
     result = run("play", game, "--log", log, "--resume", input="q\n")
     assert result.exit_code == 1, result.output
-    assert f"error RP630: {log}:{n + 1}: the log has {agent} at seat {records[n - 1].player} play {other}, where " \
-           f"it plays {records[n - 1].move}: the line was changed; continue from an unchanged log" in result.output
+    assert f"error RP630: {log}:{n + 1}: the log has {agent} at seat {written.player} play {other}, where " \
+           f"it plays {written.move}: the line was changed; continue from an unchanged log" in result.output
+
+
+def test_the_moves_of_a_search_on_a_time_budget_are_taken_as_logged(tmp_path):
+    """A search given seconds= does not decide the same way twice: asking it again would refuse honest logs."""
+    log = tmp_path / "game.jsonl"
+    agent = "mcts:seconds=0.01"
+    left = run("play", "tic-tac-toe", "--human", "0", "--agents", agent, "--seed", "7", "--log", log,
+               input="1\nq\n")
+    assert left.exit_code == 0, left.output
+    _forged(log, "tic-tac-toe", 0, 7)
+    result = run("play", "tic-tac-toe", "--log", log, "--resume", input="q\n")
+    assert result.exit_code == 0, result.output
+    assert f"note: the logged moves of {agent} at seat 1 are taken as they are: a search with a time budget " \
+           f"(seconds=) does not decide the same way twice, so they cannot be checked" in result.output

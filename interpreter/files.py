@@ -229,7 +229,8 @@ class HeldFile:
     is killed, so a crash leaves no stale lock behind; a child process
     forked while the file is held closes its copy at once (`_forget_held`),
     so a worker that outlives a killed parent does not keep the file held.
-    On a system without `flock` (Windows) the file is not locked.
+    On a system without `flock` (Windows), or a file system that keeps no
+    locks, the file is written without one.
 
     `append` writes its bytes whole or not at all: a write that fails part
     way (a full disk) is cut back to where it started before the error is
@@ -348,13 +349,22 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_held)
 
 
+# A file system that keeps no locks (some network and FUSE ones) refuses flock with one of these.
+_NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL}
+
+
 def _lock(fd: int, path: str | os.PathLike) -> None:
+    """The exclusive lock of a HeldFile: FileInUseError if another process has it; none at all where the
+    system or the file system keeps no locks (the file is then written as it would be without one)."""
     if fcntl is None:
         return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise FileInUseError(errno.EBUSY, "another process is writing it", str(path)) from None
+    except OSError as err:
+        if err.errno not in _NO_LOCKS:
+            raise
 
 
 def _same_file(fd: int, path: Path) -> bool:

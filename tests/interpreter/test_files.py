@@ -223,6 +223,18 @@ def test_a_held_file_is_refused_to_a_second_holder_until_released(tmp_path):
     files.HeldFile.open(path).close()
 
 
+def test_a_file_system_that_keeps_no_locks_is_written_without_one(tmp_path, monkeypatch):
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with files.HeldFile.create(tmp_path / "r.jsonl") as held:
+        held.append(b"a line\n")
+    assert (tmp_path / "r.jsonl").read_bytes() == b"a line\n"
+
+
 def test_appends_are_whole_or_cut_back(tmp_path, disk_full):
     path = tmp_path / "r.jsonl"
     with files.HeldFile.create(path) as held:

@@ -389,6 +389,8 @@ def held_elsewhere(path: str | os.PathLike) -> bool:
         return False
     except BlockingIOError:
         return True
+    except OSError:  # no locks kept here
+        return False
     finally:
         os.close(fd)
 

@@ -5,7 +5,7 @@
                                  [--seconds 1] [--json]
     python -m benchmarks startup [--against COMMIT] [--runs 5] [--opt-levels [--pairs 3] [--seconds 1]] [--json]
     python -m benchmarks states [--games 5] [--json]
-    python -m benchmarks soak [--games 100000] [--seed 0] [--backend python] [--rulesets G ...] [--seconds S] [--json]
+    python -m benchmarks soak [--games 100000] [--seed 0] [--backend python native] [--rulesets G ...] [--seconds S] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -69,7 +69,9 @@ def parser() -> argparse.ArgumentParser:
                                                "checked (hours: nice it)")
     command.add_argument("--games", type=_pairs, default=100_000, help="games in all (default 100000)")
     command.add_argument("--seed", type=int, default=0, help="seed of the run; game k gets its own from it")
-    command.add_argument("--backend", choices=sorted(soak.BACKENDS), default="python", help="the engine to soak")
+    command.add_argument("--backend", nargs="+", choices=list(soak.BACKENDS), default=list(soak.BACKENDS),
+                         help="the engines to soak: python (every state checked), native (every state compared "
+                              "with the Python engine's); default: both")
     command.add_argument("--rulesets", nargs="+", choices=BUILTIN_NAMES, default=BUILTIN_NAMES,
                          help="the built-in rulesets to play (default: all, every player count and variant)")
     command.add_argument("--seconds", type=_positive, default=None, help="start no game after this many seconds")

@@ -19,8 +19,19 @@ what is seen); at the end, the returns and the game log, written as
 state.  A check that fails is a finding (configuration, seed, state, what
 failed) and the run goes on.
 
-A backend is how a configuration's game is made (`BACKENDS`): the Python
-engine now; another backend is one more entry, and `--backend` chooses.
+The native backend's soak (`--backend native`) plays the same random games
+and holds the native module to the Python engine, which stays the
+reference: the whole game played natively (`native.playout`, the random
+agents seeded as `play_game` seeds them) makes the same moves, fires the
+same rules and ends with the same scores (their types included) and
+returns, without the Python engine making any step; and the game stepped
+through the native state handle (`NativeState`) with the Python game's
+moves agrees with the Python state at every state: who moves, the legal
+actions, the chance outcomes, the rules fired, the whole state (through its
+exact conversion, `to_state`, which must also survive the JSON round trip),
+and a clone that takes another move leaves the handle as it was.  Each
+backend and configuration pair gets its share of the time; `--backend`
+names the backends soaked (default: both).
 This is a benchmark, not a test: it runs for hours (`nice` it), on one core;
 Ctrl-C ends it early with the report of the games it finished.
 """
@@ -40,9 +51,11 @@ from typing import Callable, Iterator
 
 from ruleplay import load_game
 from ruleplay.engine.game import Game
+from ruleplay.engine.legal import CHANCE
 from ruleplay.engine.loader import builtin_games
+from ruleplay.engine.native import AGENT_KINDS, NativeGame, NativeState, playout
 from ruleplay.engine.state import State
-from ruleplay.runs.play import game_seed, play_game
+from ruleplay.runs.play import agent_seed, game_seed, play_game
 
 CHECKS = Path(__file__).resolve().parents[1] / "tests" / "interpreter" / "engine"
 sys.path.insert(0, str(CHECKS))
@@ -52,9 +65,7 @@ from playout_checks import (check_copy, check_end, check_log_replays, check_move
                             check_round_trip)
 
 Config = tuple[str, int, "str | None"]  # ruleset, players, variant
-BACKENDS: dict[str, Callable[[str, int, "str | None"], Game]] = {
-    "python": lambda name, players, variant: load_game(name, players, variant, checking=True),
-}
+Unit = tuple[str, Config]  # a backend and a configuration: what shares the run's time
 
 
 def configurations() -> list[Config]:
@@ -72,8 +83,14 @@ def label(config: Config) -> str:
     return f"{name} {players}p" + (f" {variant}" if variant else "")
 
 
+def unit_label(unit: Unit) -> str:
+    backend, config = unit
+    return f"{backend}: {label(config)}"
+
+
 @dataclasses.dataclass
 class Finding:
+    backend: str
     config: Config
     seed: int
     state: int | None  # the index of the state a check failed at (0: the start), None: the game's end or log
@@ -87,7 +104,7 @@ class Finding:
 
 @dataclasses.dataclass
 class Report:
-    backend: str
+    backends: list[str]
     seed: int
     games: int = 0
     states: int = 0
@@ -99,7 +116,7 @@ class Report:
     interrupted: bool = False  # stopped by Ctrl-C before its games were played
 
     def to_dict(self) -> dict:
-        return {"backend": self.backend, "seed": self.seed, "games": self.games, "interrupted": self.interrupted,
+        return {"backends": self.backends, "seed": self.seed, "games": self.games, "interrupted": self.interrupted,
                 "states": self.states,
                 "seconds": round(self.seconds, 1), "peak_rss_mb": round(self.peak_rss_mb, 1),
                 "twins": dict(self.twins), "configurations": {
@@ -136,29 +153,103 @@ def check_game(game: Game, config: Config, seed: int, folder: Path, twins: Count
     return len(states)
 
 
-def soak(games: int, seed: int = 0, backend: str = "python", configs: list[Config] | None = None,
+def native_game(config: Config) -> tuple[Game, NativeGame]:
+    """The configuration's game (invariants checked) and its native module, built from that very game."""
+    game = load_game(*config, checking=True)
+    return game, NativeGame.of(game)
+
+
+def check_native_game(loaded: tuple[Game, NativeGame], config: Config, seed: int, folder: Path,
+                      twins: Counter) -> int:
+    """Play one random game on the Python engine, then natively, whole and through the handle step by step,
+    and compare them; the states compared.  AssertionError carries `.state` as `check_game`'s does."""
+    game, ng = loaded
+    states: list[State] = []
+    python = play_game(game, ["random"], seed, watch=lambda state, record: states.append(state))
+    players = game.info.players
+    native = playout(ng, [AGENT_KINDS["random"]] * players, [agent_seed(seed, k) for k in range(players)], seed)
+    assert native is not None
+    assert native.moves == python.moves, "the native playout made other moves"
+    assert native.fired == dict(Counter(rule for record in python.records for rule in record.rules)), \
+        "the native playout fired other rules"
+    assert (native.ended_by, native.scores, native.returns) == (python.ended_by, python.scores, python.returns)
+    assert [type(s) for s in native.scores] == [type(s) for s in python.scores], "a score of another type"
+    assert not native.handed_over, "the Python engine made a step of a built-in game"
+    handle = NativeState.new(ng, seed)
+    for k, state in enumerate(states):
+        try:
+            _same_state(game, handle, state)
+            if k + 1 < len(states):
+                _step(game, handle, states[k + 1].history[-1])
+        except Exception as err:
+            err.state = k  # type: ignore[attr-defined]
+            raise
+    return len(states)
+
+
+def _same_state(game: Game, handle: NativeState, state: State) -> None:
+    """The handle holds `state`: every question answered alike, the state itself equal and JSON-whole."""
+    assert handle.current_player() == state.current_player, "another player to move"
+    assert handle.is_terminal() == state.is_terminal()
+    mirrored = handle.to_state()
+    assert json.dumps(mirrored.data, sort_keys=True) == json.dumps(state.data, sort_keys=True), "other state data"
+    assert mirrored == state and mirrored.history == state.history, "another state or history"
+    assert handle.last_fired == state.last_fired, "other rules fired by the last move"
+    check_round_trip(game, mirrored)
+    if state.is_terminal():
+        assert (handle.returns(), handle.scores()) == (state.returns(), state.scores())
+        return
+    actions = state.legal_actions()
+    assert handle.legal_actions() == actions, "other legal actions"
+    if state.current_player == CHANCE:
+        assert handle.chance_outcomes() == [(game.move_to_index(m), p) for m, p in state.chance_outcomes()]
+    elif len(actions) > 1:  # a clone taking another move leaves the handle as it was
+        before = handle.to_state()
+        twin = handle.clone()
+        twin.apply_action(actions[-1])
+        assert twin.to_state() == state.apply(game.index_to_move(actions[-1])), "a clone moved elsewhere"
+        assert handle.to_state() == before and handle.legal_actions() == actions, "a clone's move changed it"
+
+
+def _step(game: Game, handle: NativeState, move: object) -> None:
+    if handle.current_player() == CHANCE:
+        handle.apply_chance()  # the handle's generator must draw the outcome the Python engine drew
+    else:
+        handle.apply_action(game.move_to_index(move))
+
+
+BACKENDS: dict[str, tuple[Callable[[Config], object], Callable[..., int]]] = {
+    "python": (lambda config: load_game(*config, checking=True), check_game),
+    "native": (native_game, check_native_game),
+}
+
+
+def soak(games: int, seed: int = 0, backends: list[str] | None = None, configs: list[Config] | None = None,
          seconds: float | None = None, progress: Callable[[Report], None] | None = None) -> Report:
-    """Play and check `games` games (fewer if `seconds` runs out first: no game starts after it)."""
+    """Play and check `games` games (fewer if `seconds` runs out first: no game starts after it), shared by
+    every backend and configuration."""
     configs = configs if configs is not None else configurations()
-    loaded = {config: BACKENDS[backend](*config) for config in configs}
-    report = Report(backend, seed)
+    backends = backends if backends is not None else list(BACKENDS)
+    units = [(backend, config) for backend in backends for config in configs]
+    loaded = {unit: BACKENDS[unit[0]][0](unit[1]) for unit in units}
+    report = Report(backends, seed)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ruleplay-soak-") as folder:
-        for key in map(label, configs):
+        for key in map(unit_label, units):
             report.per_config[key] = [0, 0, 0.0]
         for k in _games(games, started, seconds):
-            config = min(configs, key=lambda c: report.per_config[label(c)][2])  # the least time so far
-            gseed = game_seed(seed, k)
-            tally = report.per_config[label(config)]
+            unit = min(units, key=lambda u: report.per_config[unit_label(u)][2])  # the least time so far
+            (backend, config), gseed = unit, game_seed(seed, k)
+            tally = report.per_config[unit_label(unit)]
             begun = time.monotonic()
             try:
-                checked = check_game(loaded[config], config, gseed, Path(folder), report.twins)
+                checked = BACKENDS[backend][1](loaded[unit], config, gseed, Path(folder), report.twins)
             except KeyboardInterrupt:  # Ctrl-C ends the run early: the report covers the games finished
                 report.interrupted = True
                 break
             except Exception as err:  # a finding: noted with its place, and the run goes on
                 checked = 0
-                report.findings.append(Finding(config, gseed, getattr(err, "state", None), _described(err)))
+                report.findings.append(Finding(backend, config, gseed, getattr(err, "state", None), _described(err)))
             spent = time.monotonic() - begun
             tally[0] += 1
             tally[1] += checked
@@ -187,7 +278,8 @@ def _described(err: Exception) -> str:
 
 
 def text(report: Report) -> str:
-    lines = [f"soak ({report.backend} backend, seed {report.seed}): {report.games} games"
+    lines = [f"soak ({' and '.join(report.backends)} backend{'s' if len(report.backends) > 1 else ''}, seed "
+             f"{report.seed}): {report.games} games"
              + (" (interrupted)" if report.interrupted else "") + f", {report.states} states "
              f"checked in {report.seconds:.0f} s; leak-check twins compared {report.twins['tested']}, refused as "
              f"no possible state {report.twins['refused']}; peak memory {report.peak_rss_mb:.0f} MB"]
@@ -198,7 +290,7 @@ def text(report: Report) -> str:
     lines.append(f"findings: {len(report.findings)}")
     for finding in report.findings[:50]:
         step = "at the end" if finding.state is None else f"at state {finding.state}"
-        lines.append(f"  {label(finding.config)}, seed {finding.seed}, {step}: {finding.error}")
+        lines.append(f"  {finding.backend}: {label(finding.config)}, seed {finding.seed}, {step}: {finding.error}")
         lines.append(f"    replay: {finding.replay_command()}")
     return "\n".join(lines)
 

@@ -175,10 +175,11 @@ def test_states_measures_every_state_of_the_games_it_plays(monkeypatch, capsys):
 def test_the_soak_checks_every_state_and_reports_a_failed_check_as_a_finding(monkeypatch, capsys):
     from benchmarks import soak
 
-    assert main(["soak", "--games", "4", "--rulesets", "tic-tac-toe", "kuhn-poker", "--json"]) == 0
+    assert main(["soak", "--games", "4", "--rulesets", "tic-tac-toe", "kuhn-poker", "--backend", "python",
+                 "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["games"] == 4 and report["findings"] == []
-    assert set(report["configurations"]) == {"tic-tac-toe 2p", "kuhn-poker 2p"}
+    assert report["games"] == 4 and report["findings"] == [] and report["backends"] == ["python"]
+    assert set(report["configurations"]) == {"python: tic-tac-toe 2p", "python: kuhn-poker 2p"}
     assert sum(c["games"] for c in report["configurations"].values()) == 4
     assert report["states"] == sum(c["states"] for c in report["configurations"].values()) > 4
     assert report["twins"]["tested"] > 0  # kuhn-poker hides the other hand: the leak check compared twins
@@ -187,9 +188,43 @@ def test_the_soak_checks_every_state_and_reports_a_failed_check_as_a_finding(mon
         assert len(state.history) != 2, "a copy shares a list"
 
     monkeypatch.setattr(soak, "check_copy", fails_at_the_third_state)
-    assert main(["soak", "--games", "1", "--rulesets", "tic-tac-toe", "--seed", "5"]) == 1
+    assert main(["soak", "--games", "1", "--rulesets", "tic-tac-toe", "--seed", "5", "--backend", "python"]) == 1
     text = capsys.readouterr().out
     assert "findings: 1" in text
     seed = soak.game_seed(5, 0)
-    assert f"tic-tac-toe 2p, seed {seed}, at state 2: AssertionError: a copy shares a list" in text
+    assert f"python: tic-tac-toe 2p, seed {seed}, at state 2: AssertionError: a copy shares a list" in text
     assert f"replay: ruleplay play tic-tac-toe --players 2 --agents random --seed {seed}" in text
+
+
+def test_the_native_soak_holds_every_state_to_the_python_engines(monkeypatch, capsys):
+    """Both backends by default; a native game that differs from the Python engine's anywhere is a finding
+    naming the state: the module's chance outcomes out of order, or a whole game's scores of another type."""
+    from benchmarks import soak
+
+    for name in ("tic-tac-toe", "kuhn-poker"):
+        native_of(load_game(name))  # skipped where no module can be built
+    assert main(["soak", "--games", "6", "--rulesets", "tic-tac-toe", "kuhn-poker", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["findings"] == [] and report["backends"] == ["python", "native"]
+    assert {k: c["games"] > 0 for k, c in report["configurations"].items()} == {
+        f"{b}: {g} 2p": True for b in ("python", "native") for g in ("tic-tac-toe", "kuhn-poker")}
+
+    real_outcomes = soak.NativeState.chance_outcomes
+    monkeypatch.setattr(soak.NativeState, "chance_outcomes", lambda self: real_outcomes(self)[::-1])
+    assert main(["soak", "--games", "1", "--rulesets", "kuhn-poker", "--backend", "native", "--seed", "3"]) == 1
+    text = capsys.readouterr().out
+    assert f"native: kuhn-poker 2p, seed {soak.game_seed(3, 0)}, at state 0: AssertionError" in text
+    monkeypatch.undo()
+
+    real_playout = soak.playout
+
+    def scores_as_floats(*args):
+        played = real_playout(*args)
+        played.scores = [float(s) for s in played.scores]
+        return played
+
+    monkeypatch.setattr(soak, "playout", scores_as_floats)
+    assert main(["soak", "--games", "1", "--rulesets", "tic-tac-toe", "--backend", "native"]) == 1
+    text = capsys.readouterr().out
+    assert f"native: tic-tac-toe 2p, seed {soak.game_seed(0, 0)}, at the end: AssertionError: a score of another " \
+           f"type" in text

@@ -7,14 +7,14 @@ from typing import Any
 
 import click
 
-from ..engine.errors import RuleplayError, WorkerLostError
+from ..engine.errors import WorkerLostError
 from ..engine.game import Game
 from ..runs.play import SeatingError
 from .batches import (check_judge, executor_option, judge_option, need_matplotlib, replay_command, spec_ids,
                       workers_option)
 from .options import (WholeNumber, backend_option, check_agents, json_option, new_output_file, parse_headless_agents,
                       plays_on, seated)
-from .output import echo, echo_failures, emit_json, reports_errors
+from .output import echo, echo_failures, emit_json, reports_errors, write_output
 from .sides import Side, load_sides, side, side_options
 from .simulate import MAX_GAMES
 
@@ -103,13 +103,9 @@ def analyze_command(game_name: str, variants: tuple[str, ...], n: int, agents: l
         raise click.BadParameter(str(err), param_hint="--agents") from None
     document = analysis.to_dict()
     if output is not None:
-        from ..files import atomic_write_text
         from ..view.report import report_html
 
-        try:
-            atomic_write_text(output, report_html(analysis, document))
-        except OSError as err:
-            raise RuleplayError(f"cannot write {output}: {err.strerror or err}") from None
+        write_output(output, report_html(analysis, document).encode("utf-8"), "report")
     if as_json:
         emit_json({**document, "report": str(output) if output is not None else None})
     else:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
 from pathlib import Path
 
 import click
 
-from ..engine.errors import RuleplayError
+from ..engine.errors import OutputError, RuleplayError
 from ..engine.loader import builtin_games
 from .options import json_option, overwriting
-from .output import echo, emit_json, reports_errors, same_file
+from .output import echo, emit_json, reports_errors, same_file, write_output
 
 
 def _game(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -36,19 +38,13 @@ def new_command(folder: Path, game: str, as_json: bool) -> None:
     GAME`), its rule specification, the ruleset schema for an editor, and its scenarios, every link
     pointing inside DIR.  Files that exist are refused unless --overwrite is given."""
     from ..authoring.starters import CopyError, copy_files
-    from ..files import atomic_write_text
 
     try:
         files = copy_files(game, folder)
     except CopyError as err:
         raise RuleplayError(str(err)) from None
     _check_targets(game, list(files))
-    folder.mkdir(parents=True, exist_ok=True)
-    for path, text in files.items():
-        try:
-            atomic_write_text(path, text)
-        except OSError as err:
-            raise RuleplayError(f"cannot write {path}: {err.strerror or err}") from None
+    _write_copy(folder, files)
     ruleset, spec, schema, *scenarios = files
     if as_json:
         emit_json({"game": game, "folder": str(folder), "ruleset": str(ruleset), "spec": str(spec),
@@ -64,6 +60,29 @@ def new_command(folder: Path, game: str, as_json: bool) -> None:
     for command in (f"ruleplay validate {quoted}", f"ruleplay scenario {shlex.quote(str(folder))}",
                     f"ruleplay compare {game} --variant {quoted}"):
         echo(f"  {command}")
+
+
+def _write_copy(folder: Path, files: dict[Path, str]) -> None:
+    """Write the copy's files, each whole (`write_output`: a file that appeared since `_check_targets` is
+    kept unless --overwrite).  When one cannot be written (a full disk, say), the files this command
+    created are removed again, and the folder if it made it, so no half copy is left to be taken for
+    one; the error (RP680) names the file and says so.  A file replaced with --overwrite stays replaced."""
+    made_folder = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    created: list[Path] = []
+    try:
+        for path, text in files.items():
+            existed = os.path.lexists(path)
+            write_output(path, text.encode("utf-8"), "copy's file")
+            if not existed:
+                created.append(path)
+    except OutputError as err:
+        for path in created:
+            path.unlink(missing_ok=True)
+        if made_folder:
+            with contextlib.suppress(OSError):  # not empty: someone else's files are in it now
+                folder.rmdir()
+        raise OutputError(f"{err.message}; the files of the copy written before it were removed again") from None
 
 
 def _check_targets(game: str, paths: list[Path]) -> None:

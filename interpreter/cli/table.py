@@ -184,12 +184,17 @@ def _read_back(game_name: str, log_file: Path, agents: list[str], human: int | N
     if (_given("agents") or human is not None) and _seating(agents, info.players, human) != (seats, seat):
         raise click.BadParameter(f"the saved game seats {', '.join(seats)}; leave --agents and --human out "
                                  f"to take them from the log", param_hint="--agents")
-    unchecked = unchecked_seats(seats, seat)
+    note_unchecked(seats)
+    return Table.resumed(logged, seats, seat)
+
+
+def note_unchecked(seats: list[str]) -> None:
+    """Say which agents' logged moves a resume takes as they are (`runs.table.unchecked_seats`)."""
+    unchecked = unchecked_seats(seats)
     if unchecked:
         echo(f"note: the logged moves of {', '.join(f'{seats[k]} at seat {k}' for k in unchecked)} are taken as "
              f"they are: a search with a time budget (seconds=) does not decide the same way twice, so they "
              f"cannot be checked", err=True)
-    return Table.resumed(logged, seats, seat)
 
 
 def play_with_person(game_name: str, agents: list[str], log_file: Path | None, seat: int | None,

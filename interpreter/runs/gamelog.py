@@ -114,6 +114,7 @@ class LogWriter:
         self._ends = ends  # the file's size after its header, and after each move line written
         self._records = list(records)  # the moves the file holds
         self._resumable = resumable
+        self._ended = False  # the end line is written
 
     @classmethod
     def start(cls, path: str | os.PathLike, game: Game, seed: int, agents: Sequence[str], ruleset: str,
@@ -154,17 +155,20 @@ class LogWriter:
         while same and self._records[same - 1] is not records[same - 1]:  # the last one shared ends the prefix
             same -= 1
         if same < len(self._records):
-            self._guarded(self._file.cut, self._ends[same])
+            self._guarded(self._file.cut, self._ends[same])  # the end line, if any, goes with them
             del self._records[same:], self._ends[same + 1:]
+            self._ended = False
         for record in records[same:]:
             self._guarded(self._file.append, _text(move_line(record)))
             self._records.append(record)
             self._ends.append(self._file.size)
 
     def finish(self, result: PlayResult) -> None:
-        """The end line of the game `result` (its moves already kept)."""
+        """The end line of the game `result` (its moves already kept), written once."""
         self.keep(result.records)
-        self._guarded(self._file.append, _text(end_line(result)))
+        if not self._ended:
+            self._guarded(self._file.append, _text(end_line(result)))
+            self._ended = True
 
     def close(self) -> None:
         self._guarded(self._file.close)

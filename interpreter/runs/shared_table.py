@@ -11,23 +11,25 @@ Agents and chance move in a thread of their own (`run`): an agent thinks on
 a copy of the position outside the lock, and its move is applied only if
 nothing changed meanwhile (a person's undo).  A person's seat with one move
 only has it played for them, as the terminal table does.  After every change
-the game is written to the log (without its end line until it is over), so
-a server stopped at any time leaves a game `--resume` continues.
+the game is written to the log (`log_keeper`: a held `gamelog.LogWriter`,
+without its end line until the game is over), so a server stopped at any
+time leaves a game `--resume` continues.  A log that cannot be written (a
+full disk) stops the table: `save_error` holds the error (RP680), the log
+keeps every move it took, whole, and the game resumes from there.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
-from ..engine.errors import RuleplayError, RuleRuntimeError, withheld
+from ..engine.errors import OutputError, RuleplayError, RuleRuntimeError, withheld
 from ..engine.legal import CHANCE
 from ..engine.people import distinct_moves
 from ..engine.state import State
 from ..agents import is_interactive
-from .gamelog import replay_moves
+from .gamelog import LogWriter, replay_moves
 from .play import MoveRecord, SeatingError, seat_agents
 from .table import Table
 
@@ -62,6 +64,7 @@ class SharedTable:
         self.thinking: int | None = None  # the seat whose agent is choosing now
         self.forced: set[int] = set()  # numbers of the moves played for a person who had no other
         self.error: RuleplayError | None = None  # a rule error that stopped the game (shown per seat: `told_error`)
+        self.save_error: OutputError | None = None  # the log could not be written: the table stopped
         self.lock = threading.Condition()
         self.stopped = False
         # The round each move was made in, for the pages' move lists (a resumed game's, replayed once).
@@ -122,8 +125,11 @@ class SharedTable:
 
     def _changed(self) -> None:
         self.version += 1
-        if self.save is not None:
-            self.save(self.table)
+        if self.save is not None and self.save_error is None:
+            try:
+                self.save(self.table)
+            except OutputError as err:  # the game can no longer be kept: stop, as the terminal table does
+                self.save_error, self.stopped = err, True
         self.lock.notify_all()
 
     # ------------------------------------------------------------ the agents' thread
@@ -175,6 +181,11 @@ class SharedTable:
             return state.apply(self.offered(state, seat)[0][1])  # type: ignore[arg-type]
         return state.apply(self.table.agent_move(state, seat))
 
+    def wait_stopped(self) -> None:
+        """Return once the table is stopped (`stop`, or a log that could not be written)."""
+        with self.lock:
+            self.lock.wait_for(lambda: self.stopped)
+
     def stop(self) -> None:
         with self.lock:
             self.stopped = True
@@ -189,12 +200,13 @@ def told_error(error: RuleplayError, game_keeps_secrets: bool, seat: int) -> str
     return str(error)
 
 
-def log_saver(path: Path, game_name: str) -> Callable[[Table], None]:
-    """Write the table's game to `path` after each change: whole once it is over, else without its end."""
-    from .gamelog import write_log
-
+def log_keeper(log: LogWriter) -> Callable[[Table], None]:
+    """Keep the table's game in `log` after each change: its moves, and the end line once it is over."""
     def save(table: Table) -> None:
-        write_log(path, table.result(), game_name, table.game.info.ruleset_hash, finished=table.state.is_terminal())
+        if table.state.is_terminal():
+            log.finish(table.result())
+        else:
+            log.keep(table.records)
     return save
 
 

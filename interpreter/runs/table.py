@@ -64,9 +64,9 @@ def table_seats(agents: Sequence[str], players: int, human: int | None = None) -
     return others[:human] + ["human"] + others[human:], human
 
 
-def unchecked_seats(seats: Sequence[str], human: int) -> list[int]:
+def unchecked_seats(seats: Sequence[str]) -> list[int]:
     """The agents' seats whose logged moves a resume cannot check: searches with a time budget."""
-    return [k for k, spec in enumerate(seats) if k != human and not is_reproducible(spec)]
+    return [k for k, spec in enumerate(seats) if not is_interactive(spec) and not is_reproducible(spec)]
 
 
 def decision_seed(seed: int, seat: int, n: int) -> int:
@@ -94,7 +94,8 @@ class Table:
     def resumed(cls, logged: LoggedGame, seats: list[str], human: int) -> "Table":
         """The table of a game read back from its log, once every agent move in it is checked.
 
-        Each agent is asked again for each move the log gives it, as it was
+        Each agent (every seat no person plays: `ruleplay serve` seats
+        several people) is asked again for each move the log gives it, as it was
         asked in play (seeded per decision), and must choose that move: a
         log edited to show an agent playing anything else is a ReplayError
         naming the line.  Costs one more decision per agent move.  A search
@@ -104,10 +105,10 @@ class Table:
         """
         seed = logged.header["seed"]
         state = logged.game.new_state(seed)
-        unchecked = unchecked_seats(seats, human)
+        unchecked = unchecked_seats(seats)
         for record in logged.records:
             who = record.player
-            if who not in (CHANCE, human, *unchecked):
+            if who != CHANCE and who not in unchecked and not is_interactive(seats[who]):
                 chosen = str(make_agent(seats[who], decision_seed(seed, who, record.n)).choose(state))
                 if chosen != record.move:
                     raise ReplayError(f"{logged.path}:{record.n + 1}: the log has {seats[who]} at seat {who} play "

@@ -137,6 +137,121 @@ def test_a_game_log_in_play_is_refused_to_a_second_table(left_game: Path) -> Non
     assert left_game.read_bytes().startswith(before)
 
 
+def test_a_served_table_holds_its_log(left_game: Path) -> None:
+    """`serve --log` saved the whole game over the log after every move, held by nobody: a `play --resume`
+    of the same log played on beside it.  The served table holds the log as `play` does, and the log it
+    keeps is the one `play --resume` reads."""
+    pytest.importorskip("uvicorn")
+    before = left_game.read_bytes()
+    first = start("serve", "tic-tac-toe", "--log", left_game, "--resume", "--port", "0")
+    assert first.stdout is not None
+    wait_for(lambda: "plays at http://" in first.stdout.readline(), first, "the served table")
+    for second in (["play", "tic-tac-toe", "--log", left_game, "--resume"],
+                   ["serve", "tic-tac-toe", "--log", left_game, "--resume", "--port", "0"],
+                   ["serve", "tic-tac-toe", "--human", "0", "--log", left_game, "--overwrite", "--port", "0"]):
+        refused = subprocess.run([executable(), *map(str, second)], capture_output=True, text=True, timeout=120,
+                                 stdin=subprocess.DEVNULL)
+        assert refused.returncode == 1, refused
+        assert f"error RP681: {left_game}: another ruleplay run is writing this game log" in refused.stderr
+    assert first.poll() is None
+    first.send_signal(signal.SIGINT)
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 0 and "Traceback" not in err, err
+    assert left_game.read_bytes() == before  # nobody moved: the log is the game as it was left
+    resumed = run("play", "tic-tac-toe", "--log", left_game, "--resume", input="q\n")
+    assert resumed.exit_code == 0 and f"resumed from {left_game} after 2 moves" in resumed.output
+
+
+def test_a_served_resume_checks_the_agents_moves(left_game: Path) -> None:
+    """`serve --resume` took a log's agent moves as written; it asks each agent again, as `play` does."""
+    pytest.importorskip("uvicorn")
+    lines = left_game.read_text().splitlines()
+    agent = json.loads(lines[2])
+    assert agent["player"] == 1
+    other = next(f"place({k})" for k in range(9) if f"place({k})" not in (agent["move"], json.loads(lines[1])["move"]))
+    lines[2] = json.dumps({**agent, "move": other}, separators=(",", ":"))
+    left_game.write_text("\n".join(lines) + "\n")
+    result = run("serve", "tic-tac-toe", "--log", left_game, "--resume", "--port", "0")
+    assert result.exit_code == 1
+    assert f"error RP630: {left_game}:3: the log has random at seat 1 play {other}, where it plays " \
+           f"{agent['move']}: the line was changed" in result.output, result.output
+
+
+def test_a_served_table_on_a_full_disk_stops_with_the_log_whole(tmp_path: Path, disk_full) -> None:
+    """The log of a served table that cannot be written stops the table (RP680), keeping the moves it took."""
+    from ruleplay import load_game
+    from ruleplay.runs.gamelog import LogWriter
+    from ruleplay.runs.shared_table import SharedTable, log_keeper
+    from ruleplay.runs.table import Table
+
+    game, log = load_game("tic-tac-toe"), tmp_path / "game.jsonl"
+    writer = LogWriter.start(log, game, 3, ["human", "human"], "tic-tac-toe")
+    shared = SharedTable(Table.new(game, ["human", "human"], 0, 3), {0, 1}, log_keeper(writer))
+    shared.play(0, "place(0)", shared.snapshot().version)
+    disk_full(tmp_path, 10)
+    shared.play(1, "place(1)", shared.snapshot().version)
+    assert shared.stopped and shared.save_error is not None
+    assert str(shared.save_error) == f"cannot write the game log {log}: No space left on device; it holds the " \
+                                     f"first 1 move, each line whole: make room, then continue the game with --resume"
+    assert shared.save_error.code == "RP680"
+    shared.wait_stopped()  # returns at once: the server is taken down with it
+    assert [r.move for r in read_log(log).records] == ["place(0)"]
+    writer.close()
+
+
+def test_a_served_game_to_its_end_writes_the_end_line_once(tmp_path: Path) -> None:
+    from ruleplay import load_game
+    from ruleplay.runs.gamelog import LogWriter
+    from ruleplay.runs.shared_table import SharedTable, log_keeper
+    from ruleplay.runs.table import Table
+
+    game, log = load_game("tic-tac-toe"), tmp_path / "game.jsonl"
+    with LogWriter.start(log, game, 3, ["human", "human"], "tic-tac-toe") as writer:
+        shared = SharedTable(Table.new(game, ["human", "human"], 0, 3), {0, 1}, log_keeper(writer))
+        for seat, cell in ((0, 0), (1, 3), (0, 1), (1, 4), (0, 2)):
+            shared.play(seat, f"place({cell})", shared.snapshot().version)
+        shared.save(shared.table)  # saved again with nothing changed: still one end line
+        shared.undo(0)  # back before the winning move: the end line goes with it
+        assert read_log(log).end is None and len(read_log(log).records) == 4
+        shared.play(0, "place(2)", shared.snapshot().version)
+    assert read_log(log).end is not None and log.read_text().count('"end"') == 1
+
+
+def test_a_copy_of_a_builtin_on_a_full_disk_leaves_no_half_copy(tmp_path: Path, disk_full) -> None:
+    """`new DIR --from GAME` wrote file after file; a full disk part way left a copy that looked whole."""
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("the user's own file\n")
+    disk_full(folder, 4000)
+    result = run("new", folder, "--from", "tic-tac-toe")
+    assert result.exit_code == 1
+    assert "error RP680: cannot write the copy's file " in result.output and "No space left on device; the files " \
+           "of the copy written before it were removed again" in result.output, result.output
+    assert os.listdir(folder) == ["mine.txt"]
+
+
+def test_a_copy_of_a_builtin_keeps_a_file_that_appears_meanwhile(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files of the copy were checked first, then written over whatever appeared after the check."""
+    from ruleplay.cli import new
+
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    checked = new._check_targets
+
+    def then_the_file(*args):
+        checked(*args)
+        (folder / "tic-tac-toe.yaml").write_text("someone else's file\n")
+
+    monkeypatch.setattr(new, "_check_targets", then_the_file)
+    result = run("new", folder, "--from", "tic-tac-toe")
+    assert result.exit_code == 1
+    assert f"error RP680: {folder / 'tic-tac-toe.yaml'}: a file appeared there while the command ran, and was " \
+           f"kept" in result.output, result.output
+    assert os.listdir(folder) == ["tic-tac-toe.yaml"]
+    assert (folder / "tic-tac-toe.yaml").read_text() == "someone else's file\n"
+
+
 def test_a_killed_table_keeps_every_move_made_and_resumes(tmp_path: Path) -> None:
     """A person's game killed at the table (SIGKILL: no handler runs) lost every move: the log was written
     only when the game stopped.  Each move is in the log as it is made, so the game resumes where it was."""
@@ -244,6 +359,8 @@ WHOLE_FILE_OUTPUTS = {
     "report": (["perft", "tic-tac-toe", "--depth", "1", "--report", "{out}"], "report", "ruleplay.cli.output.json_text"),
     "view": (["view", "{log}", "-o", "{out}"], "replay page", "ruleplay.view.html.viewer_html"),
     "render": (["render", "{log}", "-o", "{out}"], "picture", "ruleplay.view.picture.state_svg"),
+    "analyze": (["analyze", "tic-tac-toe", "-n", "4", "--depth-games", "0", "-o", "{out}"], "report",
+                "ruleplay.view.report.report_html"),
 }
 
 

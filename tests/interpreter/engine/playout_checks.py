@@ -16,7 +16,7 @@ from typing import Any
 
 from ruleplay.engine.game import Game
 from ruleplay.engine.state import State
-from ruleplay.runs.gamelog import replay, write_log
+from ruleplay.runs.gamelog import LogWriter, replay
 from ruleplay.runs.play import PlayResult
 
 APPLY_SAMPLE = 2      # legal moves (evenly spaced) applied at each checked decision, besides the chosen one
@@ -102,8 +102,12 @@ def rebuild_from_log(game, path: Path) -> State:
 
 
 def check_log_replays(game, ruleset: str, result: PlayResult, final: State, path: Path) -> None:
-    """The log the CLI would write replays with `ruleplay replay` and rebuilds the very same final state."""
-    write_log(path, result, ruleset, game.info.ruleset_hash)
+    """The log `ruleplay play --log` writes (`LogWriter`, move by move) replays with `ruleplay replay` and
+    rebuilds the very same final state."""
+    with LogWriter.start(path, game, result.seed, result.agents, ruleset, replace=True) as log:
+        for k in range(1, len(result.records) + 1):
+            log.keep(result.records[:k])
+        log.finish(result)
     report = replay(path, ruleset=ruleset)  # the log is in tmp_path, away from the ruleset's folder
     assert result.moves == [str(m) for m in final.history]
     assert (report.moves, report.scores, report.returns) == (len(final.history), final.scores(), final.returns())

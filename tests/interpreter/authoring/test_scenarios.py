@@ -570,7 +570,7 @@ BIG = str(2**1024 - 1)  # the largest whole number the rules make: over the larg
 ])
 def test_a_score_of_a_thousand_bits_is_compared_exactly(tmp_path: Path, expected: str, failure: str | None) -> None:
     """A scenario expecting a 1024-bit score ended in `internal error OverflowError` (a float comparison)."""
-    text = (TTT_SCENARIOS.parents[2] / "rulesets" / "tic-tac-toe.yaml").read_text(encoding="utf-8")
+    text = (REPO / "rulesets" / "tic-tac-toe.yaml").read_text(encoding="utf-8")
     rules = "\n".join(line for line in text.splitlines() if not line.startswith("spec:")) + "\n"
     write(tmp_path, "big.yaml", rules.replace('score: "if winner == p then 1 else 0"', f'score: "{BIG}"'))
     path = write(tmp_path, "s.yaml", f"game: big.yaml\nsteps:\n  - scores: [{expected}, {expected}]\n")

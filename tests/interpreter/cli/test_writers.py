@@ -144,20 +144,25 @@ def test_a_served_table_holds_its_log(left_game: Path) -> None:
     pytest.importorskip("uvicorn")
     before = left_game.read_bytes()
     first = start("serve", "tic-tac-toe", "--log", left_game, "--resume", "--port", "0")
-    assert first.stdout is not None
-    wait_for(lambda: "plays at http://" in first.stdout.readline(), first, "the served table")
-    for second in (["play", "tic-tac-toe", "--log", left_game, "--resume"],
-                   ["serve", "tic-tac-toe", "--log", left_game, "--resume", "--port", "0"],
-                   ["serve", "tic-tac-toe", "--human", "0", "--log", left_game, "--overwrite", "--port", "0"]):
-        refused = subprocess.run([executable(), *map(str, second)], capture_output=True, text=True, timeout=120,
-                                 stdin=subprocess.DEVNULL)
-        assert refused.returncode == 1, refused
-        assert f"error RP681: {left_game}: another ruleplay run is writing this game log" in refused.stderr
-    assert first.poll() is None
-    first.send_signal(signal.SIGINT)
-    out, err = first.communicate(timeout=60)
-    assert first.returncode == 0 and "Traceback" not in err, err
-    assert left_game.read_bytes() == before  # nobody moved: the log is the game as it was left
+    try:
+        assert first.stdout is not None
+        wait_for(lambda: "plays at http://" in first.stdout.readline(), first, "the served table")
+        for second in (["play", "tic-tac-toe", "--log", left_game, "--resume"],
+                       ["serve", "tic-tac-toe", "--log", left_game, "--resume", "--port", "0"],
+                       ["serve", "tic-tac-toe", "--human", "0", "--log", left_game, "--overwrite", "--port", "0"]):
+            refused = subprocess.run([executable(), *map(str, second)], capture_output=True, text=True, timeout=120,
+                                     stdin=subprocess.DEVNULL)
+            assert refused.returncode == 1, refused
+            assert f"error RP681: {left_game}: another ruleplay run is writing this game log" in refused.stderr
+        assert first.poll() is None
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=60)
+        assert first.returncode == 0 and "Traceback" not in err, err
+        assert left_game.read_bytes() == before  # nobody moved: the log is the game as it was left
+    finally:  # a failed check leaves no server behind
+        if first.poll() is None:
+            first.kill()
+            first.communicate()
     resumed = run("play", "tic-tac-toe", "--log", left_game, "--resume", input="q\n")
     assert resumed.exit_code == 0 and f"resumed from {left_game} after 2 moves" in resumed.output
 

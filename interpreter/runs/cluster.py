@@ -131,6 +131,19 @@ def dask_setup(worker: Any) -> None:
     """
     if threading.current_thread() is threading.main_thread():  # signals are the main thread's alone
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.getLogger("distributed.worker").addFilter(_not_a_lost_heartbeat)
+
+
+def _not_a_lost_heartbeat(record: logging.LogRecord) -> bool:
+    """Drop a local worker's report that its heartbeat found the scheduler gone, with its traceback.
+
+    The local cluster's scheduler lives in the command's own process: when
+    the command stops (Ctrl-C, an error) it closes first, and a worker whose
+    heartbeat fell between the two printed an OSError's traceback under the
+    command's last line.  A scheduler that fails while the batch runs is
+    reported by the command itself, through its client.
+    """
+    return not record.getMessage().startswith("Failed to communicate with scheduler during heartbeat")
 
 
 @contextlib.contextmanager

@@ -54,13 +54,40 @@ class ListLit(Expr):
 
 
 @dataclass(frozen=True)
+class CompFor(Node):
+    """A further clause `for a, b in source if cond` of a comprehension, nested in the clauses before it."""
+
+    names: tuple[str, ...] = ()
+    source: Expr | None = None
+    cond: Expr | None = None
+
+
+@dataclass(frozen=True)
 class Comprehension(Expr):
-    """`[elem for a, b in source if cond]`; also the argument form `f(elem for …)`."""
+    """`[elem for a, b in source if cond]`; also the argument form `f(elem for …)`.
+
+    The first `for` clause is `names`, `source` and `cond`; `more` holds the
+    clauses after it, each looping inside the ones before it (its source and
+    filter see their names), so `[e for a in xs for b in ys]` is empty when
+    the first clause is, and a comprehension of one clause has `more == ()`.
+    """
 
     elem: Expr | None = None
     names: tuple[str, ...] = ()
     source: Expr | None = None
     cond: Expr | None = None
+    more: tuple[CompFor, ...] = ()
+
+    @property
+    def clauses(self) -> tuple[tuple[tuple[str, ...], Expr | None, Expr | None, Pos], ...]:
+        """Every `for` clause as (names, source, cond, position), outermost first."""
+        return ((self.names, self.source, self.cond, self.pos),) + tuple(
+            (c.names, c.source, c.cond, c.pos) for c in self.more)
+
+    @property
+    def bound(self) -> tuple[str, ...]:
+        """Every name the clauses bind, in order."""
+        return self.names + tuple(n for c in self.more for n in c.names)
 
 
 @dataclass(frozen=True)
@@ -112,6 +139,15 @@ class Cond(Expr):
     test: Expr | None = None
     then: Expr | None = None
     other: Expr | None = None
+
+
+@dataclass(frozen=True)
+class LetExpr(Expr):
+    """`let name = value; body`: `body` with `name` bound to `value`, computed once (the name is read-only)."""
+
+    name: str = ""
+    value: Expr | None = None
+    body: Expr | None = None
 
 
 # --------------------------------------------------------------------- effects

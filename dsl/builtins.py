@@ -214,6 +214,15 @@ def index_of(xs, value):
     return -1
 
 
+@builtin(1, returns="int")
+def index_where(xs):
+    """Position of the first true item of a list, or -1; `index_where(x > 2 for x in xs)` stops at the first x that passes."""
+    for i, x in enumerate(_list(xs, "index_where")):
+        if x:  # as `any` tests an item: false, null, 0, "" and an empty list or map are false
+            return i
+    return -1
+
+
 @builtin(1, returns="list")
 def unique(xs):
     """Items without repeats, first occurrence kept."""

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Any
+from typing import Any, Callable
 
 from . import ast as A
 from . import emit as E
 from . import runtime as R
 from .builtins import Builtin, invoke
 from .codegen_effects import EffectsCodegen, Locals, Out
-from .compiler import Checks, Compiler, Exec, Fn
+from .checks import Checks, Exec, Fn
+from .compiler import Compiler
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
 from .tables import STATIC_BUILTINS, BuiltinTable, FilterTable, FunctionTable, property_tables
@@ -236,38 +237,105 @@ class Codegen(EffectsCodegen, Checks):
     def _loop(self, comp: A.Comprehension, scope: Scope, lv: Locals, out: Out) -> tuple[ast.Name, ast.expr, Out,
                                                                                         tuple[Out, ast.expr] | None,
                                                                                         tuple[Out, ast.expr]]:
-        """A comprehension's parts, generated in the closure compiler's order: source, element, filter."""
+        """A one-clause comprehension's parts, generated in the closure compiler's order: source, filter,
+        element."""
         items = self._items(self._e(comp.source, scope, lv, out), comp.pos, out)
         target, unpack, inner_lv = self._bind(comp.names, lv, comp.pos)
         inner = scope.with_locals(*comp.names)
-        elem_out: Out = []
-        elem = self._e(comp.elem, inner, inner_lv, elem_out)
         cond = None
         if comp.cond is not None:
             cond_out: Out = []
             cond = (cond_out, self._e(comp.cond, inner, inner_lv, cond_out))
+        elem_out: Out = []
+        elem = self._e(comp.elem, inner, inner_lv, elem_out)
         return items, target, unpack, cond, (elem_out, elem)
 
+    def _clause_loops(self, comp: A.Comprehension, k: int, scope: Scope, lv: Locals,
+                      innermost: Callable[[Scope, Locals], Out], stop: ast.expr | None) -> Out:
+        """The loops of a comprehension's `for` clauses from the k-th inward, each inside the one before it (its
+        source computed, and charged, once per binding of those), generated in the closure compiler's order
+        (each clause's source and filter, then the element); `innermost` makes the body of the last loop, and
+        `stop` (if given) is tested after each inner loop to leave the loops around it too."""
+        names, source, cond, pos = comp.clauses[k]
+        stmts: Out = []
+        items = self._items(self._e(source, scope, lv, stmts), pos, stmts)
+        target, unpack, inner_lv = self._bind(names, lv, pos)
+        inner = scope.with_locals(*names)
+        cond_out: Out = []
+        test = self._e(cond, inner, inner_lv, cond_out) if cond is not None else None
+        if k == len(comp.clauses) - 1:
+            body = innermost(inner, inner_lv)
+        else:
+            body = self._clause_loops(comp, k + 1, inner, inner_lv, innermost, stop)
+            if stop is not None:
+                body.append(E.if_(stop, [ast.Break()]))
+        if test is not None:
+            body = cond_out + [E.if_(test, body)]
+        stmts.append(ast.For(target, items, unpack + body, []))
+        return stmts
+
     def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals, out: Out) -> ast.expr:
-        items, target, unpack, cond, (elem_out, elem) = self._loop(node, scope, lv, out)
         result = self.tmp()
-        body: Out = elem_out + [ast.Expr(call(attr(name(result), "append"), elem))]
-        out.append(assign(result, ast.List([], ast.Load())))
-        out.extend(self._filtered_loop(node, scope, lv, items, target, unpack, cond, body, False))
+        if node.more:
+            def append(inner: Scope, inner_lv: Locals) -> Out:
+                elem_out: Out = []
+                elem = self._e(node.elem, inner, inner_lv, elem_out)
+                return elem_out + [ast.Expr(call(attr(name(result), "append"), elem))]
+
+            out.append(assign(result, ast.List([], ast.Load())))
+            out.extend(self._clause_loops(node, 0, scope, lv, append, None))
+        else:
+            items, target, unpack, cond, (elem_out, elem) = self._loop(node, scope, lv, out)
+            body: Out = elem_out + [ast.Expr(call(attr(name(result), "append"), elem))]
+            out.append(assign(result, ast.List([], ast.Load())))
+            out.extend(self._filtered_loop(node, scope, lv, items, target, unpack, cond, body, False))
         # Its items may share one list many times over: charged as built.
         out.append(ast.Expr(call(attr(self.ctx_local("_b"), "charge"), name(result), self.ref(node.pos))))
         return name(result)
 
     def _quantifier(self, node: A.Call, scope: Scope, lv: Locals, out: Out) -> ast.expr:
         comp: A.Comprehension = node.args[0]  # type: ignore[assignment]
+        broken = self.one_clause(node)
+        if broken is not None:
+            return self._broken(broken)
+        if node.func == "index_where":
+            return self._index_where(comp, scope, lv, out)
         want = node.func == "any"
-        items, target, unpack, cond, (elem_out, elem) = self._loop(comp, scope, lv, out)
         result = self.tmp()
+        if comp.more:
+            def decide(inner: Scope, inner_lv: Locals) -> Out:
+                elem_out: Out = []
+                elem = self._e(comp.elem, inner, inner_lv, elem_out)
+                decided = elem if want else ast.UnaryOp(ast.Not(), elem)
+                return elem_out + [E.if_(decided, [assign(result, const(want)), ast.Break()])]
+
+            out.append(assign(result, const(not want)))
+            out.extend(self._clause_loops(comp, 0, scope, lv, decide, E.is_(name(result), const(want))))
+            return name(result)
+        items, target, unpack, cond, (elem_out, elem) = self._loop(comp, scope, lv, out)
         decided = elem if want else ast.UnaryOp(ast.Not(), elem)
         body: Out = elem_out + [E.if_(decided, [assign(result, const(want)), ast.Break()])]
         out.append(assign(result, const(not want)))
         out.extend(self._filtered_loop(comp, scope, lv, items, target, unpack, cond, body, True))
         return name(result)
+
+    def _index_where(self, comp: A.Comprehension, scope: Scope, lv: Locals, out: Out) -> ast.expr:
+        """`index_where(x for …)`: the loop as written, counting positions, left at the first item found."""
+        items, target, unpack, cond, (elem_out, elem) = self._loop(comp, scope, lv, out)
+        result, at = self.tmp(), self.tmp()
+        body: Out = elem_out + [E.if_(elem, [assign(result, name(at)), ast.Break()])]
+        out += [assign(result, const(-1)), assign(at, const(-1))]
+        count = ast.AugAssign(E.store(at), ast.Add(), const(1))
+        out.append(ast.For(target, items, [count] + unpack + (cond[0] + [E.if_(cond[1], body)] if cond else body),
+                           []))
+        return name(result)
+
+    def _e_LetExpr(self, node: A.LetExpr, scope: Scope, lv: Locals, out: Out) -> ast.expr:
+        """`let name = value; body`: the value in a fresh local, which the body reads by that name."""
+        value = self._e(node.value, scope, lv, out)
+        local = self.tmp("l")
+        out.append(assign(local, value))
+        return self._e(node.body, scope.with_locals(node.name), {**lv, node.name: local}, out)
 
     def _filtered_loop(self, comp: A.Comprehension, scope: Scope, lv: Locals, items: ast.Name, target: ast.expr,
                        unpack: Out, cond: tuple[Out, ast.expr] | None, body: Out, breaks: bool) -> Out:

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import ast as A
 from . import emit as E
-from .compiler import cited_let
+from .checks import cited_let
 from .emit import assign, attr, call, const, name
 from .scope import Callable_, Scope
 

@@ -26,7 +26,7 @@ MAX_TREE_DEPTH = 100  # syntax-tree levels (operator chains count): every later 
 # Loops and comprehensions inside one another in one text: each is a block of the function generated for the
 # text, and Python compiles at most 20 nested blocks (CPython's CO_MAXBLOCKS), some of them the generator's own.
 MAX_LOOP_NESTING = 16
-_LOOPS = frozenset({"for_stmt", "repeat_stmt", "list_comp", "call_gen"})
+_LOOPS = frozenset({"for_stmt", "repeat_stmt"})
 
 
 @lru_cache(maxsize=1)
@@ -134,10 +134,14 @@ class _Build(Transformer):
     def list_comp(self, meta, c):
         return c[0]
 
-    def comp_body(self, meta, c):
-        elem, first, second, source, cond = c
+    def comp_for(self, meta, c):
+        first, second, source, cond = c
         names = (str(first),) if second is None else (str(first), str(second))
-        return A.Comprehension(self._p(meta), elem, names, source, cond)
+        return A.CompFor(self._p(meta), names, source, cond)
+
+    def comp_body(self, meta, c):
+        elem, first, *more = c
+        return A.Comprehension(self._p(meta), elem, first.names, first.source, first.cond, tuple(more))
 
     # -- operators
     def attr(self, meta, c):
@@ -179,6 +183,9 @@ class _Build(Transformer):
 
     def cond(self, meta, c):
         return A.Cond(self._p(meta), c[0], c[1], c[2])
+
+    def let_expr(self, meta, c):
+        return A.LetExpr(self._p(meta), str(c[0]), c[1], c[2])
 
     # -- effects
     def block(self, meta, c):
@@ -314,8 +321,11 @@ def _check_loops(tree: Tree, origin: Origin) -> None:
     stack = [(tree, 0)]
     while stack:
         node, loops = stack.pop()
-        if node.data in _LOOPS:
-            loops += 1
+        # A comprehension nests one loop per `for` clause, and its element sits inside all of them.
+        added = 1 if node.data in _LOOPS else sum(c.data == "comp_for" for c in node.children
+                                                  if isinstance(c, Tree)) if node.data == "comp_body" else 0
+        if added:
+            loops += added
             if loops > MAX_LOOP_NESTING:
                 meta = node.meta
                 raise DslSyntaxError(f"loops and comprehensions are nested more than {MAX_LOOP_NESTING} deep "

@@ -16,6 +16,16 @@ from .builtins import BUILTINS, invoke
 from .scope import Scope
 
 
+def _bound(env: dict, names: tuple[str, ...], item: Any, pos: A.Pos) -> dict:
+    """The locals of one loop turn: `env` with `names` bound to `item` (a pair unpacked into two names)."""
+    inner = dict(env)
+    if len(names) == 1:
+        inner[names[0]] = item
+    else:
+        inner.update(zip(names, R.unpack(item, len(names), pos)))
+    return inner
+
+
 class ReferenceEvaluator:
     def __init__(self, scope: Scope, function_defs: dict[str, tuple[tuple[str, ...], A.Expr]] | None = None):
         self.scope = scope
@@ -46,18 +56,17 @@ class ReferenceEvaluator:
         if isinstance(node, A.ListLit):
             return [self._eval(i, ctx, env) for i in node.items]
         if isinstance(node, A.Comprehension):
-            items = R.iterate(self._eval(node.source, ctx, env), ctx.budget, node.pos)
-            out = []
-            for item in items:
-                inner = dict(env)
-                if len(node.names) == 1:
-                    inner[node.names[0]] = item
-                else:
-                    inner.update(zip(node.names, R.unpack(item, len(node.names), node.pos)))
-                if node.cond is None or self._eval(node.cond, ctx, inner):
-                    out.append(self._eval(node.elem, ctx, inner))
+            out: list = []
+
+            def add(inner: dict) -> bool:
+                out.append(self._eval(node.elem, ctx, inner))
+                return False
+
+            self._bindings(node, 0, ctx, env, add)
             ctx.budget.charge(out, node.pos)
             return out
+        if isinstance(node, A.LetExpr):
+            return self._eval(node.body, ctx, {**env, node.name: self._eval(node.value, ctx, env)})
         if isinstance(node, A.Attr):
             return R.field(self._eval(node.obj, ctx, env), node.name, ctx.model.component_props, ctx.budget,
                            node.pos)
@@ -84,9 +93,9 @@ class ReferenceEvaluator:
             branch = node.then if self._eval(node.test, ctx, env) else node.other
             return self._eval(branch, ctx, env)
         if isinstance(node, A.Call):
-            if node.func in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension) \
-                    and node.func not in self.function_defs:
-                return self._quantifier(node.func == "any", node.args[0], ctx, env)
+            if node.func in ("any", "all", "index_where") and len(node.args) == 1 \
+                    and isinstance(node.args[0], A.Comprehension) and node.func not in self.function_defs:
+                return self._quantifier(node.func, node.args[0], ctx, env)
             args = [self._eval(a, ctx, env) for a in node.args]
             if node.func in self.function_defs:
                 params, body = self.function_defs[node.func]
@@ -97,17 +106,32 @@ class ReferenceEvaluator:
             return invoke(BUILTINS[node.func], ctx, args, node.pos)
         raise R.RuleRuntimeError(f"cannot evaluate {type(node).__name__}", node.pos)
 
-    def _quantifier(self, want: bool, comp: A.Comprehension, ctx: R.Ctx, env: dict) -> bool:
-        """`any(x for …)` / `all(x for …)` stop at the first deciding item (the language's meaning)."""
-        items = R.iterate(self._eval(comp.source, ctx, env), ctx.budget, comp.pos)
-        for item in items:
-            inner = dict(env)
-            if len(comp.names) == 1:
-                inner[comp.names[0]] = item
-            else:
-                inner.update(zip(comp.names, R.unpack(item, len(comp.names), comp.pos)))
-            if comp.cond is not None and not self._eval(comp.cond, ctx, inner):
+    def _bindings(self, comp: A.Comprehension, k: int, ctx: R.Ctx, env: dict, each) -> bool:
+        """Every binding of the `for` clauses from the k-th inward that passes their filters, handed to
+        `each` (with the locals it sees) until `each` says stop; True if it did."""
+        names, source, cond, pos = comp.clauses[k]
+        for item in R.iterate(self._eval(source, ctx, env), ctx.budget, pos):
+            inner = _bound(env, names, item, pos)
+            if cond is not None and not self._eval(cond, ctx, inner):
                 continue
-            if bool(self._eval(comp.elem, ctx, inner)) is want:
-                return want
-        return not want
+            if each(inner) if k == len(comp.clauses) - 1 else self._bindings(comp, k + 1, ctx, inner, each):
+                return True
+        return False
+
+    def _quantifier(self, func: str, comp: A.Comprehension, ctx: R.Ctx, env: dict) -> Any:
+        """`any(x for …)` / `all(x for …)` stop at the first deciding item (the language's meaning);
+        `index_where(x for …)` gives the position of the first item of its one list whose `x` holds, or -1."""
+        if func == "index_where":
+            if comp.more:
+                raise R.RuleRuntimeError("`index_where(… for …)` takes one `for`", comp.more[0].pos)
+            source = R.iterate(self._eval(comp.source, ctx, env), ctx.budget, comp.pos)
+            for i, item in enumerate(source):
+                inner = _bound(env, comp.names, item, comp.pos)
+                if comp.cond is not None and not self._eval(comp.cond, ctx, inner):
+                    continue
+                if self._eval(comp.elem, ctx, inner):
+                    return i
+            return -1
+        want = func == "any"
+        decided = self._bindings(comp, 0, ctx, env, lambda inner: bool(self._eval(comp.elem, ctx, inner)) is want)
+        return want if decided else not want

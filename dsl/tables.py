@@ -92,7 +92,7 @@ class FilterTable:
         source = comp.source
         found = scope.resolve(source.name) if isinstance(source, A.Name) else None
         items = source.value if isinstance(source, A.Literal) else found[1] if found and found[0] == "const" else None
-        if type(items) is not list or comp.cond is None:
+        if type(items) is not list or comp.cond is None or comp.more:
             return None
         inner = scope.with_locals(*comp.names)
         free = filter_names(comp.cond, inner, comp.names)
@@ -287,9 +287,16 @@ def _height(node: Any, scope: Scope, bound: frozenset[str], callee: Callable[[st
     if isinstance(node, A.Name):
         found = scope.resolve(node.name)
         return 0 if node.name in bound or (found is not None and found[0] == "const") else None
-    if isinstance(node, A.Comprehension):  # its source is read outside its names, the rest inside
-        inner = bound | frozenset(node.names)
-        parts = [_height(node.source, scope, bound, callee), _height((node.elem, node.cond), scope, inner, callee)]
+    if isinstance(node, A.Comprehension):  # each clause's source is read outside its names, the rest inside
+        parts = []
+        for names, source, cond, _ in node.clauses:
+            parts.append(_height(source, scope, bound, callee))
+            bound = bound | frozenset(names)
+            parts.append(_height(cond, scope, bound, callee))
+        parts.append(_height(node.elem, scope, bound, callee))
+        return None if None in parts else max(parts)
+    if isinstance(node, A.LetExpr):  # its value is read outside its name, its body inside
+        parts = [_height(node.value, scope, bound, callee), _height(node.body, scope, bound | {node.name}, callee)]
         return None if None in parts else max(parts)
     below = _height(tuple(getattr(node, f) for f in node.__dataclass_fields__ if f != "pos"), scope, bound, callee)
     if below is None or not isinstance(node, A.Call):

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ruleplay.dsl.compiler import Suggester
+from ruleplay.dsl.checks import Suggester
 from ruleplay.dsl.diagnostics import Diagnostic, Related
 from ruleplay.dsl.variants import file_kind, inside
 from ruleplay.dsl.yamlload import format_path, lookup

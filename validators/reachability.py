@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.compiler import Suggester, listing
+from ruleplay.dsl.checks import Suggester, listing
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects
 from ruleplay.dsl.yamlload import format_path, lookup

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from ruleplay.dsl.compiler import suggest
+from ruleplay.dsl.checks import suggest
 from ruleplay.dsl.diagnostics import Diagnostic
 from ruleplay.dsl.parser import TOO_LONG_HINT, too_long
 from ruleplay.dsl.variants import SourceMap, patch_value_problem

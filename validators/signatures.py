@@ -43,7 +43,7 @@ _ACCEPTS: dict[str, tuple[Arg, ...]] = {
     "range": (Arg(_INT), Arg(_INT)),
     "sum": (LIST,),
     "abs": (Arg(NUMERIC),),
-    "any": (LIST,), "all": (LIST,),
+    "any": (LIST,), "all": (LIST,), "index_where": (LIST,),
     "sorted": (LIST,), "reversed": (LIST,), "unique": (LIST,), "flatten": (LIST,), "enumerate": (LIST,),
     "argmax": (LIST,), "argmin": (LIST,), "leader": (LIST,), "ranks": (LIST,),
     "count": (LIST, ANY_ARG), "index_of": (LIST, ANY_ARG),

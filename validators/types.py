@@ -330,12 +330,18 @@ class _Checker:
                 self.noted.bound[pos, n] = each
 
     def _e_Comprehension(self, node: A.Comprehension, env: dict[str, Type]) -> Type:
-        item = self.iterate(self.expr(node.source, env), node.source.pos, "`for … in`")
         inner = dict(env)
-        self.bind(node.names, item, inner, node.pos)
-        if node.cond is not None:
-            self.expr(node.cond, inner)
+        for names, source, cond, pos in node.clauses:  # each clause sees the names of the clauses before it
+            item = self.iterate(self.expr(source, inner), source.pos, "`for … in`")
+            self.bind(names, item, inner, pos)
+            if cond is not None:
+                self.expr(cond, inner)
         return list_of(self.expr(node.elem, inner))
+
+    def _e_LetExpr(self, node: A.LetExpr, env: dict[str, Type]) -> Type:
+        inner = dict(env)
+        self.bind((node.name,), self.expr(node.value, env), inner, node.pos)
+        return self.expr(node.body, inner)
 
     def _e_Attr(self, node: A.Attr, env: dict[str, Type]) -> Type:
         obj = self.expr(node.obj, env)

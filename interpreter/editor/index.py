@@ -340,10 +340,18 @@ class _Code:
         self.visit(node.args, env)
 
     def _Comprehension(self, node: A.Comprehension, env: dict[str, Symbol]) -> None:
-        self.visit(node.source, env)
         inner = dict(env)
-        self.bind(self.loop_names(node.names, node.source.pos), inner, node.pos)
-        self.visit((node.elem, node.cond), inner)
+        for names, source, cond, pos in node.clauses:  # each clause sees the names of the clauses before it
+            self.visit(source, inner)
+            self.bind(self.loop_names(names, source.pos), inner, pos)
+            self.visit(cond, inner)
+        self.visit(node.elem, inner)
+
+    def _LetExpr(self, node: A.LetExpr, env: dict[str, Symbol]) -> None:
+        self.visit(node.value, env)
+        inner = dict(env)
+        self.bind(self.let_name(node), inner, node.pos)
+        self.visit(node.body, inner)
 
     def _Block(self, node: A.Block, env: dict[str, Symbol]) -> None:
         inner = dict(env)  # a `let` is seen by the statements after it in its block, and in theirs
@@ -352,9 +360,12 @@ class _Code:
 
     def _Let(self, node: A.Let, env: dict[str, Symbol]) -> None:
         self.visit(node.value, env)
+        self.bind(self.let_name(node), env, node.pos)
+
+    def let_name(self, node: A.Let | A.LetExpr) -> dict[str, Span]:
+        """Where the name of `let NAME = …` (a statement or an expression) is written."""
         spans = list(self.after(node.pos, _LET))
-        self.bind({node.name: spans[0] if spans else Span(node.pos.file, node.pos.line, node.pos.col,
-                                                              node.pos.col)}, env, node.pos)
+        return {node.name: spans[0] if spans else Span(node.pos.file, node.pos.line, node.pos.col, node.pos.col)}
 
     def _For(self, node: A.For, env: dict[str, Symbol]) -> None:
         self.visit(node.source, env)

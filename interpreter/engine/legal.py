@@ -149,12 +149,27 @@ def moves_now(model: GameModel, ctx: R.Ctx, reference: bool = False) -> list[Mov
     no check or `from:` can fire a rule, log, signal the flow or draw a number.
     """
     names, _ = available_actions(model, ctx.flow)
+    out = _listed(model, ctx, names, False, reference)
+    if not out:  # the `fallback: true` actions, listed only now that no other action has a move
+        out = _listed(model, ctx, names, True, reference)
+    if ctx.flow["player"] == CHANCE and model.weighted_chance and out:
+        possible = [m for m in out if outcome_weight(model, ctx, m) > 0]  # an outcome of weight 0 cannot happen
+        if not possible:
+            raise R.RuleRuntimeError("the chance outcomes' weights sum to 0.0: nothing can be drawn",
+                                     model.code_at(model.actions[out[0].action].path + ("weight",)),
+                                     hint="at least one outcome needs a weight above 0")
+        out = possible
+    return out
+
+
+def _listed(model: GameModel, ctx: R.Ctx, names: list[str], fallback: bool, reference: bool) -> list[Move]:
+    """The legal moves of the actions `names` whose `fallback:` is `fallback`, in the order listed."""
     out: list[Move] = []
     table = model.move_table
     listings = None if reference else model.listings
     for name in names:
         action = model.actions[name]
-        if action.disabled:
+        if action.disabled or action.fallback is not fallback:
             continue
         listing = None if listings is None else listings.of(model, action)
         if listing is not None:
@@ -168,13 +183,6 @@ def moves_now(model: GameModel, ctx: R.Ctx, reference: bool = False) -> list[Mov
                 _level(model, action, ctx, 0, 0, True, [None] * len(action.params), out)
             else:
                 out.append(interned(table, action.first_index, name, ()))
-    if ctx.flow["player"] == CHANCE and model.weighted_chance and out:
-        possible = [m for m in out if outcome_weight(model, ctx, m) > 0]  # an outcome of weight 0 cannot happen
-        if not possible:
-            raise R.RuleRuntimeError("the chance outcomes' weights sum to 0.0: nothing can be drawn",
-                                     model.code_at(model.actions[out[0].action].path + ("weight",)),
-                                     hint="at least one outcome needs a weight above 0")
-        out = possible
     return out
 
 
@@ -275,6 +283,13 @@ def explain(model: GameModel, vars_: dict, flow: dict, move: Move, as_chance: bo
         raise IllegalMoveError(move, f"action {move.action!r} takes {len(action.params)} argument(s) "
                                f"({', '.join(p.name for p in action.params)}), got {len(move.args)}", "RP602")
     ctx = R.Ctx(vars_, flow, model, budget=model.budget())
+    if action.fallback:
+        others = _listed(model, ctx, names, False, False)
+        if others:
+            raise IllegalMoveError(move, f"action {move.action!r} is a fallback, offered only when no other action "
+                                   f"has a legal move, and {len(others)} move(s) are legal now, such as "
+                                   f"{others[0]}", "RP603", first_rule(action.rules))
+        ctx.budget = model.budget()  # the move's own checks get a budget of their own, as any move's
     tables = _universe_tables(model)
     for i, (p, v) in enumerate(zip(action.params, move.args)):
         shown = format_value(v)

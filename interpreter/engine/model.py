@@ -86,6 +86,7 @@ class Action:
     disabled: bool
     path: tuple
     first_index: int = 0  # position of this action's first move in the global numbering
+    fallback: bool = False  # listed only when no other action on offer has a legal move (`fallback: true`)
 
     @cached_property
     def checks_by_level(self) -> tuple[tuple[Fn, ...], ...]:

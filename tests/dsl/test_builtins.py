@@ -62,6 +62,9 @@ CASES = {
     "reversed": [("reversed([1, 2, 3])", [3, 2, 1])],
     "count": [("count([1, 2, 1, true], 1)", 2), ('count(["a"], "b")', 0), ("count([[1], [1]], [1])", 2)],
     "index_of": [("index_of([5, 6, 7], 7)", 2), ("index_of([5], 9)", -1), ("index_of([true, 1], 1)", 1)],
+    "index_where": [("index_where([0, null, 3, true])", 2), ("index_where([false, [], \"\"])", -1),
+                    ("index_where([])", -1), ("index_where(x > 5 for x in [5, 6, 7])", 1),
+                    ("index_where(x > 5 for x in [7, 6] if x < 7)", 1)],
     "unique": [("unique([1, 2, 1, 3, 2])", [1, 2, 3]), ("unique([1, true, 1.0])", [1, True]),
                ("unique([0, false, null, [1], [true], [1.0], [], m, m, \"1\"])",
                 [0, False, None, [1], [True], [], {"a": 1, "b": 2}, "1"])],
@@ -156,6 +159,7 @@ ERRORS = [
     ('min(1, "a")', "min() needs numbers"),
     ('abs("1")', "abs() needs a number, not string"),
     ("any(1)", "any() needs a list, not int"),
+    ("index_where(\"abc\")", "index_where() needs a list, not string"),
     ('sorted([1, "a"])', "sorted() needs items of one comparable type"),
     # a boolean is never a number, for sorted() as for `<`
     ("sorted([true, 1, false, 0])", "sorted() needs items of one comparable type (numbers, strings or lists), "

@@ -65,6 +65,9 @@ INT = st.recursive(
         inner.map(lambda x: f"twice({x})"), inner.map(lambda x: f"fact({x} % 5)"),
         inner.map(lambda x: f"span({x})"), inner.map(lambda x: f"deep({x})"),
         st.tuples(inner, inner).map(lambda t: f"(if {t[0]} > {t[1]} then {t[0]} else {t[1]})"),
+        st.tuples(st.sampled_from(["v", "i", "n"]), inner, inner).map(lambda t: f"(let {t[0]} = {t[1]}; {t[2]} + {t[0]})"),
+        inner.map(lambda x: f"index_where(v > {x} for v in xs)"),
+        inner.map(lambda x: f"len([[a, v] for a, b in pairs if a != {x} for v in xs if v > b])"),
         inner.map(lambda x: f"sum([v * {x} for v in xs])"), inner.map(lambda x: f"len([v for v in xs if v > {x}])"),
         st.sampled_from(["len([l for l in lines if i in l])", "len([a for a, b in pairs if a == i or b == i])",
                          "len([l for l in mixed if i in l])", "(if any(len(l) > i for l in lines if i in l) "

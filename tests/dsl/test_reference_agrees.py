@@ -52,7 +52,7 @@ ATOMS = st.one_of(
 BINARY = ["+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "and", "or"]
 BUILTINS_BY_ARITY = {
     0: ["components", "seats"],
-    1: ["len", "range", "sum", "min", "max", "abs", "any", "all", "sorted", "reversed", "unique", "flatten",
+    1: ["len", "range", "sum", "min", "max", "abs", "any", "all", "index_where", "sorted", "reversed", "unique", "flatten",
         "str", "int", "keys", "values", "enumerate", "argmax", "argmin", "leader", "ranks", "components",
         "kind", "is_component", "next_seat", "others", "cells", "dirs", "dir_vec", "perimeter"],
     2: ["range", "min", "max", "count", "index_of", "zip", "repeat", "xy", "next_seat"],
@@ -77,7 +77,13 @@ def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.tuples(inner, inner, st.one_of(st.just(""), inner.map(lambda c: f" if {c}")))
         .map(lambda t: f"[{t[0]} for i in {t[1]}{t[2]}]"),
         st.tuples(inner, inner).map(lambda t: f"[{t[0]} for i, j in {t[1]}]"),
-        st.tuples(st.sampled_from(["any", "all"]), inner, inner).map(lambda t: f"{t[0]}({t[1]} for i in {t[2]})"),
+        st.tuples(st.sampled_from(["any", "all", "index_where"]), inner, inner)
+        .map(lambda t: f"{t[0]}({t[1]} for i in {t[2]})"),
+        st.tuples(inner, inner, inner, st.one_of(st.just(""), inner.map(lambda c: f" if {c}")))
+        .map(lambda t: f"[{t[0]} for i in {t[1]} for j in {t[2]}{t[3]}]"),
+        st.tuples(st.sampled_from(["any", "all"]), inner, inner, inner)
+        .map(lambda t: f"{t[0]}({t[1]} for i in {t[2]} if {t[1]} for j in {t[3]})"),
+        st.tuples(st.sampled_from(["i", "v", "xs"]), inner, inner).map(lambda t: f"(let {t[0]} = {t[1]}; {t[2]})"),
         call(0), call(1), call(2), call(3),
     )
 
@@ -105,6 +111,8 @@ def typed(kind: str, depth: int) -> st.SearchStrategy[str]:
             st.tuples(b, i, i).map(lambda t: f"(if {t[0]} then {t[1]} else {t[2]})"),
             st.tuples(li, i).map(lambda t: f"count({t[0]}, {t[1]})"), s.map(lambda x: f"len({x})"),
             st.tuples(i, i).map(lambda t: f"max({t[0]}, {t[1]})"),
+            st.tuples(b, li).map(lambda t: f"index_where({t[0]} for i in {t[1]})"),
+            st.tuples(i, i).map(lambda t: f"(let v = {t[0]}; v * v + {t[1]})"),
         ],
         "list": [
             st.lists(i, max_size=4).map(lambda xs: f"[{', '.join(xs)}]"),
@@ -114,6 +122,7 @@ def typed(kind: str, depth: int) -> st.SearchStrategy[str]:
             li.map(lambda x: f"argmax({x})"), li.map(lambda x: f"ranks({x})"),
             st.tuples(li, li).map(lambda t: f"({t[0]} + {t[1]})"),
             st.tuples(li, st.sampled_from(["1", "-1", "i"])).map(lambda t: f"{t[0]}[{t[1]}:]"),
+            st.tuples(i, li, li, b).map(lambda t: f"[{t[0]} for i in {t[1]} for v in {t[2]} if {t[3]}]"),
             i.map(lambda x: f'neighbors("b", {x} % 9, "king")'), i.map(lambda x: f"range({x} % 7)"),
         ],
         "str": [
@@ -220,5 +229,12 @@ def test_agree_on_well_typed_expressions(text):
 @example('[get(xs, i, 0) for i in [-4, -3, -1, 0, 2, 3, true, 1.0, "a"]]')  # `get` written out: bounds, types
 @example('[get(m, key, -1) for key in ["a", "b", "z", 1, null]] + [get("ab", 0, 9)]')
 @example('[len(v) for v in [xs, m, "abc", ""]] + [len(3)]')                 # `len` written out, then its error
+@example("[[i, j] for i in xs if i > 1 for j in range(i) if j != i - 2]")   # each clause sees the ones before
+@example("any(i == j for i in xs for j in [2, 9]) and not all(i < j for i in xs for j in xs)")
+@example('index_where(i > 1 for i in [0, "a", 5])')                          # stops before the bad comparison
+@example("index_where(j for i, j in grid if i > 1)")                         # the position counts filtered items
+@example("(let i = xs; [i for i in i]) + [i]")                             # `let` ends with its body
+@example("(let xs = 3; xs * 2) + len(xs)")                                   # and may hide a variable in it
+@example("[i for i in range(70) for j in range(70) if i == j]")              # over the budget in the inner loop
 def test_agree_on_any_expression_including_failing_ones(text):
     check(text)

@@ -147,6 +147,11 @@ def test_the_template_is_clean(tmp_path):
     ("for a, b in zip(names, names) { log b - 1 }", "cannot apply `-` to string and int"),
     ("let total = 0\nlog total + \"s\"", "cannot apply `+` to int and string"),
     ("log len(names) + label", "cannot apply `+` to int and string"),
+    ("log (let n = label; n - 1)", "cannot apply `-` to string and int"),
+    ("log (let label = 3; label) + label", "cannot apply `+` to int and string"),
+    ("log [a + b for a in names for b in score]", "cannot apply `+` to string and int"),
+    ("log [b for a in score for b in a]", "cannot iterate over int"),
+    ("log index_where(x for x in names) + label", "cannot apply `+` to int and string"),
 ])
 def test_operator_type_mismatch(tmp_path, effects, message):
     d = only(ruleset(tmp_path, effects))

@@ -69,9 +69,14 @@ def build_actions(b: BuildContext, scope: Scope, players: int, static: StaticMod
             b.diag("RP325", f"action {name!r} has a `weight:` but is not a chance action: a seat's choice has no "
                    f"odds, so the weight would be ignored", path + ("weight",),
                    hint="give the action `chance: true` (drawn by chance), or drop its `weight:`")
+        if spec.get("fallback", False) and spec.get("chance", False):
+            b.diag("RP325", f"action {name!r} is a chance action with `fallback: true`: chance has no move to fall "
+                   f"back on, as its outcomes are drawn, not chosen", path + ("fallback",),
+                   hint="drop `fallback:`, or make the action a seat's (no `chance: true`)")
         effects = b.effects(path + ("effects",), ascope)
         out[name] = Action(name, rule_list(spec.get("rule")), bool(spec.get("chance", False)), weight,
-                           params, requires, effects, b.off(spec.get("rule")), path)
+                           params, requires, effects, b.off(spec.get("rule")), path,
+                           fallback=bool(spec.get("fallback", False)))
     return out
 
 

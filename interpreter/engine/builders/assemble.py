@@ -16,7 +16,7 @@ from ruleplay.dsl import ast as A
 from ruleplay.dsl import runtime as R
 from ruleplay.dsl.codegen import Codegen
 from ruleplay.dsl.diagnostics import Diagnostic
-from ruleplay.dsl.scope import Callable_, Scope
+from ruleplay.dsl.scope import FLOW_NAMES, Callable_, Scope
 from ruleplay.dsl.tables import static_functions
 from ruleplay.dsl.variants import SourceMap
 
@@ -65,6 +65,11 @@ def _scope(b: BuildContext, constants: dict) -> Scope:
     for n in sorted(state_names & frozenset(constants)):
         b.diag("RP214", f"`{n}` is both a constant and a state variable", ("state", n), key=True,
                hint="rename one of the two", related=(b.related("the constant", ("constants", n)),))
+    for n in sorted(frozenset(constants) & frozenset(FLOW_NAMES)):
+        section = "derived" if n in (d.get("derived") or {}) else "constants"
+        b.diag("RP214", f"`{n}` is a flow name: code that reads `{n}` gets the flow's value, never this constant",
+               (section, n), key=True,
+               hint=f"rename the constant; the flow's names are {', '.join(FLOW_NAMES)}, and every other name is free")
     functions = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("functions") or {}).items()}
     procedures = {n: Callable_(n, tuple(f.get("params") or ())) for n, f in (d.get("procedures") or {}).items()}
     unavailable = frozenset(d.get("derived") or {}) - frozenset(constants)

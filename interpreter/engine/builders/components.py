@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ruleplay.dsl.compiler import listing
+from ruleplay.dsl.checks import listing
 from ruleplay.dsl.geometry import DIRECTION_SETS, Grid, step_vector
 from ruleplay.dsl.runtime import type_name, value_key
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.codegen import make_compiler
-from ruleplay.dsl.compiler import CompileProblem
+from ruleplay.dsl.checks import CompileProblem
 from ruleplay.dsl.diagnostics import Diagnostic, Related, SourceLines
 from ruleplay.dsl.parser import DslSyntaxError, parse_effects, parse_expr
 from ruleplay.dsl.scope import Scope
@@ -105,13 +105,15 @@ class BuildContext:
         for n in A.walk(node):
             if isinstance(n, A.Cited):
                 self.cite(n.rule, path, mutable=True)
-            names = (n.name,) if isinstance(n, A.Let) else n.names if isinstance(n, (A.For, A.Comprehension)) else ()
+            names = (n.name,) if isinstance(n, (A.Let, A.LetExpr)) else n.bound if isinstance(n, A.Comprehension) \
+                else n.names if isinstance(n, A.For) else ()
             for i, name in enumerate(names):
                 if name in LITERALS:
                     self.diag_at("RP219", f"`{name}` cannot be bound: code that reads it reads the literal",
                                  n.pos, path, f"choose another name, e.g. `{name}_`")
                 elif name in names[:i] and name != "_":
-                    self.diag_at("RP216", f"the loop names `{name}` twice", n.pos, path,
+                    what = "comprehension" if isinstance(n, A.Comprehension) else "loop"
+                    self.diag_at("RP216", f"the {what} names `{name}` twice", n.pos, path,
                                  "give each item a name of its own, or `_` for one you do not use")
 
     # ------------------------------------------------------------------ code

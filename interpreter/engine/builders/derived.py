@@ -72,8 +72,10 @@ def build_derived(b: BuildContext, constants: dict[str, Any], static: StaticMode
 
 
 def _free_names(node: A.Node) -> list[A.Name]:
-    """The names an expression reads, less those its comprehensions bind (their loop variables)."""
-    bound = {n for c in A.walk(node) if isinstance(c, A.Comprehension) for n in c.names}
+    """The names an expression reads, less those its comprehensions and `let`s bind (their loop variables and
+    names)."""
+    bound = {n for c in A.walk(node) if isinstance(c, A.Comprehension) for n in c.bound}
+    bound |= {c.name for c in A.walk(node) if isinstance(c, A.LetExpr)}
     return [n for n in A.walk(node) if isinstance(n, A.Name) and n.name not in bound]
 
 

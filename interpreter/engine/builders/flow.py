@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruleplay.dsl.compiler import listing
+from ruleplay.dsl.checks import listing
 from ruleplay.dsl.scope import Scope
 
 from ..model import Action, Phase, Stage, Trigger, VarDecl, first_rule, rule_list

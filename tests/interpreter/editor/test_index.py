@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ruleplay.dsl import ast as A
 from ruleplay.editor.analysis import analyze, token_span
 from ruleplay.editor.completion import complete
 from ruleplay.editor.cursor import cursor_at
@@ -127,3 +128,23 @@ def test_lsp_without_the_extra_says_what_to_install(monkeypatch) -> None:  # typ
     assert result.exit_code == 1
     assert "error RP661: `ruleplay lsp` needs pygls" in result.output
     assert "pip install 'ruleplay[lsp]'" in result.output
+
+
+def test_a_let_expression_and_every_clause_of_a_comprehension_declare_their_own_locals(tmp_path: Path) -> None:
+    end = "  - when: let m = 9; any(pos[p] >= m for p in seats() for q in seats() if q != p)"
+    game = tmp_path / "walk.yaml"
+    game.write_text(GAME.replace("  - when: any(pos[p] >= 9 for p in seats())", end), encoding="utf-8")
+    file, analysis = str(game), analyze(str(game), {})
+    ix = analysis.index()
+    column = {word: end.index(word) + 1 for word in ("let m", "m for", "for p", "for q", "q !=", "!= p")}
+    m = Symbol("local", "m", (file, 31, column["let m"]))
+    assert ix.declarations[m] == Span(file, 31, column["let m"] + 4, column["let m"] + 5)
+    assert ix.uses[m] == [Span(file, 31, column["m for"], column["m for"] + 1)]
+    (q,) = [s for s in ix.declarations if s.kind == "local" and s.name == "q"]
+    assert ix.declarations[q] == Span(file, 31, column["for q"] + 4, column["for q"] + 5)
+    assert ix.uses[q] == [Span(file, 31, column["q !="], column["q !="] + 1)]
+    (p,) = [s for s in ix.declarations if s.kind == "local" and s.name == "p"]
+    assert Span(file, 31, column["!= p"] + 3, column["!= p"] + 4) in ix.uses[p]  # the second clause sees the first's
+    types = analysis.types()
+    assert str(types.bound[A.Pos(*m.owner), "m"]) == "int"
+    assert str(types.bound[A.Pos(*q.owner), "q"]) == "int"

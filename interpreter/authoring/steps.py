@@ -10,7 +10,6 @@ as a refusal.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -29,6 +28,7 @@ from ..engine.game import Game
 from ..engine.rng import Rng
 from ..engine.state import State
 from .scenario_file import Check, Scenario, Step
+from .why import Part, parts_of, show, why
 
 # Names a scenario check may use beyond the game's own; the game's names win on a clash.
 EXTRAS: dict[str, Callable[[State], Any]] = {
@@ -38,7 +38,6 @@ EXTRAS: dict[str, Callable[[State], Any]] = {
     "legal": lambda s: [str(m) for m in s.legal_moves()],
     "fired": lambda s: list(s.last_fired),
 }
-_COMPARISONS = {"==", "!=", "<", "<=", ">", ">=", "in", "not in"}
 
 
 class _Broken(Exception):
@@ -49,12 +48,8 @@ class _Broken(Exception):
 class _CompiledCheck:
     check: Check
     fn: Callable[[R.Ctx], Any]
-    sides: list[tuple[str, Callable[[R.Ctx], Any]]]  # a top-level comparison's operands, shown when false
+    parts: Part  # what the check is made of, shown when it is false
     extras: frozenset[str]
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, (dict, list, str, bool, int, float, type(None))) else repr(value)
 
 
 class ScenarioPlayer:
@@ -147,12 +142,9 @@ class ScenarioPlayer:
         fn = compiler.expr(node, scope)
         if self._report(compiler, hint):
             return
-        sides = []
-        if isinstance(node, A.Binary) and node.op in _COMPARISONS:
-            operands = (("left", node.left), ("right", node.right))
-            sides = [(label, compiler.expr(side, scope)) for label, side in operands if not isinstance(side, A.Literal)]
+        parts = parts_of(node, lambda part: fn if part is node else compiler.expr(part, scope))
         used = frozenset(n.name for n in A.walk(node) if isinstance(n, A.Name) and n.name in extras)
-        self.checks[check.path] = _CompiledCheck(check, fn, sides, used)
+        self.checks[check.path] = _CompiledCheck(check, fn, parts, used)
 
     # ---------------------------------------------------------------- run
     def run(self) -> list[str]:
@@ -258,14 +250,13 @@ class ScenarioPlayer:
         try:
             ctx = self._ctx(cc)
             value = cc.fn(ctx)
-            sides = [f"{label} side is {_show(side(ctx))}" for label, side in cc.sides] if value is not True else []
         except RuleplayError as err:
             self.fail("RP642", f"check `{cc.check.text}` could not be evaluated on {where}: {err}", cc.check.path)
             return
         if value is True:
             return
-        seen = "false" if value is False else f"{_show(value)}, not a boolean"
-        detail = f" ({', '.join(sides)})" if sides else ""
+        seen = "false" if value is False else f"{show(value)}, not a boolean"
+        detail = why(cc.parts, self._ctx(cc)) if value is False else ""
         label = f"{cc.check.message}: " if cc.check.message else ""
         self.fail("RP642", f"{label}expected `{cc.check.text}` to be true on {where}, but it is {seen}{detail}",
                   cc.check.path)
@@ -304,7 +295,7 @@ class ScenarioPlayer:
             return
         want = step.value
         if len(seen) != len(want) or not all(_same_number(a, b) for a, b in zip(seen, want)):
-            self.fail("RP642", f"expected {what} {_show(want)}, but they are {_show(seen)}", step.path)
+            self.fail("RP642", f"expected {what} {show(want)}, but they are {show(seen)}", step.path)
 
     def _scores(self, step: Step) -> None:
         assert self.state is not None

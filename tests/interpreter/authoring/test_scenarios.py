@@ -220,11 +220,32 @@ def test_wrong_expect_is_located_and_shows_values(tmp_path: Path) -> None:
     result = run_one(path)
     assert result.failures[0].splitlines()[0] == (
         f"{path}:4:13: error RP642: expected `board[0] == 1` to be true on the state, but it is false "
-        "(left side is 0)")
+        "(board[0] = 0)")
     assert result.failures[1].splitlines()[0] == (
         f"{path}:5:21: error RP642: O moves next: expected `current == 0` to be true on the state, but it is "
-        "false (left side is 1)")
+        "false (current = 1)")
     assert len(result.failures) == 2
+
+
+def test_a_false_check_shows_the_values_of_its_parts(tmp_path: Path) -> None:
+    path = write(tmp_path, "s.yaml", """\
+        game: tic-tac-toe
+        steps:
+          - move: place(0)
+          - expect: current == 1 and "place(0)" in legal
+          - expect: board[0] == 1 or not (len(legal) == 8)
+          - expect: not (board[1] == null)
+          - expect: current == 1 and (board[4] == 0 or board[0] == 1) and turn > 5
+        """)
+    first, second, third, fourth = (f.splitlines()[0] for f in run_one(path).failures)
+    legal = '["place(1)", "place(2)", "place(3)", "place(4)", "place(5)", "place(6)", "place(7)", "place(8)"]'
+    assert first.endswith("to be true on the state, but it is false: `current == 1` is true, "
+                          f'`"place(0)" in legal` is false (legal = {legal})')
+    assert second.endswith("but it is false: `board[0] == 1` is false (board[0] = 0), "
+                           "`not len(legal) == 8` is false (`len(legal) == 8` is true (len(legal) = 8))")
+    assert third.endswith("but it is false: `board[1] == null` is true (board[1] = null)")
+    assert fourth.endswith("but it is false: `current == 1` is true, `board[4] == 0 or board[0] == 1` is false "
+                           "(`board[4] == 0` is false (board[4] = null), `board[0] == 1` is false (board[0] = 0))")
 
 
 def test_expect_that_is_not_a_boolean_fails(tmp_path: Path) -> None:

@@ -273,7 +273,7 @@ def test_scenario_players_and_variant_replace_each_files_own():
     assert "expected LP-9.7, LP-9.6 to fire" in no_sharks.output  # played as the variant: the shark is open water
     six = REPO / "scenarios" / "lovci-pokladu" / "crowded-six.yaml"
     five = run("scenario", six, "--players", "5")
-    assert five.exit_code == 1 and 'left side is ["S", "W", "N", "E", "S"]' in five.output  # seated for five
+    assert five.exit_code == 1 and '[side_of(p) for p in seats()] = ["S", "W", "N", "E", "S"]' in five.output  # seated for five
     unknown = run("scenario", sharks, "--variant", "nope")
     assert unknown.exit_code == 2 and "has no variant 'nope'" in unknown.output
 

@@ -193,6 +193,14 @@ def compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
     return compile_now(fn.__globals__[_PENDING])
 
 
+def compile_pending(fn: Callable[..., Any]) -> None:
+    """Compile now a function from `build` that has not run yet; leave any other callable as it is (a profile
+    times what code costs to run, not to compile on its first call)."""
+    pending = getattr(fn, "__globals__", {}).get(_PENDING)
+    if pending is not None:
+        compile_now(pending)
+
+
 def compile_now(pending: list) -> Callable[..., Any]:
     """Give a function from `build` its compiled code (once; a second caller finds it done) and return it."""
     tree, fn_name, fn = pending

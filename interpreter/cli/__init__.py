@@ -22,8 +22,8 @@ from typing import Any
 import click
 
 from ..engine.game import ENGINE_VERSION
-from . import (analyze, bench, catalog, compare, graph, lsp, new, perft, play, render, replay, scenario, serve,
-               simulate, tournament, validate, viewer)
+from . import (analyze, bench, catalog, compare, graph, lsp, new, perft, play, profile, render, replay, scenario,
+               serve, simulate, tournament, validate, viewer)
 from .output import INTERRUPTED, terminal_safe
 
 
@@ -54,6 +54,7 @@ def main() -> None:
 for command in (catalog.list_command, new.new_command, validate.validate_command, catalog.schema_command,
                 graph.graph_command,
                 perft.perft_command, play.play_command, simulate.simulate_command, bench.bench_command,
+                profile.profile_command,
                 replay.replay_command, scenario.scenario_command, render.render_command,
                 viewer.view_command, serve.serve_command, compare.compare_command, tournament.tournament_command,
                 analyze.analyze_command, lsp.lsp_command):

@@ -13,7 +13,7 @@ it.
 from __future__ import annotations
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.compiler import cited_let
+from ruleplay.dsl.checks import cited_let
 from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import NotLowered

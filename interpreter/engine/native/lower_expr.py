@@ -13,12 +13,13 @@ is an int (an int literal, `current`, `len(...)`) it keeps it a C int.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS, Builtin
-from ruleplay.dsl.compiler import Checks
+from ruleplay.dsl.checks import Checks
 from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
@@ -200,63 +201,88 @@ class ExprLowering(Checks):
                 inner[name] = Val(held, known=items.known if len(names) == 1 else None, items=i)
         return inner
 
+    def _loops(self, comp: A.Comprehension, scope: Scope, lv: Locals, each: Callable[[Scope, Locals, str], None],
+               stop: str | None = None, first: Callable[[str], None] | None = None, k: int = 0,
+               outer: str = "") -> None:
+        """The comprehension's `for` clauses from the k-th inward, as nested C loops (`dsl.compiler._nested`):
+        each clause's source computed and charged once per binding of the clauses before it, its names bound,
+        its filter tested, and `each(scope, locals, i)` written for every binding that passes every filter, `i`
+        being the outermost loop's index (the item's position in the first list).  `first` is told how many
+        items the first list has before its loop starts.  When `stop` (a C int) is set, every loop ends, its
+        turn's temporaries cleared first."""
+        f = self.f
+        names, source, cond, pos = comp.clauses[k]
+        items = self._items(source, pos, scope, lv)
+        if first is not None:
+            first(items.count)
+        inner_scope = scope.with_locals(*names)
+        i = f.index()
+        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
+            with f.scope():
+                inner = self._bind_item(names, items, i, pos, lv, own=False)
+                test = self.lower(cond, inner_scope, inner).truth if cond is not None else "1"
+                with f.block(f"if ({test})"):
+                    if k == len(comp.clauses) - 1:
+                        each(inner_scope, inner, outer or i)
+                    else:
+                        self._loops(comp, inner_scope, inner, each, stop, None, k + 1, outer or i)
+            if stop is not None:
+                f.emit(f"if ({stop}) break;")
+
     def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals) -> Val:
         f = self.f
-        items = self._items(node.source, node.pos, scope, lv)
-        result = f.assign_owned(f"rp_new_list(C, {items.count})")
-        i = f.index()
-        inner_scope = scope.with_locals(*node.names)
-        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
-            inner = self._bind_item(node.names, items, i, node.pos, lv, own=False)
-            cond = "1"
-            if node.cond is not None:
-                cond = self.lower(node.cond, inner_scope, inner).truth
-            with f.block(f"if ({cond})"):
-                elem = self.lower(node.elem, inner_scope, inner)
-                f.emit(f"if (!rp_list_push(C, {result.code}.u.l, rv_ref({elem.rv}))) goto out;")
-        f.emit(f"if (!rp_charge(C, {result.code}, {self.where(node.pos)})) goto out;")
-        return result
+        made: list[Val] = []
+
+        def start(count: str) -> None:  # room for the first list's items: all of them, if the clause is the only one
+            made.append(f.assign_owned(f"rp_new_list(C, {count if not node.more else 0})"))
+
+        def add(inner_scope: Scope, inner: Locals, _: str) -> None:
+            elem = self.lower(node.elem, inner_scope, inner)
+            f.emit(f"if (!rp_list_push(C, {made[0].code}.u.l, rv_ref({elem.rv}))) goto out;")
+
+        self._loops(node, scope, lv, add, first=start)
+        f.emit(f"if (!rp_charge(C, {made[0].code}, {self.where(node.pos)})) goto out;")
+        return made[0]
 
     def _quantifier(self, node: A.Call, scope: Scope, lv: Locals) -> Val:
+        """`any(x for …)` and `all(x for …)` stop at the first item that decides them, across every clause;
+        `index_where(x for y in L …)` stops at the first item of L that passes and whose x is true, and gives
+        its position (-1 for none)."""
         comp: A.Comprehension = node.args[0]  # type: ignore[assignment]
         f = self.f
-        want = 1 if node.func == "any" else 0
-        items = self._items(comp.source, comp.pos, scope, lv)
-        result, decided, i = f.integer(), f.integer(), f.index()
-        f.emit(f"{result} = {1 - want};")
-        inner_scope = scope.with_locals(*comp.names)
-        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
-            f.emit(f"{decided} = 0;")
-            with f.scope():
-                inner = self._bind_item(comp.names, items, i, comp.pos, lv, own=False)
-                cond = "1"
-                if comp.cond is not None:
-                    cond = self.lower(comp.cond, inner_scope, inner).truth
-                with f.block(f"if ({cond})"):
-                    elem = self.lower(comp.elem, inner_scope, inner)
-                    f.emit(f"{decided} = ({elem.truth}) == {want};")
-            f.emit(f"if ({decided}) {{ {result} = {want}; break; }}")
-        return Val(result, "bool")
+        finding = node.func == "index_where"
+        if finding and comp.more:  # refused when the ruleset loads (RP200): never reached
+            raise NotLowered("`index_where` over several `for` clauses", comp.more[0].pos)
+        want = 0 if node.func == "all" else 1
+        result, decided = f.integer(), f.integer()
+        f.emit(f"{result} = {-1 if finding else 1 - want};")
+        f.emit(f"{decided} = 0;")
+
+        def decide(inner_scope: Scope, inner: Locals, position: str) -> None:
+            elem = self.lower(comp.elem, inner_scope, inner)
+            f.emit(f"{decided} = ({elem.truth}) == {want};")
+            f.emit(f"if ({decided}) {result} = {position if finding else want};")
+
+        self._loops(comp, scope, lv, decide, stop=decided)
+        return Val(result, "int" if finding else "bool")
 
     def _fold(self, fn: str, comp: A.Comprehension, scope: Scope, lv: Locals, w: int) -> Val:
         """`len`, `sum`, `max` or `min` of a comprehension, without making the list: the same values, and the
         same charges (the list's size, charged as built by the comprehension and, but for `len`, walked by
         the builtin)."""
         f = self.f
-        items = self._items(comp.source, comp.pos, scope, lv)
-        fold, total, i = f.record("rp_fold"), f.record("rp_sum") if fn == "sum" else None, f.index()
+        fold, total = f.record("rp_fold"), f.record("rp_sum") if fn == "sum" else None
         f.emit(f"{fold} = (rp_fold){{0}};")  # anew each time: the fold may sit in a loop
         if total is not None:
             f.emit(f"{total} = (rp_sum){{0}};")
-        inner_scope = scope.with_locals(*comp.names)
-        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
-            inner = self._bind_item(comp.names, items, i, comp.pos, lv, own=False)
-            cond = self.lower(comp.cond, inner_scope, inner).truth if comp.cond is not None else "1"
-            with f.block(f"if ({cond})"):
-                elem = self.lower(comp.elem, inner_scope, inner)
-                f.emit(f"if (!rp_fold_add(C, &{fold}, {elem.rv}, {int(fn == 'max')}, {w})) goto out;")
-                if total is not None:
-                    f.emit(f"if (!rp_sum_add(C, &{total}, {elem.rv}, {w})) goto out;")
+
+        def add(inner_scope: Scope, inner: Locals, _: str) -> None:
+            elem = self.lower(comp.elem, inner_scope, inner)
+            f.emit(f"if (!rp_fold_add(C, &{fold}, {elem.rv}, {int(fn == 'max')}, {w})) goto out;")
+            if total is not None:
+                f.emit(f"if (!rp_sum_add(C, &{total}, {elem.rv}, {w})) goto out;")
+
+        self._loops(comp, scope, lv, add)
         f.emit(f"if (!rp_built(C, {fold}.size, {w})) goto out;")
         if fn == "len":
             return Val(f"{fold}.count", "int")
@@ -265,6 +291,17 @@ class ExprLowering(Checks):
             return f.assign_owned(f"rp_sum_result(C, &{total}, {w})")
         f.emit(f"if ({fold}.bad || {fold}.count == 0) {{ rp_bail(C, RP_BAIL_RULE, RP_WHY_FOLD, {w}); goto out; }}")
         return Val(f"{fold}.best")
+
+    def _e_LetExpr(self, node: A.LetExpr, scope: Scope, lv: Locals) -> Val:
+        """`let NAME = V; BODY`: V computed once and read by BODY as a local (no copy: nothing in an expression
+        can change it, and what holds it lives until the expression's statement ends)."""
+        value = self.lower(node.value, scope, lv)
+        if not _IDENTIFIER.fullmatch(value.code):  # a C expression: computed once, into a variable of its own
+            f = self.f
+            held = f.integer() if value.kind != "rv" else f.borrowed()
+            f.emit(f"{held} = {value.code};")
+            value = Val(held, value.kind, value.known, value.items)
+        return self.lower(node.body, scope.with_locals(node.name), {**lv, node.name: value})
 
     def _members(self, container: Val) -> str | None:
         """The C expression of a 64-bit set of the whole numbers a constant list holds, when it holds only
@@ -467,6 +504,9 @@ class ExprLowering(Checks):
         f.check()
         f.emit(f"if (!rp_charge(C, {out}, {w})) goto out;")
         return Val(out)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\[\d+\])?")  # a C variable, or an argument A[k] or constant K[k]
 
 
 def _indent(lines: list[str], levels: int) -> list[str]:

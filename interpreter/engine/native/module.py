@@ -296,7 +296,7 @@ class _ModuleWriter:
             int_literal(a.size), rules, str(len(a.rules)), str(len(checks)), cname, self._ints(levels),
             self.site(a.path + ("effects",), "void", names),
             self.site(a.path + ("weight",), "rv", names) if a.weight is not None else "NULL",
-            str(int(a.private)), self._listing(a, pname),
+            str(int(a.private)), self._listing(a, pname), str(int(a.fallback)),
         ]) + "}"
 
     def _listing(self, a: Action, params: str) -> str:

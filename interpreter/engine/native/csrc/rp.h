@@ -366,6 +366,7 @@ enum {
     BI_REVERSED,
     BI_COUNT,
     BI_INDEX_OF,
+    BI_INDEX_WHERE,
     BI_UNIQUE,
     BI_FLATTEN,
     BI_STR,
@@ -582,6 +583,7 @@ typedef struct rp_action {
     rp_expr_fn weight;            /* chance weight, or NULL */
     int32_t private_;             /* some parameter has `seen_by:` */
     int (*list)(rp_ctx *C, rp_moves *out);   /* the action's moves now, its checks written out in its loops */
+    int32_t fallback;             /* `fallback: true`: listed only when no other action on offer lists a move */
 } rp_action;
 
 typedef struct rp_phase {

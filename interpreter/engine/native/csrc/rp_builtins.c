@@ -18,6 +18,7 @@ static const unsigned char FLAGS[BI__N][3] = {
     [BI_LEN] = {0, 0, 0}, [BI_RANGE] = {1, 1, 0}, [BI_SUM] = {1, 0, 0}, [BI_MIN] = {1, 0, 0},
     [BI_MAX] = {1, 0, 0}, [BI_ABS] = {1, 0, 0}, [BI_ANY] = {1, 0, 0}, [BI_ALL] = {1, 0, 0},
     [BI_SORTED] = {1, 0, 1}, [BI_REVERSED] = {1, 0, 0}, [BI_COUNT] = {1, 0, 0}, [BI_INDEX_OF] = {1, 0, 0},
+    [BI_INDEX_WHERE] = {1, 0, 0},
     [BI_UNIQUE] = {1, 0, 0}, [BI_FLATTEN] = {1, 0, 0}, [BI_STR] = {0, 0, 0}, [BI_JOIN] = {1, 1, 0},
     [BI_INT] = {1, 0, 0}, [BI_KEYS] = {1, 0, 1}, [BI_VALUES] = {1, 0, 1}, [BI_GET] = {0, 0, 0},
     [BI_ZIP] = {1, 0, 0}, [BI_REPEAT] = {1, 1, 0}, [BI_ENUMERATE] = {1, 0, 0}, [BI_ARGMAX] = {1, 0, 0},
@@ -265,6 +266,14 @@ static rv b_index_of(rp_ctx *C, rv xs, rv value, int32_t where)
     if (xs.t != T_LIST) return fail(C, where);
     for (int64_t i = 0; i < xs.u.l->len; i++)
         if (rp_equal(xs.u.l->items[i], value)) return rv_int(i);
+    return rv_int(-1);
+}
+
+static rv b_index_where(rp_ctx *C, rv xs, int32_t where)
+{
+    if (xs.t != T_LIST) return fail(C, where);
+    for (int64_t i = 0; i < xs.u.l->len; i++)
+        if (rp_truthy(xs.u.l->items[i])) return rv_int(i);
     return rv_int(-1);
 }
 
@@ -903,6 +912,7 @@ static rv call(rp_ctx *C, int32_t bi, const rv *a, int32_t nargs, int32_t where)
     case BI_REVERSED: return b_reversed(C, a[0], where);
     case BI_COUNT: return b_count(C, a[0], a[1], where);
     case BI_INDEX_OF: return b_index_of(C, a[0], a[1], where);
+    case BI_INDEX_WHERE: return b_index_where(C, a[0], where);
     case BI_UNIQUE: return b_unique(C, a[0], where);
     case BI_FLATTEN: return b_flatten(C, a[0], where);
     case BI_STR: return b_str(C, a[0], where);

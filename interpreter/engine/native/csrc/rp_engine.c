@@ -575,20 +575,14 @@ done:
 static double outcome_weight_of(rp_ctx *C, const rp_action *a, int64_t index);
 static void decode(const rp_model *M, int64_t index, int32_t *action, rv *args);
 
-/* The legal moves now, charged to C->b, into `out`. */
-static int moves_now(rp_ctx *C, rp_moves *out)
+/* The moves of the actions `names` whose `fallback:` is `fallback`, in the order listed, added to `out`. */
+static int listed(rp_ctx *C, const int32_t *names, int32_t nnames, int32_t fallback, rp_moves *out)
 {
     const rp_model *M = C->M;
-    rp_flow *f = &C->S->flow;
-    const rp_phase *ph = &M->phases[f->phase];
-    const int32_t *names = ph->actions;
-    int32_t nnames = ph->nactions;
-    if (f->stage >= 0) { names = ph->stage_actions[f->stage]; nnames = ph->stage_nactions[f->stage]; }
-    out->n = 0;
     rv A[64];
     for (int32_t j = 0; j < nnames; j++) {
         const rp_action *a = &M->actions[names[j]];
-        if (a->disabled) continue;
+        if (a->disabled || a->fallback != fallback) continue;
         if (a->list) {   /* the lowered listing: the loops below, with every check written out in them */
             if (!a->list(C, out)) return 0;
             continue;
@@ -605,6 +599,23 @@ static int moves_now(rp_ctx *C, rp_moves *out)
             if (!list_level(C, a, 0, 0, A, out)) return 0;
         } else if (!rp_push_move(C, out, a->first_index)) return 0;
     }
+    return 1;
+}
+
+/* The legal moves now, charged to C->b, into `out` (as engine/legal.py's moves_now): the `fallback: true`
+ * actions are listed only when the others list no move. */
+static int moves_now(rp_ctx *C, rp_moves *out)
+{
+    const rp_model *M = C->M;
+    rp_flow *f = &C->S->flow;
+    const rp_phase *ph = &M->phases[f->phase];
+    const int32_t *names = ph->actions;
+    int32_t nnames = ph->nactions;
+    if (f->stage >= 0) { names = ph->stage_actions[f->stage]; nnames = ph->stage_nactions[f->stage]; }
+    out->n = 0;
+    if (!listed(C, names, nnames, 0, out)) return 0;
+    if (!out->n && !listed(C, names, nnames, 1, out)) return 0;
+    rv A[64];
     if (f->player == RP_CHANCE && M->weighted_chance && out->n) {
         int64_t kept = 0;
         for (int64_t i = 0; i < out->n; i++) {

@@ -7,12 +7,15 @@ fails.  A built-in or test ruleset the lowering refuses is always a failure.
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from ruleplay.engine.game import Game
-from ruleplay.engine.native import NativeGame
+from ruleplay.engine.legal import CHANCE
+from ruleplay.engine.native import NativeGame, NativeState
+from ruleplay.engine.rng import Rng, seed_state
 from ruleplay.engine.native.build import BuildError, compiler_identity
 
 
@@ -40,3 +43,35 @@ def native_of(game: Game) -> NativeGame:
         pytest.skip(WHY_NOT)
     return NativeGame.of(game)
 
+
+
+def lockstep(game: Game, seed: int, steps: int) -> list[str]:
+    """One random game made on a native state and on a `State` side by side, compared after every move; the
+    moves played."""
+    ng = native_of(game)
+    native = NativeState.new(ng, seed)
+    python = game.new_state(seed)
+    pick = Rng(seed_state(seed))
+    played = []
+    for _ in range(steps):
+        assert native.current_player() == python.current_player
+        assert native.is_terminal() == python.is_terminal()
+        mirrored = native.to_state()
+        assert json.dumps(mirrored.data, sort_keys=True) == json.dumps(python.data, sort_keys=True)
+        assert mirrored == python and mirrored.history == python.history
+        assert native.last_fired == python.last_fired
+        if python.is_terminal():
+            assert native.returns() == python.returns() and native.scores() == python.scores()
+            break
+        assert native.legal_actions() == python.legal_actions()
+        if python.current_player == CHANCE:
+            assert native.chance_outcomes() == [(game.move_to_index(m), p) for m, p in python.chance_outcomes()]
+            native.apply_chance()
+            python = python.apply_chance()
+        else:
+            actions = python.legal_actions()
+            action = actions[pick.below(len(actions))]
+            played.append(str(game.index_to_move(action)))
+            native.apply_action(action)
+            python = python.apply(game.index_to_move(action))
+    return played

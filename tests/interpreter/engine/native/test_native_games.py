@@ -23,17 +23,15 @@ from pathlib import Path
 import pytest
 
 from ruleplay import load_game
-from ruleplay.engine.legal import CHANCE
 from ruleplay.engine.loader import builtin_games
-from ruleplay.engine.native import NativeState, playout
-from ruleplay.engine.rng import Rng, seed_state
+from ruleplay.engine.native import playout
 from ruleplay.runs.perft import perft_table
 from ruleplay.runs.play import agent_seed, game_seed, play_game
 from ruleplay.runs.simulate import simulate
 from ruleplay.runs.arc import Judge
 from ruleplay.runs.workers import GameSpec, _run_native, run_one
 
-from native_support import native_of
+from native_support import lockstep, native_of
 
 TEST_RULESETS = Path(__file__).resolve().parents[3] / "rulesets"
 DIGESTS = json.loads((Path(__file__).resolve().parents[3] / "data" / "playout-digests.json").read_text())
@@ -55,7 +53,8 @@ def configurations() -> list[str]:
 
 def _params(configs: list[str]) -> list:
     quick = {c for c in configs if c in QUICK or c.endswith(("take-race.yaml/2/base", "track-race.yaml/2/base",
-                                                               "go-fish-lite.yaml/3/base"))}
+                                                               "go-fish-lite.yaml/3/base", "othello.yaml/2/base",
+                                                               "fallbacks.yaml/2/base"))}
     return [pytest.param(c, id=Path(c.split("/")[0]).stem + "/" + "/".join(c.rsplit("/", 2)[1:]),
                          marks=() if c in quick else pytest.mark.slow) for c in configs]
 
@@ -97,34 +96,6 @@ def test_simulate_natively_plays_the_recorded_games(config):
     assert [o.digest for o in sorted(report.outcomes, key=lambda o: o.index)] == DIGESTS["digests"][config][:games]
 
 
-def _lockstep(game, seed: int, steps: int) -> None:
-    """One random game made on a native state and on a `State` side by side, compared after every move."""
-    ng = native_of(game)
-    native = NativeState.new(ng, seed)
-    python = game.new_state(seed)
-    pick = Rng(seed_state(seed))
-    for _ in range(steps):
-        assert native.current_player() == python.current_player
-        assert native.is_terminal() == python.is_terminal()
-        mirrored = native.to_state()
-        assert json.dumps(mirrored.data, sort_keys=True) == json.dumps(python.data, sort_keys=True)
-        assert mirrored == python and mirrored.history == python.history
-        assert native.last_fired == python.last_fired
-        if python.is_terminal():
-            assert native.returns() == python.returns() and native.scores() == python.scores()
-            return
-        assert native.legal_actions() == python.legal_actions()
-        if python.current_player == CHANCE:
-            assert native.chance_outcomes() == [(game.move_to_index(m), p) for m, p in python.chance_outcomes()]
-            native.apply_chance()
-            python = python.apply_chance()
-        else:
-            actions = python.legal_actions()
-            action = actions[pick.below(len(actions))]
-            native.apply_action(action)
-            python = python.apply(game.index_to_move(action))
-
-
 @pytest.mark.parametrize("config", CONFIGS)
 def test_arcs_judged_natively_are_the_python_engines(config):
     """Each position judged in the module, by the scores and by every heuristic, makes the arc `compare` and
@@ -151,7 +122,7 @@ def test_arcs_judged_natively_are_the_python_engines(config):
 def test_lockstep_games_agree_move_by_move(config):
     game = _load(config)
     for seed in range(2):
-        _lockstep(game, seed, 300)
+        lockstep(game, seed, 300)
 
 
 @pytest.mark.parametrize("name, depth", [("tic-tac-toe", 5), ("connect-four", 4), ("kuhn-poker", 10)])

@@ -82,7 +82,8 @@ UNARY = ["-{}", "not {}"]
 BINARY = ["{} + {}", "{} - {}", "{} * {}", "{} / {}", "{} // {}", "{} % {}", "{} == {}", "{} != {}", "{} < {}",
           "{} <= {}", "{} > {}", "{} >= {}", "{} in {}", "{} not in {}", "{} and {}", "{} or {}"]
 CALLS = ["len({})", "sum({})", "min({})", "max({})", "min({}, {})", "max({}, {})", "abs({})", "any({})", "all({})",
-         "sorted({})", "reversed({})", "count({}, {})", "index_of({}, {})", "unique({})", "flatten({})", "str({})",
+         "sorted({})", "reversed({})", "count({}, {})", "index_of({}, {})", "index_where({})", "unique({})",
+         "flatten({})", "str({})",
          "join({})", "join({}, {})", "int({})", "keys({})", "values({})", "get({}, {}, {})", "zip({}, {})",
          "range({})", "range({}, {})", "repeat({}, {})", "enumerate({})", "argmax({})", "argmin({})", "leader({})",
          "ranks({})", "components({})", "kind({})", "is_component({})", "next_seat({})", "others({})", "cells({})",
@@ -115,7 +116,13 @@ def _expressions() -> st.SearchStrategy[str]:
         quant = st.tuples(st.sampled_from(["any", "all"]), inner, inner).map(
             lambda p: f"{p[0]}(x > {p[1]} for x in {p[2]})")
         cond = st.tuples(inner, inner, inner).map(lambda p: f"(if {p[0]} then {p[1]} else {p[2]})")
-        return st.one_of(templates.flatmap(shaped).map(lambda e: f"({e})"), comp, quant, cond,
+        # several clauses, and index_where, over the names and literals: a source built at random, looped
+        # in a loop, makes work quadratic in its size
+        nested = st.tuples(inner, leaf, leaf, inner).map(
+            lambda p: f"[{p[0]} for x in {p[1]} for y in {p[2]} if {p[3]}]")
+        find = st.tuples(inner, leaf).map(lambda p: f"index_where(x > {p[0]} for x in {p[1]})")
+        let = st.tuples(st.sampled_from(["x", "i"]), inner, inner).map(lambda p: f"(let {p[0]} = {p[1]}; {p[2]})")
+        return st.one_of(templates.flatmap(shaped).map(lambda e: f"({e})"), comp, quant, cond, nested, find, let,
                          st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"))
 
     return st.recursive(leaf, extend, max_leaves=8)
@@ -285,6 +292,30 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'distance_via([[1, 2], [2.0, 3], [3, 1.0], [[3], 3.0]], 1, 3.0)', "reachable_via([[0.5, nul], [nul, 0.5]], 0.5)",
     "[distance_via([[x, x + 1] for x in range(40)] + [[40, 0.0]], z, 20) for z in [0, 39.0, 41, true]]",
     "[reachable_via(edges, z, 2) for z in nums]",
+    # local bindings: computed once, read as locals, hiding any name; a value that fails fails the whole
+    "let x = len(nums); x * x + x", "[let y = z * 2; y + y for z in nums]", "let current = 5; current + i",
+    "let ks = nums; [z in ks for z in range(4)]", "let a = i > 3; (if a then f else s)", "let e = L[9]; 1",
+    "[let q = [z, z]; len(q) + q[0] for z in nums]", "sum([let d = x - i; d * d for x in nums])",
+    "[any(let d = x * z; d > i for x in nums) for z in range(3)]", "let m2 = m; let r = m2.red; [r, m2.blue]",
+    # several `for` clauses: each source computed and charged per binding of the clauses before it
+    "[x + y for x in nums for y in range(x) if y != 1]", "[[a, b, c] for a, b in pairs for c in range(a) if c < b]",
+    "[y for x in M for y in x]", "len([y for x in M for y in x if y > 1])", "[y for x in nums for y in x]",
+    "len([x for x in nums for y in fl if x > y])", "sum([x * y for x in nums for y in nums if x != y])",
+    "max([x - y for x in nums for y in fl])", "min([w for x in nums for w in words if len(w) < x])",
+    "any(x == y for x in nums for y in L)", "all(x != y for x in nums for y in words)",
+    "[any(x + y == z for x in nums for y in nums) for z in range(7)]",
+    "[all(x + y < z for x in nums if x > 1 for y in range(x)) for z in range(8)]",
+    "[[x, y] for x in range(3) if x != 1 for y in range(x, 3) if x + y != 3]",
+    "[[x + y for x in nums for y in range(z)] for z in range(3)]",
+    "[len([x for x in nums for y in range(z)]) for z in nums]",
+    "[sum([x * y for x in fl for y in range(z)]) for z in range(3)]", "[max([x for x in M for y in x]) for z in nums]",
+    # index_where: the position of the first item that passes, -1 for none
+    "index_where(x > 1 for x in nums)", "index_where(x for x in L)",
+    'index_where(w == "ab" for w in words if len(w) > 1)',
+    "[index_where(y > z for y in nums) for z in nums]", "index_where([false, 0, 3])", "index_where(x > 9 for x in nums)",
+    "[index_where(y > z for y in range(5)) for z in range(7)]",
+    "[index_where(y > z for y in nums[1:]) for z in nums]",
+    "index_where(x > 1 for x in i)", "[index_where(z in p for p in edges) for z in range(7)]",
 ]
 
 

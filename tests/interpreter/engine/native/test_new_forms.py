@@ -1,0 +1,68 @@
+"""Games written with the language's newer forms play natively as on the Python engine.
+
+Othello (tests/rulesets/othello.yaml) has `let` in a function, `index_where`,
+a comprehension of two `for` clauses and a pass that is a move; Fallbacks
+(tests/rulesets/fallbacks.yaml) has `fallback: true` actions in a phase and
+in a stage, with parameters and requirements of their own, and a seat passed
+over when neither it nor the fallbacks have a move.  The module must list a
+fallback exactly when the Python engine does, and refuse one while another
+move is legal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ruleplay import IllegalMoveError, load_game
+from ruleplay.engine.native import NativeState
+from ruleplay.engine.native.handle import BAIL_ILLEGAL
+from ruleplay.runs.perft import perft_table
+
+from native_support import lockstep, native_of
+
+RULESETS = Path(__file__).resolve().parents[3] / "rulesets"
+OTHELLO = RULESETS / "othello.yaml"
+FALLBACKS = RULESETS / "fallbacks.yaml"
+QUOTED = [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]  # Othello's perft, as every program quotes it
+
+
+@pytest.mark.parametrize("depth", [5, pytest.param(7, marks=pytest.mark.slow)])
+def test_othello_perft_counts_are_the_python_engines(depth):
+    game = load_game(OTHELLO)
+    state = game.new_state(0)
+    native = perft_table(state, depth, native=native_of(game))
+    assert native == perft_table(state, depth)
+    assert [r.nodes for r in native] == QUOTED[:depth]
+
+
+@pytest.mark.slow
+def test_othello_perft_natively_to_depth_9():
+    game = load_game(OTHELLO)
+    assert [r.nodes for r in perft_table(game.new_state(0), 9, native=native_of(game))] == QUOTED
+
+
+def test_othello_games_with_passes_agree_move_by_move():
+    game = load_game(OTHELLO)
+    played = Counter(move for seed in range(4) for move in lockstep(game, seed, 200))
+    assert played["pass_turn"] > 0, "no game passed: pick seeds that do"
+
+
+def test_fallbacks_are_listed_natively_exactly_when_the_python_engine_lists_them():
+    game = load_game(FALLBACKS)
+    played = Counter(move.split("(")[0] for seed in range(30) for move in lockstep(game, seed, 100))
+    assert played["throw"] and played["wait"] and played["shrug"] and played["brag"] and played["take"], played
+
+
+def test_a_fallback_move_is_refused_natively_while_another_move_is_legal():
+    game = load_game(FALLBACKS)
+    native = NativeState.new(native_of(game), 0)
+    assert native.legal_actions() == game.new_state(0).legal_actions()
+    err = native.ng.ffi.new("rp_error *")
+    assert not native.ng.lib.rp_apply(native._ptr, game.move_to_index("throw(1)"), err)
+    assert err.code == BAIL_ILLEGAL  # the module's own refusal, before the Python engine is asked why
+    with pytest.raises(IllegalMoveError) as refused:
+        native.apply_action(game.move_to_index("throw(1)"))
+    assert refused.value.code == "RP603"

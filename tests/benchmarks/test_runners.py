@@ -139,6 +139,7 @@ def test_against_takes_the_seed_games_at_their_counts_and_any_other_built_in_gam
 NOT_A_CHECKOUT = pytest.mark.skipif(not (against.ROOT / ".git").exists(), reason="needs a git checkout")
 
 
+@pytest.mark.slow  # two checkouts of the repository measured: some ten seconds
 @NOT_A_CHECKOUT
 def test_against_measures_each_tree_from_its_own_files_and_removes_the_checkout():
     before = subprocess.run(["git", "-C", str(against.ROOT), "worktree", "list"], capture_output=True, text=True).stdout

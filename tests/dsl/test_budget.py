@@ -215,9 +215,21 @@ _VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(
                                                                                    max_size=4), max_leaves=40)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_VALUES, st.integers(0, 60))
 def test_size_counts_every_item_up_to_its_cap_and_refuses_what_is_nested_too_deep(value, cap) -> None:
+    check_size(value, cap)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None)
+@given(_VALUES, st.integers(0, 60))
+def test_size_counts_every_item_up_to_its_cap_at_length(value, cap) -> None:
+    check_size(value, cap)
+
+
+def check_size(value: object, cap: int) -> None:
+    """`size` of a value, and of it nested close to the limit, is the reference count up to `cap`."""
     wrapped = value
     for _ in range(R.MAX_NESTING - 3):
         wrapped = [wrapped]  # close to the nesting limit: the short-item path must not pass it

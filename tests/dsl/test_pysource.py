@@ -63,6 +63,7 @@ def test_a_node_the_generator_never_emits_is_refused():
         pysource.source(ast.parse("@cache\ndef f(ctx):\n    pass\n"))
 
 
+@pytest.mark.slow  # every built-in game and variant loaded anew: some fifteen seconds
 def test_every_tree_a_built_in_ruleset_generates(monkeypatch):
     """Each function generated for the built-in games: the text reads back as ast.unparse's would."""
     trees: list[ast.Module] = []

@@ -7,7 +7,8 @@ or gouged at random offsets.  Loading must end in a `Game` or a
 `RulesetError` — any other exception is a loader bug — and
 within a time limit (an alarm turns a hang into a failure).  Example counts
 come from the hypothesis profile (`ci` by default; `HYPOTHESIS_PROFILE=dev`
-for a longer run, or tests/fuzz/fuzz_load.py for coverage-guided fuzzing).
+for a longer run, or tests/fuzz/fuzz_load.py for coverage-guided fuzzing) in
+the slow run; the default run tries the first `QUICK` of them.
 """
 
 from __future__ import annotations
@@ -116,11 +117,10 @@ def dump(data: Any) -> str:
 
 
 FUZZ = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+QUICK = 12  # examples of each kind in the default run (a load of a seed game with its variants takes a second)
 
 
-@FUZZ
-@given(data=st.data())
-def test_structural_mutations_load_or_fail_cleanly(workdir: Path, data: st.DataObject):
+def structural_mutation(workdir: Path, data: st.DataObject) -> None:
     source = data.draw(st.sampled_from(sorted(SOURCES)), label="ruleset")
     tree = yaml.safe_load(SOURCES[source].decode("utf-8"))
     for _ in range(data.draw(st.integers(1, 3), label="mutations")):
@@ -145,9 +145,7 @@ def test_structural_mutations_load_or_fail_cleanly(workdir: Path, data: st.DataO
     load_cleanly(workdir, source, dump(tree), variants=True)
 
 
-@FUZZ
-@given(data=st.data())
-def test_text_mutations_load_or_fail_cleanly(workdir: Path, data: st.DataObject):
+def text_mutation(workdir: Path, data: st.DataObject) -> None:
     source = data.draw(st.sampled_from(sorted(SOURCES)), label="ruleset")
     raw = SOURCES[source]
     kind = data.draw(st.sampled_from(["truncate", "splice", "gouge"]), label="kind")
@@ -160,6 +158,32 @@ def test_text_mutations_load_or_fail_cleanly(workdir: Path, data: st.DataObject)
     else:
         raw = raw[:at] + raw[at + data.draw(st.integers(1, 200), label="length"):]
     load_cleanly(workdir, source, raw)
+
+
+@settings(FUZZ, max_examples=QUICK)
+@given(data=st.data())
+def test_structural_mutations_load_or_fail_cleanly(workdir: Path, data: st.DataObject):
+    structural_mutation(workdir, data)
+
+
+@settings(FUZZ, max_examples=QUICK)
+@given(data=st.data())
+def test_text_mutations_load_or_fail_cleanly(workdir: Path, data: st.DataObject):
+    text_mutation(workdir, data)
+
+
+@pytest.mark.slow
+@FUZZ
+@given(data=st.data())
+def test_structural_mutations_load_or_fail_cleanly_at_length(workdir: Path, data: st.DataObject):
+    structural_mutation(workdir, data)
+
+
+@pytest.mark.slow
+@FUZZ
+@given(data=st.data())
+def test_text_mutations_load_or_fail_cleanly_at_length(workdir: Path, data: st.DataObject):
+    text_mutation(workdir, data)
 
 
 def test_every_shipped_ruleset_loads_unmutated(workdir: Path):

@@ -10,8 +10,8 @@ import pytest
 from ruleplay.authoring.mutation import mutate
 
 REPO = Path(__file__).resolve().parents[3]
-# The seed games' long scenario sets take minutes to play once per rule: they run with the slow checks.
-LONG = {"lovci-pokladu", "nautilus"}
+# The seed games' long scenario sets take seconds to minutes to play once per rule: they run with the slow checks.
+LONG = {"lovci-pokladu", "nautilus", "nautilus-cards"}
 GAMES = sorted(p.name for p in (REPO / "scenarios").iterdir() if p.is_dir())
 
 

@@ -51,6 +51,7 @@ def test_the_text_names_each_metric_and_what_changed(tmp_path):
     assert "strategic depth" not in text  # --depth-games 0
 
 
+@pytest.mark.slow  # a whole analysis with its skill chain: some fifteen seconds
 def test_the_report_is_one_page_that_holds_everything_and_fetches_nothing(tmp_path):
     pytest.importorskip("matplotlib")
     titled = tmp_path / "titled.yaml"

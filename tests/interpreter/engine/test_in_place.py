@@ -4,14 +4,19 @@ initial state against a setup run anew.
 
 Every built-in ruleset, player count and variant is played at random both
 ways, state by state: the same data, legal moves, action numbers and fired
-rules, and after every move taken back the same JSON as before it.
+rules, and after every move taken back the same JSON as before it.  The
+default run plays the first 100 moves of one game of the base game at every
+player count and of each variant at its default count; the slow run plays
+five whole games of every configuration.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 
+import loaded
 import pytest
 
 from ruleplay import load_game
@@ -21,10 +26,10 @@ from ruleplay.engine.moves import Move
 from ruleplay.dsl import runtime as R
 from ruleplay.runs.play import play_game
 
-CONFIGS = [(name, players, variant) for name in sorted(builtin_games())
-                 for info in [load_game(name).info]
-                 for players in range(info.min_players, info.max_players + 1)
-                 for variant in (None, *info.variants)]
+SPLIT = {name: loaded.configurations(name) for name in sorted(builtin_games())}
+CORE = [(name, players, variant) for name, (core, _) in SPLIT.items() for players, variant in core]
+FIRST_MOVES = 100  # moves of the default run's game: a seed game is longer, and the slow run plays them whole
+CONFIGS = CORE + [(name, players, variant) for name, (_, rest) in SPLIT.items() for players, variant in rest]
 
 
 def _step(state, rng):
@@ -32,14 +37,15 @@ def _step(state, rng):
     return None if state.is_chance_node() else rng.choice(state.legal_moves())
 
 
-def _play_both_ways(name: str, players: int, variant: str | None, seeds: range) -> None:
-    game = load_game(name, players, variant)
+def _play_both_ways(name: str, players: int, variant: str | None, seeds: range, moves: float = math.inf) -> None:
+    """Random games of the configuration (up to `moves` moves each) made both ways, then taken back."""
+    game = loaded.game(name, players, variant)
     rng = random.Random(f"{name}{players}{variant}")
     for seed in seeds:
         state = game.new_state(seed)
         walked = game.new_state(seed)
         saved = []
-        while not state.is_terminal():
+        while not state.is_terminal() and len(saved) < moves:
             before = state.dumps()
             move = _step(state, rng)
             nxt = state.apply_chance() if move is None else state.apply(move)
@@ -61,9 +67,9 @@ def _play_both_ways(name: str, players: int, variant: str | None, seeds: range) 
         assert walked.dumps() == game.new_state(seed).dumps()
 
 
-@pytest.mark.parametrize("name,players,variant", CONFIGS)
+@pytest.mark.parametrize("name,players,variant", CORE)
 def test_in_place_and_undo_play_as_apply_does(name, players, variant):
-    _play_both_ways(name, players, variant, range(1))
+    _play_both_ways(name, players, variant, range(1), FIRST_MOVES)
 
 
 @pytest.mark.slow
@@ -100,7 +106,7 @@ def test_in_place_without_undo_forgets_what_undo_would_restore():
 
 @pytest.mark.parametrize("name", ["nautilus-cards", "lovci-pokladu", "kuhn-poker"])
 def test_a_game_played_in_place_is_the_game_played_state_by_state(name):
-    game = load_game(name)
+    game = loaded.game(name)
     for seed in range(3):
         assert play_game(game, ["random"], seed, in_place=True) == play_game(game, ["random"], seed)
 
@@ -231,9 +237,9 @@ def test_a_setup_that_draws_runs_for_every_state(make_game):
 
 @pytest.mark.parametrize("name", sorted(builtin_games()))
 def test_every_kept_initial_state_is_the_state_setup_makes(name):
-    game = load_game(name)
+    game = loaded.game(name)
     for seed in (0, 1, 2):
-        assert game.new_state(seed).dumps() == load_game(name)._set_up(seed)[0].dumps()
+        assert game.new_state(seed).dumps() == loaded.game(name)._set_up(seed)[0].dumps()
 
 
 PAIRS = """

@@ -9,8 +9,10 @@ game log written as the CLI writes it replays to the same final state.
 Invariants are checked after every move (`checking=True`).
 
 Long games cost: their states are checked at evenly spaced steps (the last
-one always), and they get one playout and then more only while a small time
-budget lasts.
+one always). The default run plays the base game at every player count and
+each variant at its own default count, one playout and then more only while
+a small time budget lasts; the slow run plays `SLOW_PLAYOUTS` of every
+configuration, whatever they take.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from ruleplay.engine.loader import builtin_games
 from ruleplay.runs.play import PlayResult, play_game
 from ruleplay.engine.state import State
 
+import loaded
 from observation_checks import (TwinCounts, check_chance_outcomes_private, check_history_masked,
                                 check_move_shows_only_what_is_seen, check_no_leak, check_twins_tested)
 from playout_checks import check_copy, check_end, check_log_replays, check_moves, check_observe, check_round_trip
 
-PLAYOUTS = 3          # most playouts per configuration
-TIME_BUDGET = 1.5     # seconds per configuration after which no new playout starts
+PLAYOUTS = 3          # most playouts per configuration in the default run
+TIME_BUDGET = 0.5     # seconds per configuration after which the default run starts no new playout
+SLOW_PLAYOUTS = 4     # playouts per configuration in the slow run
 CHECKED_STATES = 30   # most states of one playout given the per-state checks
 TEST_RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 
@@ -43,18 +47,19 @@ def rulesets() -> list[tuple[str, str]]:
         (path.stem, str(path)) for path in sorted(TEST_RULESETS.glob("*.yaml"))]
 
 
-def _configurations() -> list:
+def _configurations(every: bool) -> list:
+    """The configurations played: with `every`, every player count of every variant; otherwise the base game at
+    every player count and each variant at its own default count (`loaded.configurations`)."""
     params = []
     for label, ruleset in rulesets():
         try:
-            info = load_game(ruleset).info
+            core, rest = loaded.configurations(ruleset)
         except RulesetError:
             # Let the test load it again and fail with the diagnostics.
             params.append(pytest.param(ruleset, None, None, id=f"{label}-broken"))
             continue
-        for players in range(info.min_players, info.max_players + 1):
-            for variant in (None, *info.variants):
-                params.append(pytest.param(ruleset, players, variant, id=f"{label}-{players}p-{variant or 'base'}"))
+        for players, variant in core + (rest if every else []):
+            params.append(pytest.param(ruleset, players, variant, id=f"{label}-{players}p-{variant or 'base'}"))
     return params
 
 
@@ -74,13 +79,26 @@ def sampled(states: list[State], seed: int) -> list[State]:
     return picked if picked[-1] is states[-1] else [*picked, states[-1]]
 
 
-@pytest.mark.parametrize("ruleset,players,variant", _configurations())
+@pytest.mark.parametrize("ruleset,players,variant", _configurations(every=False))
 def test_random_playouts(ruleset, players, variant, tmp_path):
-    game = load_game(ruleset, players=players, variant=variant, checking=True)
+    check_playouts(ruleset, players, variant, tmp_path, PLAYOUTS, TIME_BUDGET)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset,players,variant", _configurations(every=True))
+def test_random_playouts_at_length(ruleset, players, variant, tmp_path):
+    check_playouts(ruleset, players, variant, tmp_path, SLOW_PLAYOUTS, math.inf)
+
+
+def check_playouts(ruleset: str, players: int, variant: str | None, tmp_path: Path, playouts: int,
+                   budget: float) -> None:
+    """`playouts` seeded games of the configuration, every sampled state checked; after the first, a new
+    game starts only while `budget` seconds have not passed."""
+    game = loaded.game(ruleset, players, variant, checking=True)
     n = game.info.players
     started = time.monotonic()
-    for seed in range(PLAYOUTS):
-        if seed and time.monotonic() - started > TIME_BUDGET:
+    for seed in range(playouts):
+        if seed and time.monotonic() - started > budget:
             break
         result, states = playout(game, seed)
         counts = TwinCounts()

@@ -32,6 +32,7 @@ def _same(a, b, timing: tuple[str, ...] = ("run",)) -> None:
         {k: v for k, v in b.to_dict().items() if k not in timing}
 
 
+@pytest.mark.slow  # a local cluster started, used and stopped: some fifteen seconds
 def test_a_local_cluster_plays_what_the_process_pool_plays(tmp_path: Path) -> None:
     pool = simulate(TTT, 60, seed=4, agents=AGENTS, workers=2)
     dask = simulate(TTT, 60, seed=4, agents=AGENTS, workers=2, executor="dask-local", out=tmp_path / "r.jsonl")
@@ -119,6 +120,7 @@ def test_a_scheduler_address_is_a_host_and_a_port(address: str) -> None:
     check_executor("dask://" + address)
 
 
+@pytest.mark.slow  # a scheduler and two workers in child processes, one killed: some fifteen seconds
 def test_a_worker_killed_mid_run_loses_and_repeats_no_game(tmp_path: Path) -> None:
     """Two workers without nannies; one is killed once the first batch is back: its batches run again on
     the other, and the results file holds every game exactly once, as the process pool plays them."""
@@ -158,6 +160,7 @@ def test_a_worker_killed_mid_run_loses_and_repeats_no_game(tmp_path: Path) -> No
             process.wait(timeout=30)
 
 
+@pytest.mark.slow  # a local cluster started and stopped in a child process: some ten seconds
 def test_ctrl_c_stops_a_local_cluster_run_without_a_traceback_from_its_workers() -> None:
     """Ctrl-C at a terminal reaches every process of its group, the cluster's workers too; they leave the
     signal to the command (`cluster.dask_setup`), which stops with 130 and closes them."""

@@ -93,6 +93,7 @@ def _click_pick(driver, pick: str) -> None:  # type: ignore[no-untyped-def]
     driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", element)
 
 
+@pytest.mark.slow  # a whole game of clicks in a browser against a searching agent: some 25 seconds
 def test_a_person_plays_a_whole_game_against_ismcts(browser, served) -> None:  # type: ignore[no-untyped-def]
     url, log, server = served
     first = load_game("nautilus-cards").new_state(SEED)

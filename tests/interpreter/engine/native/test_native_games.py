@@ -20,6 +20,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import loaded
 import pytest
 
 from ruleplay import load_game
@@ -43,9 +44,9 @@ def configurations() -> list[str]:
     """name/players/variant of every built-in configuration and every test ruleset's."""
     out = []
     for ruleset in [*builtin_games(), *(str(p) for p in sorted(TEST_RULESETS.glob("*.yaml")))]:
-        info = load_game(ruleset).info
+        info = loaded.game(ruleset).info  # the models other modules load too, loaded once
         for variant in (None, *info.variants):
-            vinfo = load_game(ruleset, variant=variant).info
+            vinfo = loaded.game(ruleset, variant=variant).info
             for players in range(vinfo.min_players, vinfo.max_players + 1):
                 out.append(f"{ruleset}/{players}/{variant or 'base'}")
     return out

@@ -28,8 +28,8 @@ AGENTS: dict[str, AgentType] = {
     "random": AgentType(RandomAgent),
     "first": AgentType(FirstAgent),
     "greedy": AgentType(GreedyAgent, GREEDY_OPTIONS, omniscient=True),
-    "mcts": AgentType(MCTSAgent, SEARCH_OPTIONS, omniscient=True),
-    "ismcts": AgentType(ISMCTSAgent, SEARCH_OPTIONS),
+    "mcts": AgentType(MCTSAgent, SEARCH_OPTIONS, omniscient=True, native=True),
+    "ismcts": AgentType(ISMCTSAgent, SEARCH_OPTIONS, native=True),
     "human": AgentType(HumanAgent),
 }
 HONEST_SEARCH = "ismcts"  # the search agent that reads only what its seat observes: the default where secrets are kept
@@ -143,10 +143,16 @@ def is_reproducible(spec: str) -> bool:
     return options.get("seconds") is None
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
-    """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError)."""
+def make_agent(spec: str, seed: int = 0, backend: str = "python") -> Agent:
+    """Build the agent a spec names (`"mcts:iterations=400"`); raises AgentSpecError (a ValueError).
+
+    `backend` ("python", "native" or "auto", as `--backend` says) is what a search agent searches on: the
+    game's native module where it can, with the same moves as on the Python engine (`searcher`)."""
     name, options = parse_spec(spec, AGENTS)
-    return AGENTS[name].factory(seed, **options)
+    kind = AGENTS[name]
+    if kind.native:
+        return kind.factory(seed, backend=backend, **options)
+    return kind.factory(seed, **options)
 
 
 def agents_help(people: bool = False) -> str:

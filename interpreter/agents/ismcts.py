@@ -15,10 +15,13 @@ determinizations, which agree with what the agent observes.
 
 from __future__ import annotations
 
-from ..engine.determinize import Determinizer
+from typing import Any
+
 from ..engine.moves import Move
 from ..engine.state import State
-from .search import CutOff, SearchAgent, rollout, sample_chance, ucb
+from .positions import Positions
+from .search import ucb
+from .searcher import SearchAgent
 
 
 class _Edge:
@@ -41,38 +44,36 @@ class _Node:
 class ISMCTSAgent(SearchAgent):
     """Single-observer ISMCTS over determinizations; budgets and rollouts as in `mcts`."""
 
-    def search(self, state: State, moves: list[Move]) -> Move:
+    def decide(self, at: Positions, state: State, moves: list[Move]) -> Move:
         me = state.current_player
         views = {}  # the real moves by how this seat sees them: the root's edges
         for move in moves:
             views.setdefault(state.move_view(move, me), move)
-        cut = CutOff.of(state, self.settings)
-        sampler = Determinizer(state, me)
+        sampler = at.sampler(state, me)
         root = _Node()
         watch = self.settings.stopwatch()
         while watch.more():
-            self._iterate(root, sampler.sample(self.rng), me, set(views), cut)
+            self._iterate(at, root, sampler.sample(self.rng), me, set(views))
             watch.tick()
         edges = root.edges
         best = max(views, key=lambda v: (edges[v].visits, edges[v].totals[me]) if v in edges else (-1, 0.0))
         return views[best]
 
-    def _iterate(self, root: _Node, state: State, me: int, root_views: set[str], cut: CutOff) -> None:
+    def _iterate(self, at: Positions, root: _Node, position: Any, me: int, root_views: set[str]) -> None:
         node, path = root, []
-        players = state.data["flow"]["players"]
+        players = at.players(position)
         expanded = False
-        while not state.is_terminal() and not expanded:
-            if state.is_chance_node():
-                move = sample_chance(state, self.rng)
-                edge = node.edges.get(state.move_view(move, me))
+        while not at.terminal(position) and not expanded:
+            if at.chance(position):
+                move = at.sample_chance(position, self.rng)
+                view = at.view(position, move, me)
+                edge = node.edges.get(view)
                 if edge is None:
-                    edge = node.edges[state.move_view(move, me)] = _Edge(players)
+                    edge = node.edges[view] = _Edge(players)
                 path.append(edge)
-                state, node = state.apply(move), edge.child
+                position, node = at.apply(position, move), edge.child
                 continue
-            by_view: dict[str, list[Move]] = {}
-            for move in state.legal_moves():
-                by_view.setdefault(state.move_view(move, me), []).append(move)
+            by_view = at.views(position, me)
             if node is root:
                 by_view = {v: ms for v, ms in by_view.items() if v in root_views}
                 if not by_view:
@@ -88,14 +89,14 @@ class ISMCTSAgent(SearchAgent):
                 edge.available = 1
                 expanded = True
             else:
-                mover, c = state.current_player, self.settings.c
+                mover, c = at.mover(position), self.settings.c
                 view = max(by_view, key=lambda v: ucb(node.edges[v].totals[mover], node.edges[v].visits,
                                                       node.edges[v].available, c, self.spread))
                 edge = node.edges[view]
             choices = by_view[view]
             path.append(edge)
-            state, node = state.apply(choices[self.rng.below(len(choices))]), edge.child
-        returns = rollout(state, self.rng, self.settings.depth, cut)
+            position, node = at.apply(position, choices[self.rng.below(len(choices))]), edge.child
+        returns = at.rollout(position, self.rng)
         self.widen(returns)
         for edge in path:
             edge.visits += 1

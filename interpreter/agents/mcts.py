@@ -20,24 +20,26 @@ hidden information it plays as if it could see everything (use `ismcts`).
 
 from __future__ import annotations
 
-import json
+from typing import Any, Hashable
 
 from ..engine.moves import Move
 from ..engine.rng import Rng
 from ..engine.state import State
-from .search import CutOff, SearchAgent, rollout, sample_chance, ucb
+from .positions import Positions
+from .search import ucb
+from .searcher import SearchAgent
 
 
 class _Node:
-    __slots__ = ("state", "children", "untried", "visits", "totals")
+    __slots__ = ("position", "children", "untried", "visits", "totals")
 
-    def __init__(self, state: State, rng: Rng):
-        self.state = state
-        self.children: dict[Move, _Node | _Draw] = {}
-        self.untried: list[Move] = [] if state.is_terminal() or state.is_chance_node() else state.legal_moves()
+    def __init__(self, position: Any, rng: Rng, at: Positions):
+        self.position = position
+        self.children: dict[Hashable, _Node | _Draw] = {}
+        self.untried: list = [] if at.terminal(position) or at.chance(position) else at.moves(position)
         rng.shuffle(self.untried)
         self.visits = 0
-        self.totals = [0.0] * state.data["flow"]["players"]
+        self.totals = [0.0] * at.players(position)
 
 
 class _Draw:
@@ -45,77 +47,73 @@ class _Draw:
 
     __slots__ = ("before", "move", "outcomes", "visits", "totals")
 
-    def __init__(self, before: State, move: Move):
+    def __init__(self, before: Any, move: Hashable, players: int):
         self.before, self.move = before, move
         self.outcomes: dict[str, _Node] = {}
         self.visits = 0
-        self.totals = [0.0] * before.data["flow"]["players"]
-
-
-def _reseeded(state: State, rng: Rng) -> State:
-    """`state` with a generator drawn from `rng` in place of its own."""
-    return state.with_data(dict(state.data, rng=rng.next64()))
+        self.totals = [0.0] * players
 
 
 class MCTSAgent(SearchAgent):
     """UCT with an iteration budget (default) or a time budget; see the module docstring."""
 
-    def search(self, state: State, moves: list[Move]) -> Move:
-        cut = CutOff.of(state, self.settings)
-        root = _Node(_reseeded(state, self.rng), self.rng)
+    def decide(self, at: Positions, state: State, moves: list[Move]) -> Move:
+        root = _Node(at.reseeded(at.root(state), self.rng), self.rng, at)
         watch = self.settings.stopwatch()
         while watch.more():
-            self._iterate(root, cut)
+            self._iterate(at, root)
             watch.tick()
         # Most visited, then the higher mean, then the rules' order: a fixed choice for a fixed tree.
         me = state.current_player
-        return max(moves, key=lambda m: (root.children[m].visits, root.children[m].totals[me])
-                   if m in root.children else (-1, 0.0))
+        names = at.moves(root.position)  # the real moves, as the positions name them, in the same order
+        best = max(range(len(moves)), key=lambda k: (root.children[names[k]].visits, root.children[names[k]].totals[me])
+                   if names[k] in root.children else (-1, 0.0))
+        return moves[best]
 
-    def _iterate(self, root: _Node, cut: CutOff) -> None:
+    def _iterate(self, at: Positions, root: _Node) -> None:
         node, path = root, [root]
-        while not node.state.is_terminal():
-            if node.state.is_chance_node():
-                outcome = sample_chance(node.state, self.rng)
+        while not at.terminal(node.position):
+            if at.chance(node.position):
+                outcome = at.sample_chance(node.position, self.rng)
                 child = node.children.get(outcome)
                 if child is None:
-                    child = node.children[outcome] = self._child(node.state, outcome)
-                node = self._follow(child, path)
+                    child = node.children[outcome] = self._child(at, node.position, outcome)
+                node = self._follow(at, child, path)
                 continue
             if node.untried:
                 move = node.untried.pop()
-                child = node.children[move] = self._child(node.state, move)
-                node = self._follow(child, path)
+                child = node.children[move] = self._child(at, node.position, move)
+                node = self._follow(at, child, path)
                 break
-            node = self._follow(self._select(node), path)
-        returns = rollout(node.state, self.rng, self.settings.depth, cut)
+            node = self._follow(at, self._select(at, node), path)
+        returns = at.rollout(node.position, self.rng)
         self.widen(returns)
         for visited in path:
             visited.visits += 1
             for seat, value in enumerate(returns):
                 visited.totals[seat] += value
 
-    def _child(self, state: State, move: Move) -> _Node | _Draw:
+    def _child(self, at: Positions, position: Any, move: Hashable) -> _Node | _Draw:
         """The node after `move`, or a `_Draw` if its effects draw random numbers."""
-        after = state.apply(move)
-        if after.data["rng"] != state.data["rng"]:
-            return _Draw(state, move)
-        return _Node(after, self.rng)
+        after = at.apply(position, move)
+        if at.generator(after) != at.generator(position):
+            return _Draw(position, move, at.players(position))
+        return _Node(after, self.rng, at)
 
-    def _follow(self, child: _Node | _Draw, path: list) -> _Node:
+    def _follow(self, at: Positions, child: _Node | _Draw, path: list) -> _Node:
         """The node `child` leads to, added to `path`: `child` itself, or after a `_Draw` both it and the
         node of the position its move gives this time, on a generator of the agent's."""
         path.append(child)
         if isinstance(child, _Node):
             return child
-        after = _reseeded(child.before, self.rng).apply(child.move)
-        key = json.dumps([after.data["vars"], after.data["flow"]], sort_keys=True)
+        after = at.apply(at.reseeded(child.before, self.rng), child.move)
+        key = at.key(after)
         node = child.outcomes.get(key)
         if node is None:
-            node = child.outcomes[key] = _Node(after, self.rng)
+            node = child.outcomes[key] = _Node(after, self.rng, at)
         path.append(node)
         return node
 
-    def _select(self, node: _Node) -> _Node | _Draw:
-        mover, c, spread = node.state.current_player, self.settings.c, self.spread
+    def _select(self, at: Positions, node: _Node) -> _Node | _Draw:
+        mover, c, spread = at.mover(node.position), self.settings.c, self.spread
         return max(node.children.values(), key=lambda ch: ucb(ch.totals[mover], ch.visits, node.visits, c, spread))

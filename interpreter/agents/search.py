@@ -19,7 +19,6 @@ from ..engine.moves import Move
 from ..engine.rng import Rng, seed_state
 from ..engine.scoring import heuristic_values
 from ..engine.state import State
-from .base import no_moves_error
 from .spec import Option
 
 DEFAULT_ITERATIONS = 200
@@ -181,35 +180,3 @@ def ucb(total: float, visits: int, parent_visits: int, c: float, spread: float =
     if visits == 0:
         return math.inf
     return total / visits / spread + c * math.sqrt(math.log(parent_visits) / visits)
-
-
-class SearchAgent:
-    """What both search agents share: their own seeded generator, the budget settings, the scale of the
-    returns, and no search where there is nothing to choose (one legal move is played at once).
-
-    `spread` is the widest return (in absolute value) a search has backed up, at least 1.  UCB's `c` is
-    set for returns in [-1, 1], which returns by rank are; declared returns (chips, points) may be far
-    wider, and measured in them the means would outweigh any exploration: a game of three in a row paid in
-    hundreds played as with c = 0 and let a line of three through.  It starts again at 1 for each search, so a
-    decision depends on its own iterations alone.
-    """
-
-    def __init__(self, seed: int = 0, **options: Any):
-        self.rng = Rng(seed_state(seed))
-        self.settings = SearchSettings(**options)
-        self.spread = 1.0
-
-    def choose(self, state: State) -> Move:
-        moves = state.legal_moves()
-        if not moves:
-            raise no_moves_error(state)
-        self.spread = 1.0
-        return moves[0] if len(moves) == 1 else self.search(state, moves)
-
-    def widen(self, returns: list[float]) -> None:
-        """Take a backed-up `returns` into `spread`."""
-        self.spread = max([self.spread, *(abs(value) for value in returns)])
-
-    def search(self, state: State, moves: list[Move]) -> Move:
-        """The move a search picks among two or more legal `moves`."""
-        raise NotImplementedError

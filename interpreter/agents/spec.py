@@ -67,11 +67,14 @@ class AgentType:
     `omniscient` marks an agent that reads the whole state, what other seats
     hide included, when it chooses: in a game that keeps secrets it plays
     on knowledge its seat does not have (`agents.omniscience_refusal`).
+    `native` marks one that can search in the game's native module: its
+    factory takes the run's `backend`.
     """
 
     factory: Callable[..., Any]
     options: tuple[Option, ...] = ()
     omniscient: bool = False
+    native: bool = False
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)

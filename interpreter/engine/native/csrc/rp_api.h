@@ -37,3 +37,12 @@ void rp_free_text(char *s);
 int rp_from_json(rp_state *S, const char *text);
 char *rp_probe(rp_state *S, int32_t k, const int64_t *ints, int32_t nints, rp_error *e);
 int rp_probe_effects(rp_state *S, int32_t k, rp_error *e);
+/* The search agents' part (rp_search.c). */
+uint64_t rp_rng(rp_state *S);
+void rp_set_rng(rp_state *S, uint64_t rng);
+int rp_evaluate(rp_state *S, int32_t heuristic, double scale, double *out, rp_error *e);
+int64_t rp_sample_chance(rp_state *S, uint64_t *rng, int64_t max_chance, rp_error *e);
+int rp_rollout(rp_state *S, uint64_t *rng, int64_t depth, int32_t heuristic, double scale, int64_t max_chance,
+               double *out, rp_error *e);
+int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e);
+int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e);

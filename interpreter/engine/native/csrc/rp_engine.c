@@ -725,6 +725,9 @@ static double py_sum(const double *xs, int64_t n, int compensated)
     return f;
 }
 
+/* `py_sum` for the search (rp_search.c): a chance draw and a standing sum as Python's sum() makes them. */
+double rp_py_sum(const double *xs, int64_t n, int compensated) { return py_sum(xs, n, compensated); }
+
 int rp_state_weights(rp_state *S, double *out, rp_ctx *C)
 {
     for (int64_t i = 0; i < S->nlegal; i++) {
@@ -780,6 +783,25 @@ static int seen_of(rp_state *S, const rp_action *a, rv *args)
     rp_ctx_done(&C);
     if (ok) S->nseen = a->nparams;
     return ok;
+}
+
+/* Who sees each argument of move `index` if it were made now, into `seen` (bit 31: everyone), for a search's
+ * move views (rp_search.c); the state's own record of its last move is left as it was.  Returns the number of
+ * arguments (0: the action is public), or -1 when `seen_by` gives no seats. */
+int32_t rp_state_seen_of(rp_state *S, int64_t index, uint32_t *seen)
+{
+    int32_t act;
+    rv args[64];
+    decode(S->M, index, &act, args);
+    uint32_t kept[RP_MAX_PLAYERS + 1];
+    int32_t nkept = S->nseen;
+    memcpy(kept, S->seen, sizeof kept);
+    int ok = seen_of(S, &S->M->actions[act], args);
+    int32_t n = S->nseen;
+    memcpy(seen, S->seen, sizeof S->seen);
+    memcpy(S->seen, kept, sizeof kept);
+    S->nseen = nkept;
+    return ok ? n : -1;
 }
 
 /* The rules fired in this step, each once, in firing order. */

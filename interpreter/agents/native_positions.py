@@ -1,0 +1,179 @@
+"""Positions of a search held in the game's native module: what makes `mcts` and `ismcts` run at native speed.
+
+A position is a native state (a pointer the module allocated, freed with
+it); a move is its index in the game's numbering.  Steps, rollouts and
+their cut-off judgements, chance draws and move views run in the module
+(csrc/rp_search.c) and draw from the agent's generator exactly as
+`EnginePositions` does, so the tree above them makes the same decisions.
+
+Where the module gives up — a position it cannot hold, a heuristic it does
+not lower, a rule error, a budget, an int past 64 bits — `NativeBail` is
+raised and the agent makes the whole decision again on the Python engine
+from the generator state it started with (`SearchAgent.choose`): the
+Python engine decides, and reports any error, as it always did.  A
+rollout is the one part taken over in place (one that passes
+`limits.max_steps`, say): the Python engine plays that rollout again from
+the same generator state, and the search goes on natively.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.determinize import Determinizer
+from ..engine.legal import CHANCE
+from ..engine.native import NativeGame
+from ..engine.native.convert import from_module, to_module
+from ..engine.native.handle import _read
+from ..engine.rng import Rng
+from ..engine.state import State
+from ..engine.views import view_text
+from .search import CutOff, rollout
+
+PUBLIC = -1  # a move view that shows every argument (its action has no `seen_by`)
+
+
+class NativeBail(Exception):
+    """The module gave up on a part of the search: the decision is made on the Python engine."""
+
+
+class NativePositions:
+    """Positions as native states of `ng`'s module; built per decision (its buffers are its own)."""
+
+    def __init__(self, ng: NativeGame, cut: CutOff, depth: int | None):
+        heuristics = list(ng.game.model.heuristics)
+        self.heuristic = -1 if cut.heuristic is None else heuristics.index(cut.heuristic)
+        if self.heuristic >= 0 and not ng.lib.rp_heuristic_lowered(self.heuristic):
+            raise NativeBail(f"the heuristic {cut.heuristic} is not lowered")
+        self.ng, self.lib, self.ffi = ng, ng.lib, ng.ffi
+        self.cut, self.depth = cut, depth
+        self.scale = float(cut.scale or 0.0)
+        self.max_chance = ng.game.max_chance_outcomes
+        self.count = ng.game.model.players
+        self.err = self.ffi.new("rp_error *")
+        self.cell = self.ffi.new("uint64_t[1]")
+        self.out = self.ffi.new("double[]", max(self.count, 1))
+        self.legal = self.ffi.new("int32_t[]", 64)
+        self.masks = self.ffi.new("int64_t[]", 64)
+        self.texts: dict[tuple[int, int, int], str] = {}  # move views by (move, mask, viewer)
+
+    # ------------------------------------------------------------ positions
+    def root(self, state: State) -> Any:
+        text = to_module(self.ng.game.model, state.data)
+        ptr = None if text is None else _read(self.ng, text)
+        if ptr is None:
+            raise NativeBail("the module cannot hold this position")
+        return ptr
+
+    def players(self, position: Any) -> int:
+        return self.count
+
+    def terminal(self, position: Any) -> bool:
+        return bool(self.lib.rp_done(position))
+
+    def chance(self, position: Any) -> bool:
+        return self.lib.rp_player(position) == CHANCE
+
+    def mover(self, position: Any) -> int:
+        return self.lib.rp_player(position)
+
+    def moves(self, position: Any) -> list[int]:
+        n = self.lib.rp_legal(position, self.legal, len(self.legal), self.err)
+        if n > len(self.legal):
+            self.legal = self.ffi.new("int32_t[]", n)
+            self.masks = self.ffi.new("int64_t[]", n)
+            n = self.lib.rp_legal(position, self.legal, n, self.err)
+        if n < 0:
+            raise NativeBail("a listing")
+        return self.ffi.unpack(self.legal, n)
+
+    def apply(self, position: Any, move: int) -> Any:
+        lib = self.lib
+        after = self.ffi.gc(lib.rp_clone_state(position), lib.rp_free)
+        if not lib.rp_apply(after, move, self.err):
+            raise NativeBail("a step")
+        return after
+
+    def generator(self, position: Any) -> int:
+        return self.lib.rp_rng(position)
+
+    def reseeded(self, position: Any, rng: Rng) -> Any:
+        lib = self.lib
+        other = self.ffi.gc(lib.rp_clone_state(position), lib.rp_free)
+        lib.rp_set_rng(other, rng.next64())
+        return other
+
+    def key(self, position: Any) -> str:
+        """The module's JSON of the position without its generator (the last item)."""
+        text = self.lib.rp_to_json(position)
+        try:
+            data = self.ffi.string(text).decode("utf-8")
+        finally:
+            self.lib.rp_free_text(text)
+        return data[:data.rindex(",")]
+
+    # ------------------------------------------------------------ drawing and judging
+    def sample_chance(self, position: Any, rng: Rng) -> int:
+        cell = self.cell
+        cell[0] = rng.state
+        move = self.lib.rp_sample_chance(position, cell, self.max_chance, self.err)
+        if move < 0:
+            raise NativeBail("a chance draw")
+        rng.state = cell[0]
+        return move
+
+    def rollout(self, position: Any, rng: Rng) -> list[float]:
+        cell, out = self.cell, self.out
+        cell[0] = rng.state
+        if self.lib.rp_rollout(position, cell, -1 if self.depth is None else self.depth, self.heuristic, self.scale,
+                               self.max_chance, out, self.err):
+            rng.state = cell[0]
+            return self.ffi.unpack(out, self.count)
+        return rollout(self._state(position), rng, self.depth, self.cut)  # the Python engine plays it, or raises
+
+    def _state(self, position: Any) -> State:
+        text = self.lib.rp_to_json(position)
+        try:
+            data = from_module(self.ng.game.model, self.ffi.string(text).decode("utf-8"))
+        finally:
+            self.lib.rp_free_text(text)
+        return State(self.ng.game, data, None, ())
+
+    # ------------------------------------------------------------ what a seat sees
+    def view(self, position: Any, move: int, viewer: int) -> str:
+        mask = self.lib.rp_view(position, move, viewer, self.err)
+        if mask < PUBLIC:
+            raise NativeBail("a move view")
+        return self._text(move, mask, viewer)
+
+    def views(self, position: Any, viewer: int) -> dict[str, list[int]]:
+        moves = self.moves(position)
+        if self.lib.rp_views(position, viewer, self.masks, self.err) < 0:
+            raise NativeBail("the move views")
+        by_view: dict[str, list[int]] = {}
+        for move, mask in zip(moves, self.ffi.unpack(self.masks, len(moves))):
+            by_view.setdefault(self._text(move, mask, viewer), []).append(move)
+        return by_view
+
+    def _text(self, move: int, mask: int, viewer: int) -> str:
+        """`view_text` of `move` with the arguments in `mask` shown (PUBLIC: its action keeps none)."""
+        key = (move, mask, viewer)
+        text = self.texts.get(key)
+        if text is None:
+            made = self.ng.move(move)
+            seen = None if mask == PUBLIC else tuple(None if mask >> k & 1 else () for k in range(len(made.args)))
+            text = self.texts[key] = view_text(made, seen, viewer)
+        return text
+
+    def sampler(self, state: State, viewer: int) -> "NativeSampler":
+        return NativeSampler(Determinizer(state, viewer), self)
+
+
+class NativeSampler:
+    """Determinizations drawn on the Python engine (`Determinizer`), searched as native positions."""
+
+    def __init__(self, determinizer: Determinizer, positions: NativePositions):
+        self.determinizer, self.positions = determinizer, positions
+
+    def sample(self, rng: Rng) -> Any:
+        return self.positions.root(self.determinizer.sample(rng))

@@ -1,0 +1,100 @@
+"""Search agents on the native backend make the Python engine's decisions, for the same seed and budget.
+
+Every built-in game is played by `mcts` and `ismcts` on both backends,
+seat by seat with the same seeds, and the moves must agree move for move;
+on the native backend every decision must have been searched in the module
+(none handed back), so the agreement is the module's.  A ruleset whose
+ints pass 64 bits makes the module give up on positions and rollouts: the
+Python engine takes those over and the decisions still agree.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ruleplay import load_game
+from ruleplay.agents import make_agent
+from ruleplay.engine.loader import builtin_games
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "native"))
+from native_support import native_of  # noqa: E402
+
+DECISIONS = 10  # decisions with a choice per game and agent
+
+
+def _play(game, spec: str, backend: str, seed: int = 3) -> tuple[list[str], list]:
+    """The moves of one game (at most DECISIONS searched decisions), every seat played by `spec`."""
+    state = game.new_state(seed)
+    agents = [make_agent(spec, 11 + k, backend) for k in range(game.info.players)]
+    moves, searched = [], 0
+    while not state.is_terminal() and searched < DECISIONS:
+        if state.is_chance_node():
+            state.apply_chance_in_place()
+            continue
+        searched += len(state.legal_moves()) > 1
+        move = agents[state.current_player].choose(state)
+        moves.append(str(move))
+        state.apply_in_place(move)
+    return moves, agents
+
+
+@pytest.mark.parametrize("name", sorted(builtin_games()))
+@pytest.mark.parametrize("spec", ["mcts:iterations=40:depth=6", "ismcts:iterations=40:depth=6", "mcts:iterations=25"])
+def test_native_search_decides_as_python(name, spec):
+    game = load_game(name)
+    native_of(game)
+    python_moves, _ = _play(game, spec, "python")
+    native_moves, agents = _play(game, spec, "native")
+    assert native_moves == python_moves
+    assert sum(a.bails for a in agents) == 0
+    assert sum(a.natively for a in agents) >= min(DECISIONS, 1)
+
+
+def test_native_search_scale_and_order_only():
+    game = load_game("nautilus-cards")
+    native_of(game)
+    for spec in ("mcts:iterations=30:depth=3:scale=0", "mcts:iterations=30:depth=3:scale=0.5"):
+        assert _play(game, spec, "native")[0] == _play(game, spec, "python")[0]
+
+
+BIG = """\
+ruleplay: 1
+game: big-ints
+players: 2
+state:
+  x: {init: "1"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [grow, keep]}
+actions:
+  grow:
+    effects: |
+      n += 1
+      x = x * 1000
+  keep:
+    params:
+      v: {of: "[1, 2]"}
+    effects: |
+      n += v
+end:
+  - when: n >= 16
+scoring:
+  score: "if x > 1000000000000000000 then 1 else 0"
+"""
+
+
+def test_positions_and_rollouts_the_module_gives_up_on_are_searched_on_python(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text(textwrap.dedent(BIG), encoding="utf-8")
+    game = load_game(str(path))
+    native_of(game)
+    python_moves, _ = _play(game, "mcts:iterations=30", "python")
+    native_moves, agents = _play(game, "mcts:iterations=30", "native")
+    assert native_moves == python_moves
+    assert sum(a.natively for a in agents) > 0  # the first positions are searched in the module
+    assert sum(a.bails for a in agents) > 0  # later ones (ints past 64 bits) on the Python engine

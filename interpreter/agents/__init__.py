@@ -63,6 +63,12 @@ def omniscience_refusal(specs: Collection[str], game: Game) -> str | None:
             f"seat observes (docs/agents.md, Agents that see everything)")
 
 
+def searches_natively(spec: str) -> bool:
+    """Whether the agent `spec` names searches in the game's native module on a native backend."""
+    name, _ = parse_spec(spec, AGENTS)
+    return AGENTS[name].native
+
+
 def is_interactive(agent: object) -> bool:
     """Whether `agent` (a spec or an agent) needs a person to answer it."""
     if isinstance(agent, str):
@@ -163,4 +169,4 @@ def agents_help(people: bool = False) -> str:
 __all__ = ["AGENTS", "HONEST_SEARCH", "Agent", "AgentSpecError", "FirstAgent", "GreedyAgent", "HumanAgent",
            "ISMCTSAgent", "MCTSAgent", "RandomAgent", "agents_help", "check_heuristic", "check_spec",
            "cut_off_warning", "hidden_roll_warning", "is_interactive", "is_omniscient", "is_reproducible",
-           "make_agent", "omniscience_refusal", "search_agent"]
+           "make_agent", "omniscience_refusal", "search_agent", "searches_natively"]

@@ -229,7 +229,7 @@ def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: b
     """The backend the command's games play on ("native" or "python"), saying on stderr why `auto` plays on
     Python (once: not again if already in `said`, for commands that play several games); `native` that
     cannot be is an error (RP670, exit 1)."""
-    from ..engine.native import plays_on as backend_of
+    from ..runs.play import plays_on as backend_of
 
     backend = backend_of(game, choice, agents, judged, heuristic)
     if backend.why_not is not None and backend.why_not not in (said if said is not None else ()):

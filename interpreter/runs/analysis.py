@@ -99,7 +99,8 @@ def analyze(game_name: str, sides: Sequence[tuple[GameSpec, str, Game]], n: int,
         assert report.measures is not None and judge is not None
         side = Side(label, game.info.title, spec, report, judge.name, quality.game_metrics(report.measures, seed))
         if depth_games and chains is not None:
-            # The chain's games need no arcs; its searching agents play on the Python engine (`auto`).
+            # The chain's games need no arcs; `auto`, as its greedy agent plays on the Python engine (its search
+            # agents search in the module where they can).
             chain_spec = replace(spec, arcs=False, backend="auto" if spec.backend == "native" else spec.backend)
             side.depth = strategic_depth(chain_spec, game, chains[k], depth_games, seed, workers, executor,
                                          progress)

@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..agents import Agent, is_interactive, make_agent
+from ..agents import Agent, is_interactive, make_agent, searches_natively
 from ..engine.game import Game
 from ..engine.legal import CHANCE
+from ..engine.native import Backend
+from ..engine.native import plays_on as native_plays_on
 from ..engine.outcome import winning_seats
 from ..engine.rng import Rng, seed_state
 from ..engine.state import State
@@ -116,8 +118,22 @@ def agent_name(agent: str | Agent) -> str:
 Watcher = Callable[[State, MoveRecord | None], None]
 
 
+def plays_on(game: Game, choice: str, agents: list[str] | None = None, judged: bool = False,
+             heuristic: str | None = None) -> Backend:
+    """What games of `game` between `agents` play on (`engine.native.plays_on`), search agents counted in.
+
+    A game with a search agent (`mcts`, `ismcts`) is played move by move
+    on the Python engine, its search agents searching in the module
+    (`agents.searcher`) and its positions judged on the Python engine:
+    only the other agents and the module itself then decide where it plays.
+    """
+    if agents is not None and any(searches_natively(a) for a in agents):
+        agents, judged = [a for a in agents if not searches_natively(a)], False
+    return native_plays_on(game, choice, agents, judged, heuristic)
+
+
 def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: Watcher | None = None, *,
-              in_place: bool = False) -> PlayResult:
+              in_place: bool = False, backend: str = "python") -> PlayResult:
     """Play one game to its end.
 
     `agents` are registered names (built fresh, seeded per seat from `seed`) or
@@ -129,12 +145,13 @@ def play_game(game: Game, agents: Sequence[str | Agent], seed: int = 0, watch: W
     `in_place` plays the whole game on one state changed move by move
     (`State.apply_in_place` without undo): the same game, without a state
     made per move, for agents that keep no state they are shown (the
-    registered random and first agents) and no watcher.
+    registered random and first agents) and no watcher.  `backend` is what
+    search agents built from names search on (`agents.make_agent`).
     """
     if in_place and watch is not None:
         raise ValueError("a watcher keeps the states it is shown: play it with in_place=False")
     seats = seat_agents(agents, game.info.players)
-    players = [make_agent(a, agent_seed(seed, k)) if isinstance(a, str) else a for k, a in enumerate(seats)]
+    players = [make_agent(a, agent_seed(seed, k), backend) if isinstance(a, str) else a for k, a in enumerate(seats)]
     info = game.info
     result = PlayResult(info.name, info.variant, info.players, seed, [agent_name(a) for a in seats])
     state = game.new_state(seed)

@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..engine.game import ENGINE_VERSION, Game
-from ..engine.native import plays_on
 from ..engine.outcome import GameFailure, GameOutcome
 from ..engine.rng import check_seed
 from . import results_file, stats
-from .play import seat_agents
+from .play import plays_on, seat_agents
 from .summary import Measures
 from .cluster import games_on
 from .workers import GameSpec, check_workers
@@ -71,7 +70,7 @@ class SimulationReport:
     outcomes: list[GameOutcome] = field(default_factory=list)  # every game, by index (only if asked for)
     measures: Measures | None = None  # the finished games' distributions (`runs.summary`)
     statistics: dict = field(default_factory=dict)  # `measures` summarised, coverage included
-    backend: str = "python"  # what the games played on (`engine.native.plays_on`): the results are the same
+    backend: str = "python"  # what the games played on (`play.plays_on`): the results are the same
 
     @property
     def completed(self) -> int:

@@ -133,8 +133,9 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
     With a `judge`, every position is judged and the outcome holds the
     game's arc (`runs.arc`); judging reads states and draws nothing either.
     On the native backend, a game whose agents need no lookahead is played
-    in the game's native module, its positions judged there too; the
-    outcome is the same.
+    in the game's native module, its positions judged there too; search
+    agents search in the module (`agents.searcher`).  The outcome is the
+    same.
     """
     gseed = game_seed(seed, index)
     if rotate:
@@ -158,7 +159,7 @@ def run_one(game: Game, agents: Sequence[str], seed: int, index: int, rotate: bo
             recorder(state)
 
     try:
-        result = play_game(game, agents, gseed, watch=count)
+        result = play_game(game, agents, gseed, watch=count, backend=backend)
     except RuleplayError as err:
         return GameOutcome(index, gseed, failure=GameFailure(index, gseed, err.code, str(err),
                                                             getattr(err, "hint", "")))

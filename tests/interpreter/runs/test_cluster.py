@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,17 @@ def test_a_local_cluster_plays_what_the_process_pool_plays(tmp_path: Path) -> No
     assert resumed.resumed == 20
     _same(pool, resumed, ("run", "resumed"))
     assert sorted((tmp_path / "r.jsonl").read_text().splitlines(keepends=True)[1:]) == sorted(lines[1:])
+
+
+def test_search_agents_play_the_same_games_on_either_backend_pool_or_cluster() -> None:
+    """A batch with search agents on the native backend (searching in the module, in the process pool and on a
+    local cluster) plays the Python engine's games."""
+    spec = GameSpec("nautilus-cards")
+    agents = ["ismcts:iterations=20:depth=4", "random"]
+    python = simulate(spec, 4, seed=2, agents=agents, workers=2)
+    native = replace(spec, backend="native")
+    _same(python, simulate(native, 4, seed=2, agents=agents, workers=2))
+    _same(python, simulate(native, 4, seed=2, agents=agents, workers=2, executor="dask-local"))
 
 
 def _free_port() -> int:

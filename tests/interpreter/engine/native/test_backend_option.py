@@ -142,7 +142,7 @@ def test_a_heuristic_the_module_lacks_judges_on_python(tmp_path):
 
 def test_analyze_measures_the_same_games_natively():
     """analyze's batches judge every position; natively they are the same games, with the same metrics (the
-    skill chain's searching agents play on the Python engine under either)."""
+    skill chain's search agents search on the Python engine under python, natively under native)."""
     args = ("analyze", "kuhn-poker", "-n", "12", "--depth-games", "0")
     native, python = _report(*args, "--backend", "native"), _report(*args, "--backend", "python")
     assert {s["batch"]["run"]["backend"] for s in native["rulesets"]} == {"native"}

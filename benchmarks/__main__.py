@@ -6,6 +6,7 @@
     python -m benchmarks startup [--against COMMIT] [--runs 5] [--opt-levels [--pairs 3] [--seconds 1]] [--json]
     python -m benchmarks states [--games 5] [--json]
     python -m benchmarks soak [--games 100000] [--seed 0] [--backend python native] [--rulesets G ...] [--seconds S] [--json]
+    python -m benchmarks search [--games G ...] [--pairs 3] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -17,7 +18,7 @@ import json
 import math
 import sys
 
-from . import against, run, soak, startup, states
+from . import against, run, search, soak, startup, states
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
 # Any built-in game can be compared with an older commit; by default the seed games are.
@@ -61,6 +62,12 @@ def parser() -> argparse.ArgumentParser:
                          help="with --opt-levels: alternated measurements of each level (default 3)")
     command.add_argument("--seconds", type=_positive, default=1.0,
                          help="with --opt-levels: CPU seconds of playouts per measurement (default 1)")
+    command.add_argument("--json", action="store_true", help="print the figures as JSON")
+    command = commands.add_parser("search", help="mcts and ismcts iterations per CPU-second, native against the "
+                                                 "Python engine, in this process")
+    command.add_argument("--pairs", type=_pairs, default=3, help="alternated measurements of each (default 3)")
+    command.add_argument("--games", nargs="+", choices=sorted({g for g, _, _ in search.ROWS}),
+                         default=sorted({g for g, _, _ in search.ROWS}), help="the rows of these games (default: all)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("states", help="seed-game states: JSON size, and copy() against a move")
     command.add_argument("--games", type=_pairs, default=5, help="random games per seed game (default 5)")
@@ -114,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if report.findings else 0
     if args.command == "startup":
         return _startup(args.against, args.runs, args.opt_levels, args.pairs, args.seconds, args.json)
+    if args.command == "search":
+        rows = [search.measure(g, v, spec, args.pairs) for g, v, spec in search.ROWS if g in args.games]
+        print(json.dumps(rows, indent=2) if args.json else search.report(rows))
+        return 0
     if args.command == "states":
         rows = [states.measure(game, players, args.games) for game, players in states.GAMES]
         print(json.dumps(rows, indent=2) if args.json else states.report(rows))

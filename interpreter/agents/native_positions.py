@@ -170,10 +170,14 @@ class NativePositions:
 
 
 class NativeSampler:
-    """Determinizations drawn on the Python engine (`Determinizer`), searched as native positions."""
+    """Determinizations drawn on the Python engine (`Determinizer`), searched as native positions; where there is
+    nothing to redraw, the real position with a fresh generator, made natively (the same draw)."""
 
     def __init__(self, determinizer: Determinizer, positions: NativePositions):
         self.determinizer, self.positions = determinizer, positions
+        self.real = positions.root(determinizer.state) if determinizer.redraws_nothing else None
 
     def sample(self, rng: Rng) -> Any:
+        if self.real is not None:
+            return self.positions.reseeded(self.real, rng)
         return self.positions.root(self.determinizer.sample(rng))

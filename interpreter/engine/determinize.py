@@ -111,6 +111,12 @@ class Determinizer:
         self._deals = [_Deal(self, group) for group in self.groups.values()]
         self._redraw = _Redraw.of(state, viewer, frozenset(kinds))
 
+    @property
+    def redraws_nothing(self) -> bool:
+        """Whether every sample is the real state with a generator drawn afresh (`rng.next64()`): the viewer
+        sees everything that could be otherwise, so there is nothing to deal or to play again."""
+        return not self._deals and self._redraw is None
+
     # ------------------------------------------------------------ hidden places
     def _slots(self, vars_: dict) -> list[Slot]:
         out: list[Slot] = []

@@ -279,3 +279,20 @@ def test_a_card_recorded_where_its_viewer_sees_neither_place_is_redrawn_with_its
     assert draws[0] == draws[1]
     assert all(v["pile"][0] == v["seen"][0][0] and v["seen"][0][0] not in v["hand"][0] for v in draws[0])
     assert len({v["pile"][0] for v in draws[0]}) > 2  # not only the two cards seat 0 held
+
+
+@pytest.mark.parametrize("name, nothing", [("connect-four", True), ("tic-tac-toe", True), ("nautilus-cards", False),
+                                           ("kuhn-poker", False)])
+def test_redraws_nothing_exactly_where_every_sample_is_the_real_state_with_a_fresh_generator(name, nothing):
+    game = load_game(name)
+    state = game.new_state(5)
+    while state.is_chance_node():
+        state.apply_chance_in_place()
+    sampler = Determinizer(state, state.current_player)
+    assert sampler.redraws_nothing is nothing
+    rng, again = Rng(9), Rng(9)
+    drawn = sampler.sample(rng)
+    if nothing:
+        assert drawn.data == dict(state.data, rng=again.next64()) and rng.state == again.state
+    else:  # something is dealt anew in some draw
+        assert any(sampler.sample(rng).data["vars"] != state.data["vars"] for _ in range(10))

@@ -222,3 +222,17 @@ def test_end_conditions_are_listed_in_a_fixed_order():
     two = simulate(TTT, 40, seed=3, workers=2)
     assert list(one.ended_by.items()) == list(two.ended_by.items())
     assert list(one.ended_by.values()) == sorted(one.ended_by.values(), reverse=True)
+
+
+def test_search_agents_count_as_agents_the_native_backend_takes():
+    """mcts and ismcts search in the module, so `native` takes them; greedy plays on the Python engine, so `native`
+    refuses it (RP670) and `auto` says why it plays on Python."""
+    from ruleplay.engine.native import NativeUnavailable
+    from ruleplay.runs.play import plays_on
+
+    game = load_game("connect-four")
+    assert plays_on(game, "native", ["mcts:iterations=5", "ismcts", "random"], judged=True).name == "native"
+    with pytest.raises(NativeUnavailable, match="greedy"):
+        plays_on(game, "native", ["mcts", "greedy"])
+    assert "greedy" in plays_on(game, "auto", ["mcts", "greedy"]).why_not
+    assert plays_on(game, "python", ["mcts"]).name == "python"

@@ -2,7 +2,8 @@
 
 `simple` holds random, first-legal-move and one-ply greedy agents; `mcts`
 and `ismcts` search (the second through determinizations, for hidden
-information).  An agent is named by a spec, `name[:option=value...]`
+information), over the Python engine's states or, on the native backend,
+the game's native module's with the same decisions (`searcher`).  An agent is named by a spec, `name[:option=value...]`
 (`spec`), the same string on the command line, in the API and in worker
 processes.  Every agent draws from its own seeded generator, so a game is a
 function of its seeds.  `human` asks a person for each move (`human`): it is

@@ -36,8 +36,7 @@ class _Node:
     def __init__(self, position: Any, rng: Rng, at: Positions):
         self.position = position
         self.children: dict[Hashable, _Node | _Draw] = {}
-        self.untried: list = [] if at.terminal(position) or at.chance(position) else at.moves(position)
-        rng.shuffle(self.untried)
+        self.untried: list = [] if at.terminal(position) or at.chance(position) else at.shuffled(position, rng)
         self.visits = 0
         self.totals = [0.0] * at.players(position)
 

@@ -87,6 +87,18 @@ class NativePositions:
             raise NativeBail("a listing")
         return self.ffi.unpack(self.legal, n)
 
+    def shuffled(self, position: Any, rng: Rng) -> list[int]:
+        cell = self.cell
+        cell[0] = rng.state
+        n = self.lib.rp_shuffled(position, cell, self.legal, len(self.legal), self.err)
+        if n > len(self.legal):
+            self.moves(position)  # a larger buffer
+            n = self.lib.rp_shuffled(position, cell, self.legal, len(self.legal), self.err)
+        if n < 0:
+            raise NativeBail("a listing")
+        rng.state = cell[0]
+        return self.ffi.unpack(self.legal, n)
+
     def apply(self, position: Any, move: int) -> Any:
         lib = self.lib
         after = self.ffi.gc(lib.rp_clone_state(position), lib.rp_free)

@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from ..engine.errors import StepLimitError
 from ..engine.moves import Move
-from ..engine.rng import Rng, seed_state
+from ..engine.rng import Rng
 from ..engine.scoring import heuristic_values
 from ..engine.state import State
 from .spec import Option

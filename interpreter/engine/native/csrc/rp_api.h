@@ -46,3 +46,4 @@ int rp_rollout(rp_state *S, uint64_t *rng, int64_t depth, int32_t heuristic, dou
                double *out, rp_error *e);
 int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e);
 int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e);
+int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e);

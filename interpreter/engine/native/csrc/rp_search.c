@@ -201,3 +201,23 @@ int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e)
     rp_ctx_done(&C);
     return n;
 }
+
+/* The legal moves of S shuffled with the agent's generator as `Rng.shuffle` shuffles a list (a search's untried
+ * moves), into `out` when they fit; the number of legal moves, or -1 after a bail. */
+int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e)
+{
+    rp_ctx C;
+    rp_ctx_init(&C, &RP_MODEL, S);
+    int64_t n = (S->legal_known || rp_state_list(S, &C)) ? S->nlegal : -1;
+    report(e, &C);
+    rp_ctx_done(&C);
+    if (n < 0 || n > cap) return n;
+    rp_memcpy(out, S->legal, (size_t)n * sizeof(int32_t));
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)rp_below(rng, (uint64_t)(i + 1));
+        int32_t kept = out[i];
+        out[i] = out[j];
+        out[j] = kept;
+    }
+    return n;
+}

@@ -200,3 +200,30 @@ def test_the_optimisation_levels_are_compiled_and_measured_apart():
     assert all(cpu > 0.1 for cpu in result["runtime_cpu"].values())  # each level compiled its own runtime
     assert all(f["module_cpu"] > 0.1 and f["playouts_per_s"] > 0 for f in row["levels"].values())
     assert "tic-tac-toe     -O0" in startup.opt_report(result)
+
+
+def test_search_rows_decide_alike_on_both_backends_and_count_the_iterations(monkeypatch, capsys):
+    from benchmarks import search
+    from benchmarks.__main__ import main
+
+    native_of(load_game("connect-four"))
+    monkeypatch.setattr(search, "ROWS", (("connect-four", None, "mcts:iterations=7"),))
+    monkeypatch.setattr(search, "POSITIONS", (2, 5))
+    assert main(["search", "--pairs", "1", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["positions"] == 4 and row["python_per_s"] > 0 and row["native_per_s"] > 0
+    states = search.positions(load_game("connect-four"))
+    python = search.decide(states, "mcts:iterations=7", "python")
+    assert python.iterations == 28 and python.moves == search.decide(states, "mcts:iterations=7", "native").moves
+
+
+def test_a_search_row_whose_backends_disagree_fails(monkeypatch):
+    from benchmarks import search
+
+    native_of(load_game("tic-tac-toe"))
+    monkeypatch.setattr(search, "POSITIONS", (1,))
+    real = search.decide
+    monkeypatch.setattr(search, "decide", lambda states, spec, backend: real(
+        states, spec.replace("iterations=5", "iterations=40") if backend == "native" else spec, backend))
+    with pytest.raises(search.Disagreement):
+        search.measure("tic-tac-toe", None, "mcts:iterations=5", 1)

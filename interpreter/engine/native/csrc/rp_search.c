@@ -34,8 +34,9 @@ static int num_cmp(rv a, rv b)
 }
 
 /* `search.evaluate`: the returns at the end; before it each seat's standing by heuristic `heuristic` (-1: none,
- * every seat 0), on `scale` (0: only the order counts), the mean over the other seats of tanh(lead / scale). */
-static int evaluate(rp_state *S, int32_t heuristic, double scale, double *out, rp_ctx *C)
+ * every seat 0), on `scale` (0: only the order counts), the mean over the other seats of tanh(lead / scale).
+ * Judged on a budget of its own (`evaluate`), as the Python engine's scoring context is. */
+static int standing(rp_state *S, int32_t heuristic, double scale, double *out, rp_ctx *C)
 {
     int64_t n = S->flow.players;
     if (S->flow.done) return rp_state_returns(S, out, C);
@@ -76,6 +77,16 @@ static int evaluate(rp_state *S, int32_t heuristic, double scale, double *out, r
     return 1;
 }
 
+static int evaluate(rp_state *S, int32_t heuristic, double scale, double *out, rp_ctx *C)
+{
+    rp_ctx J;
+    rp_ctx_init(&J, S->M, S);
+    int ok = standing(S, heuristic, scale, out, &J);
+    if (!ok) rp_bail(C, J.err, J.why, J.where);
+    rp_ctx_done(&J);
+    return ok;
+}
+
 int rp_evaluate(rp_state *S, int32_t heuristic, double scale, double *out, rp_error *e)
 {
     rp_ctx C;
@@ -108,7 +119,12 @@ static int64_t sample_chance(rp_state *S, uint64_t *rng, int64_t max_chance, rp_
     }
     double *w = malloc((size_t)n * sizeof(double));
     if (!w) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return -1; }
-    if (!rp_state_weights(S, w, C)) { free(w); return -1; }
+    rp_ctx W;   /* the weights on a budget of their own, as the Python engine weighs them */
+    rp_ctx_init(&W, S->M, S);
+    int ok = rp_state_weights(S, w, &W);
+    if (!ok) rp_bail(C, W.err, W.why, W.where);
+    rp_ctx_done(&W);
+    if (!ok) { free(w); return -1; }
     double total = rp_py_sum(w, n, S->M->sum_compensated);
     double pick = rp_random(rng);
     int64_t chosen = S->legal[n - 1];

@@ -577,7 +577,7 @@ def test_an_observation_check_may_call_the_games_functions_of_seats(tmp_path: Pa
         """)
     failure = only_failure(run_one(path))
     assert failure.startswith(f"{path}:6:13: error RP642: expected `len(seats()) == 3` to be true on the "
-                              "observation of player 0, but it is false (left side is 2)"), failure
+                              "observation of player 0, but it is false (len(seats()) = 2)"), failure
 
 
 BIG = str(2**1024 - 1)  # the largest whole number the rules make: over the largest float

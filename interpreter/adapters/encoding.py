@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.game import Game
+from ..engine.native.backend import NativeGame
+from ..engine.native.observe import ViewWriter
 
 MAX_CELLS = 1024  # items of one list kept by position; the rest count only by component
 LIMIT = 1e30  # numbers are clipped to what a float32 holds with room to spare
@@ -94,6 +96,11 @@ class Encoding:
             blocks.append(Block(name, start, width))
             start += width
         return blocks
+
+    def native_writer(self, ng: NativeGame) -> ViewWriter:
+        """A writer of this layout's vectors straight from the native states of `ng` (the same game)."""
+        cells = [self.cells[name] for name in self.per_player]
+        return ViewWriter(ng, self.size, cells, self.stages, self.symbols)
 
     def encode(self, seen: dict) -> list[float]:
         """The vector of an observation made by `State.observe(player)`."""

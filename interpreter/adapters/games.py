@@ -1,8 +1,9 @@
-"""The game an adapter wraps (a loaded `Game`, or a ruleset named by built-in name or path), and the move an
-action number names."""
+"""The game an adapter wraps (a loaded `Game`, or a ruleset named by built-in name or path), its seeds, and
+the move an action number names."""
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 from ..engine.errors import IllegalMoveError
 from ..engine.game import Game, load_game
 from ..engine.moves import Move
+from ..engine.rng import check_seed
 
 
 def resolve(game: Game | str | os.PathLike, players: int | None, variant: str | None) -> Game:
@@ -32,8 +34,8 @@ def resolve(game: Game | str | os.PathLike, players: int | None, variant: str | 
     return load_game(game, players, variant)
 
 
-def numbered_move(game: Game, action: Any, who: str) -> Move:
-    """The move numbered `action` (an int, a numpy integer) in the game's numbering, which both adapters use;
+def action_number(game: Game, action: Any, who: str) -> int:
+    """`action` (an int, a numpy integer) as an int of the game's numbering, which both adapters use;
     IllegalMoveError (RP604) for anything else, saying what `who` may give.  Whether the move is legal now is
     the state's to say, when it is applied."""
     if isinstance(action, np.integer):
@@ -41,4 +43,18 @@ def numbered_move(game: Game, action: Any, who: str) -> Move:
     size = game.num_distinct_actions
     if type(action) is not int or not 0 <= action < size:
         raise IllegalMoveError(action, f"an action of {who} is an int 0..{size - 1}", "RP604")
-    return game.index_to_move(action)
+    return action
+
+
+def numbered_move(game: Game, action: Any, who: str) -> Move:
+    """The move numbered `action` (checked as `action_number` checks it)."""
+    return game.index_to_move(action_number(game, action, who))
+
+
+def whole_seed(seed: object) -> int:
+    """`seed` as the int the engine checks: a numpy integer (numbers.Integral) is a whole number like an
+    int, and is taken as one; a bool is not a seed, and the engine refuses the rest."""
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        seed = int(seed)
+    check_seed(seed)
+    return seed  # type: ignore[return-value]  # check_seed let only an int through

@@ -27,6 +27,10 @@ Players learn about a state only through an observer, which reads
 Utilities: returns by rank lie in [-1, 1] and sum to 0; a ruleset that
 declares its own returns must say their range with `utility=(min, max,
 sum)` (sum None for a general-sum game), since the engine cannot know it.
+
+States step on the game's native module where it has one (`backend`,
+`adapters.held`); a clone copies the native state, and the observation
+tensor is written natively.
 """
 
 from __future__ import annotations
@@ -41,9 +45,11 @@ import pyspiel
 
 from ..engine.errors import IllegalMoveError, SeatError
 from ..engine.game import Game
+from ..engine.legal import CHANCE, TERMINAL
 from ..engine.state import State
 from .encoding import Encoding
-from .games import numbered_move, resolve
+from .games import action_number, numbered_move, resolve
+from .held import Handle, Stepper
 
 DEFAULT_SEEDS = 1024
 DEFAULT_HISTORY = 32
@@ -53,7 +59,7 @@ _Type = pyspiel.GameType
 
 def register(game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None, *,
              seeds: int = DEFAULT_SEEDS, history: int = DEFAULT_HISTORY,
-             utility: tuple[float, float, float | None] | None = None) -> str:
+             utility: tuple[float, float, float | None] | None = None, backend: str = "auto") -> str:
     """Register the ruleset with pyspiel; returns the short name for `pyspiel.load_game`.
 
     The name says the game, its variant and player count, and `seeds` and
@@ -61,19 +67,21 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
     game has its own; registering the same again returns the same name.  A
     different ruleset of the same game name (an edited copy) gets the name
     with `_r` and the start of its ruleset hash added, as pyspiel cannot
-    replace a game it has registered.
+    replace a game it has registered.  `backend="python"` keeps the states
+    on the Python engine (the reference), under a name ending `_python`;
+    "auto" steps them natively where the game has a native module.
     """
     game = resolve(game, players, variant)
     if type(seeds) is not int or seeds < 1:
         raise ValueError(f"seeds must be a whole number of at least 1, not {seeds!r}")
     if type(history) is not int or history < 0:
         raise ValueError(f"history must be a whole number of at least 0, not {history!r}")
-    spec = _Spec(game, seeds, history, _utility(game, utility))
+    spec = _Spec(game, seeds, history, _utility(game, utility), backend)
     known = _REGISTERED.get(spec.name)
     if known is not None and known.game.info.ruleset_hash != game.info.ruleset_hash:
         # Another ruleset under the same name (an edited copy of the game): pyspiel cannot replace the one
         # registered, and handing its name back would play the other rules, so this one is named by its hash.
-        spec = _Spec(game, seeds, history, spec.utility, tag=f"_r{game.info.ruleset_hash[:12]}")
+        spec = _Spec(game, seeds, history, spec.utility, backend, tag=f"_r{game.info.ruleset_hash[:12]}")
         known = _REGISTERED.get(spec.name)
     if known is not None:
         if known.utility != spec.utility:
@@ -106,17 +114,18 @@ class _Spec:
     """Everything fixed about one registered game: its engine game, OpenSpiel headers and encodings."""
 
     def __init__(self, game: Game, seeds: int, history: int, utility: tuple[float, float, float | None],
-                 tag: str = ""):
+                 backend: str, tag: str = ""):
         model, info = game.model, game.info
         self.game = game
         self.seeds = seeds if model.shuffles else 0
         self.history = history
         self.encoding = Encoding(game)
+        self.stepper = Stepper(game, self.encoding, backend)
         self.actions = {name: i for i, name in enumerate(model.actions)}
         self.utility = utility
         suffix = "" if info.variant is None else f"_{info.variant}"
         options = (f"_seeds{self.seeds}" if self.seeds not in (0, DEFAULT_SEEDS) else "") \
-            + (f"_history{history}" if history != DEFAULT_HISTORY else "")
+            + (f"_history{history}" if history != DEFAULT_HISTORY else "") + ("_python" if backend == "python" else "")
         self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p{options}{tag}")
         hidden = model.hidden_info or model.shuffles or any(
             p.seen_by is not None for a in model.actions.values() for p in a.params)
@@ -152,55 +161,70 @@ class RuleplayGame(pyspiel.Game):
         super().__init__(self.spec.game_type, self.spec.game_info, params or {})
 
     def new_initial_state(self) -> RuleplayState:
-        return RuleplayState(self, None if self.spec.seeds else self.spec.game.new_state(seed=0))
+        return RuleplayState(self, None if self.spec.seeds else self.spec.stepper.new(0))
 
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> Observer:
         return Observer(self.spec, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
-class _Shared:
-    """An engine state held by reference: states are values never changed in place, so a clone may share it."""
+class _Held:
+    """A state's handle (None before the seed is drawn): pyspiel clones a state with deepcopy, which copies
+    the handle (a native state is changed in place) and nothing else of the state."""
 
-    __slots__ = ("state",)
+    __slots__ = ("handle",)
 
-    def __init__(self, state: State | None):
-        self.state = state
+    def __init__(self, handle: Handle | None):
+        self.handle = handle
 
-    def __deepcopy__(self, memo: dict) -> _Shared:
-        return self
+    def __deepcopy__(self, memo: dict) -> _Held:
+        return _Held(None if self.handle is None else self.handle.clone())
 
 
 class RuleplayState(pyspiel.State):
-    """A pyspiel state around one engine state (None at the seed-drawing root)."""
+    """A pyspiel state around one engine state's handle (None at the seed-drawing root).
 
-    def __init__(self, game: RuleplayGame, state: State | None):
+    The questions every loop asks (`current_player`, `is_terminal`,
+    `is_chance_node`, `legal_actions`) are answered here from the handle,
+    as pyspiel's C++ base would answer them through `_legal_actions`, without
+    the round trip through it; moves go through pyspiel's `apply_action`,
+    which keeps the history."""
+
+    def __init__(self, game: RuleplayGame, handle: Handle | None):
         super().__init__(game)
         self._spec = game.spec
-        self._held = _Shared(state)
+        self._held = _Held(handle)
 
     @property
     def engine_state(self) -> State | None:
-        """The engine's state, or None before the seed is drawn."""
-        return self._held.state
+        """The engine's state (a copy, on the native backend), or None before the seed is drawn."""
+        handle = self._held.handle
+        return None if handle is None else handle.to_state()
 
     def current_player(self) -> int:
-        state = self._held.state
-        if state is None or state.is_chance_node():
-            return pyspiel.PlayerId.CHANCE
-        if state.is_terminal():
-            return pyspiel.PlayerId.TERMINAL
-        return state.current_player
+        """0..N-1, CHANCE (-1) or TERMINAL (-4): the engine numbers them as pyspiel does."""
+        handle = self._held.handle
+        return CHANCE if handle is None else handle.current_player()
+
+    def is_terminal(self) -> bool:
+        handle = self._held.handle
+        return handle is not None and handle.is_terminal()
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self._held.state.legal_actions())
+        return sorted(self._held.handle.legal_actions())
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """The actions of the player to move, or of `player`: none for a player who is not to move, as
-        native pyspiel games answer; pyspiel's base for Python games gives any seat the chance outcomes
-        at a chance node."""
-        if player is None:
-            return super().legal_actions()
-        return super().legal_actions(player) if player == self.current_player() else []
+        native pyspiel games answer (pyspiel's base for Python games gives any seat the chance outcomes
+        at a chance node); the chance outcomes at a chance node, none at the end."""
+        current = self.current_player()
+        if player is not None and player != current or current == TERMINAL:
+            return []
+        if current == CHANCE:
+            return [action for action, _ in self.chance_outcomes()]
+        return sorted(self._held.handle.legal_actions())
 
     def legal_actions_mask(self, player: int | None = None) -> list[int]:
         """`legal_actions(player)` as 0/1 per action (per chance outcome for chance), as native games give it."""
@@ -211,23 +235,23 @@ class RuleplayState(pyspiel.State):
                       else game.num_distinct_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        state = self._held.state
-        if state is None:
+        handle = self._held.handle
+        if handle is None:
             return [(seed, 1.0 / self._spec.seeds) for seed in range(self._spec.seeds)]
-        outcomes = state.chance_outcomes()
-        if outcomes is None:
-            raise ValueError(f"{state!r}: the chance node has more than {state.game.max_chance_outcomes} outcomes, "
-                             f"too many to list explicitly")
-        return sorted((state.game.move_to_index(m), p) for m, p in outcomes)
+        outcomes = handle.chance_outcomes()
+        if not outcomes:
+            raise ValueError(f"{handle.to_state()!r}: the chance node has more than "
+                             f"{self._spec.game.max_chance_outcomes} outcomes, too many to list explicitly")
+        return sorted(outcomes)
 
     def _apply_action(self, action: int) -> None:
         """The state after `action`, which must be one the node lists (a legal move, a chance outcome): the
-        root's seed or `State.apply` refuses anything else with IllegalMoveError, the state unchanged."""
-        state, game = self._held.state, self._spec.game
-        if state is None:
-            self._held = _Shared(game.new_state(seed=self._seed(action)))
+        root's seed or the step refuses anything else with IllegalMoveError, the state unchanged."""
+        handle = self._held.handle
+        if handle is None:
+            self._held = _Held(self._spec.stepper.new(self._seed(action)))
         else:
-            self._held = _Shared(state.apply(numbered_move(game, action, self._who())))
+            handle.apply_action(action_number(self._spec.game, action, self._who()))
 
     def _seed(self, action: int) -> int:
         """The seed the root's outcome `action` draws: one of the `seeds` it lists, nothing else."""
@@ -242,7 +266,7 @@ class RuleplayState(pyspiel.State):
         return "chance" if player == pyspiel.PlayerId.CHANCE else f"player {player}"
 
     def _action_to_string(self, player: int, action: int) -> str:
-        state, game = self._held.state, self._spec.game
+        state, game = self.engine_state, self._spec.game
         players = game.model.players
         if player != pyspiel.PlayerId.CHANCE and not 0 <= player < players:
             raise SeatError(f"player {player} is neither a seat of this game (0..{players - 1}) nor chance "
@@ -254,23 +278,13 @@ class RuleplayState(pyspiel.State):
             return str(move)
         return state.move_view(move, player)
 
-    def serialize(self) -> str:
-        """Not yet: pyspiel would pickle the engine state, whose compiled rules do not pickle."""
-        raise NotImplementedError("a ruleplay state cannot be serialized through OpenSpiel yet: keep the engine's "
-                                  "own state instead (state.engine_state.dumps(), read back with "
-                                  "Game.state_from_json)")
-
-    def is_terminal(self) -> bool:
-        state = self._held.state
-        return state is not None and state.is_terminal()
-
     def returns(self) -> list[float]:
-        state = self._held.state
-        return [0.0] * self._spec.game.model.players if state is None else state.returns()
+        handle = self._held.handle
+        return [0.0] * self._spec.game.model.players if handle is None else handle.returns()
 
     def __str__(self) -> str:
         """The state's data as JSON: two states print alike exactly when they are equal."""
-        state = self._held.state
+        state = self.engine_state
         if state is None:
             return "seed: not drawn yet"
         return json.dumps(state.data, sort_keys=True, separators=(",", ":"))
@@ -305,12 +319,12 @@ class Observer:
 
     def set_from(self, state: RuleplayState, player: int) -> None:
         self.tensor.fill(0.0)
-        engine = state.engine_state
-        if engine is None:
+        handle = state._held.handle
+        if handle is None:
             return
-        self.dict["observation"][:] = self.spec.encoding.encode(engine.observe(player))
+        self.spec.stepper.observe_into(handle, player, self.dict["observation"])
         if self.perfect_recall and self.spec.history:
-            self._history(engine, player)
+            self._history(handle.to_state(), player)
 
     def _history(self, engine: State, player: int) -> None:
         game, rows = self.spec.game, self.dict["history"]

@@ -17,11 +17,14 @@ there is no truncation.
 
 `ansi` renders the text picture of `State.render()` (the all-seeing view of
 a spectator, as a board game on a table); `human` prints it.
+
+`backend="auto"` steps the game on its native module where it has one, and
+writes the observation vectors and masks there too (`adapters.held`);
+"python" keeps the Python engine, the reference the native path equals.
 """
 
 from __future__ import annotations
 
-import numbers
 import os
 import random
 from typing import Any
@@ -32,28 +35,19 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine.game import Game
-from ..engine.rng import check_seed
 from ..engine.state import State
 from .encoding import Encoding
-from .games import numbered_move, resolve
+from .games import action_number, resolve, whole_seed
+from .held import Handle, Stepper
 
 RENDER_MODES = ("ansi", "human")
-
-
-def _whole_seed(seed: object) -> int:
-    """`seed` as the int the engine checks: a numpy integer (numbers.Integral) is a whole number like an
-    int, and is taken as one; a bool is not a seed, and the engine refuses the rest."""
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        seed = int(seed)
-    check_seed(seed)
-    return seed  # type: ignore[return-value]  # check_seed let only an int through
 
 
 class raw_env(AECEnv):
     """The unwrapped environment; `env()` adds PettingZoo's order and bounds checks."""
 
     def __init__(self, game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, backend: str = "auto"):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode {render_mode!r} is not one of {', '.join(RENDER_MODES)} (or None)")
@@ -64,6 +58,7 @@ class raw_env(AECEnv):
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"ruleplay-{info.name}{suffix}-{info.players}p",
                          "is_parallelizable": False}
         self.encoding = Encoding(self.game)
+        self.stepper = Stepper(self.game, self.encoding, backend)
         self.possible_agents = [f"player_{p}" for p in range(info.players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         actions = info.num_distinct_actions
@@ -73,7 +68,20 @@ class raw_env(AECEnv):
             "action_mask": spaces.Box(0, 1, (actions,), np.int8),
         }) for a in self.possible_agents}
         self._seeds = random.Random()  # reset(seed=…) replaces it; unseeded resets draw from the OS
-        self.game_state: State | None = None
+        self._held: Handle | None = None
+
+    @property
+    def game_state(self) -> State | None:
+        """The whole state of the game in play (hidden parts included), or None before the first reset.
+
+        On the native backend this is a `State` made from the native one: a
+        copy, which the environment does not change as play goes on."""
+        return None if self._held is None else self._held.to_state()
+
+    @game_state.setter
+    def game_state(self, state: State) -> None:
+        """Play on from `state` (a position set up by hand or saved), as the game's own state."""
+        self._held = self.stepper.of(state)
 
     def observation_space(self, agent: str) -> spaces.Space:
         self._seat_of(agent)  # any other name is a ValueError naming the agents
@@ -99,31 +107,32 @@ class raw_env(AECEnv):
         for 1, True for 1 and any text, each silently a game.
         """
         if seed is not None:
-            self._seeds = random.Random(_whole_seed(seed))
-        self.game_state = self._settle(self.game.new_state(seed=self._seeds.getrandbits(63)))
+            self._seeds = random.Random(whole_seed(seed))
+        self._held = self.stepper.settle(self.stepper.new(self._seeds.getrandbits(63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self._to_move(self.game_state, 0)]
+        self.agent_selection = self.possible_agents[self._to_move(0)]
         self._finish_if_over(self.possible_agents[0])
         self._accumulate_rewards()  # a game over from the start pays out at once
 
     def step(self, action: int | None) -> None:
-        if self.game_state is None:
+        held = self._held
+        if held is None:
             raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.game_state
-        move = numbered_move(self.game, action, agent)  # `apply` refuses it with the rules' reason if not legal now
+        # an illegal action raises the rules' reason, changing nothing
+        held.apply_action(action_number(self.game, action, agent))
+        self.stepper.settle(held)
         self._cumulative_rewards[agent] = 0.0
-        self.game_state = self._settle(state.apply(move, self._seat[agent]))
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.agent_selection = self.possible_agents[self._to_move(self.game_state, self._seat[agent])]
+        self.agent_selection = self.possible_agents[self._to_move(self._seat[agent])]
         self._finish_if_over(agent)
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -131,39 +140,34 @@ class raw_env(AECEnv):
 
     def _finish_if_over(self, last: str) -> None:
         """At the end every agent is terminated with its return as reward; the next turn goes round from `last`."""
-        if not self.game_state.is_terminal():
+        if not self._held.is_terminal():
             return
-        returns = self.game_state.returns()
+        returns = self._held.returns()
         self.rewards = {a: float(returns[self._seat[a]]) for a in self.agents}
         self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[(self._seat[last] + 1) % len(self.possible_agents)]
 
-    @staticmethod
-    def _settle(state: State) -> State:
-        """Play every chance node from the state's own seeded generator, up to a seat's turn or the end."""
-        while state.is_chance_node():
-            state = state.apply_chance()
-        return state
-
-    @staticmethod
-    def _to_move(state: State, default: int) -> int:
-        return state.current_player if not state.is_terminal() else default
+    def _to_move(self, default: int) -> int:
+        held = self._held
+        return default if held.is_terminal() else held.current_player()
 
     # -------------------------------------------------------- observations
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self.game_state is None:
+        held = self._held
+        if held is None:
             raise RuntimeError("call reset() before observe()")
         seat = self._seat_of(agent)
-        vector = np.asarray(self.encoding.encode(self.game_state.observe(seat)), dtype=np.float32)
+        vector = np.empty(self.encoding.size, dtype=np.float32)
+        self.stepper.observe_into(held, seat, vector)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
-        if not self.game_state.is_terminal() and self.game_state.current_player == seat:
-            mask[self.game_state.legal_actions()] = 1
+        if not held.is_terminal() and held.current_player() == seat:
+            mask[held.legal_actions()] = 1
         return {"observation": vector, "action_mask": mask}
 
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        text = self.game_state.render() if self.game_state is not None else f"{self.game.info.title}: call reset() first"
+        text = self._held.to_state().render() if self._held is not None else f"{self.game.info.title}: call reset() first"
         if self.render_mode == "human":
             print(text)
             return None
@@ -174,8 +178,8 @@ class raw_env(AECEnv):
 
 
 def env(game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None,
-        render_mode: str | None = None) -> AECEnv:
+        render_mode: str | None = None, backend: str = "auto") -> AECEnv:
     """The environment wrapped in PettingZoo's checks: actions in bounds, reset before step."""
-    wrapped: AECEnv = raw_env(game, players, variant, render_mode)
+    wrapped: AECEnv = raw_env(game, players, variant, render_mode, backend)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

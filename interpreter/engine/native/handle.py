@@ -99,6 +99,12 @@ class NativeState:
         return other
 
     # ------------------------------------------------------------ questions
+    @property
+    def native(self) -> Any:
+        """The module's own state (a cffi pointer) to hand to the module, or None while the Python engine
+        holds this one (after a step only it could make)."""
+        return self._ptr if self._py is None else None
+
     def current_player(self) -> int:
         player = self._player
         if player is not None:
@@ -133,7 +139,16 @@ class NativeState:
         return self.ng.ffi.unpack(buf, n)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """[(action, probability)] at a chance node, as `State.chance_outcomes` gives them."""
+        """[(action, probability)] at a chance node, as `State.chance_outcomes` gives them ([] where it gives
+        None: too many outcomes to list); the weights are worked out natively where the module can."""
+        if self._py is None and self.is_chance_node():
+            actions = self.legal_actions()
+            if len(actions) > self.ng.game.max_chance_outcomes:
+                return []
+            weights = self.ng.ffi.new("double[]", max(len(actions), 1))
+            if self._lib.rp_weights(self._ptr, weights, self._err):
+                total = sum(weights[i] for i in range(len(actions)))
+                return [(a, weights[i] / total) for i, a in enumerate(actions)]
         state = self.to_state() if self._py is None else self._py
         outcomes = state.chance_outcomes()
         if outcomes is None:

@@ -25,6 +25,7 @@ from ..model import Action, GameModel
 from .cdata import MISSING, Constants, NotLowered, Texts, encode, int_literal
 from .cfunc import CFunc, Val
 from .lower_effects import Lowering
+from .lower_observe import seen_table
 
 GENERATOR_VERSION = "1"
 MAX_PARAMS = 64  # parameters of one action the runtime binds (rp_engine.c)
@@ -128,6 +129,7 @@ class _ModuleWriter:
         returns = self.site(("scoring", "returns"), "rv", ("p",)) if m.returns is not None else "NULL"
         heuristics = [self._heuristic(name) for name in m.heuristics]
         self.tables.append(self._array("static const rp_expr_fn HEURISTICS", heuristics))
+        self.tables.append(seen_table(self))  # what each seat may see (lower_observe.py)
         statics = self._statics()
         model = {
             "players": m.players, "nvars": len(m.vars), "nphases": len(m.phase_order), "nactions": len(m.actions),

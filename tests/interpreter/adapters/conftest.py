@@ -8,9 +8,15 @@ marked slow.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from ruleplay import load_game
 from ruleplay.engine.loader import builtin_games
+
+# `native_support`: a game's native module, or a skip where none can be built (failed under CI)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "native"))
 
 FAST = {("tic-tac-toe", 2, None), ("connect-four", 2, None), ("kuhn-poker", 2, None), ("nautilus-cards", 2, None)}
 

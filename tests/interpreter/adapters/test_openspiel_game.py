@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel adapter needs the `rl` extra")
@@ -230,3 +232,29 @@ def test_serializing_a_state_is_a_clear_error():
     assert str(err.value) == ("a ruleplay state cannot be serialized through OpenSpiel yet: keep the engine's own "
                               "state instead (state.engine_state.dumps(), read back with Game.state_from_json)")
     assert str(state.clone()) == str(state)  # cloning, which pyspiel does by deepcopy, is unaffected
+def test_the_native_and_python_backends_play_alike(config):
+    """Along random paths, both backends' states answer alike: actions, strings, tensors and returns."""
+    name, players, variant = config
+    kwargs = {"seeds": 16} | (KUHN if name == "kuhn-poker" else {})
+    native, python = (_load(name, players, variant, backend=b, **kwargs) for b in ("native", "python"))
+    assert native.get_type().short_name + "_python" == python.get_type().short_name
+    rnd = random.Random(1)
+    for _ in range(2):
+        ours, theirs = native.new_initial_state(), python.new_initial_state()
+        while True:
+            assert str(ours) == str(theirs) and ours.returns() == theirs.returns()
+            assert ours.current_player() == theirs.current_player() and ours.legal_actions() == theirs.legal_actions()
+            if ours.is_terminal():
+                break
+            if ours.is_chance_node():
+                assert ours.chance_outcomes() == theirs.chance_outcomes()
+            else:
+                seat = ours.current_player()
+                assert ours.observation_tensor(seat) == theirs.observation_tensor(seat)
+                assert ours.information_state_string(seat) == theirs.information_state_string(seat)
+                assert [ours.action_to_string(seat, a) for a in ours.legal_actions()] == \
+                    [theirs.action_to_string(seat, a) for a in theirs.legal_actions()]
+            action = rnd.choice(ours.legal_actions())
+            child = ours.child(action)  # a clone: the parent stays as it was
+            assert str(ours) == str(theirs)
+            ours, theirs = child, theirs.child(action)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 pytest.importorskip("pettingzoo", reason="the PettingZoo adapter needs the `rl` extra")
@@ -173,3 +175,40 @@ def test_a_bad_player_count_is_the_loaders_error():
     from ruleplay import RulesetError
     with pytest.raises(RulesetError, match="players"):
         raw_env("tic-tac-toe", players=5)
+
+
+def test_the_native_and_python_backends_play_alike(config):
+    """The same seed and the same actions give the same observations, masks, rewards and states on both."""
+    name, players, variant = config
+    native, python = (raw_env(name, players, variant, backend=b) for b in ("native", "python"))
+    rnd = random.Random(0)
+    for seed in (0, 1):
+        native.reset(seed=seed)
+        python.reset(seed=seed)
+        for agent in python.agent_iter():
+            assert native.agent_selection == agent
+            seen = [e.last() for e in (native, python)]
+            for key in ("observation", "action_mask"):
+                assert np.array_equal(seen[0][0][key], seen[1][0][key])
+            assert seen[0][1:] == seen[1][1:]  # reward, termination, truncation, info
+            assert native.game_state.dumps() == python.game_state.dumps()
+            action = None if seen[1][2] else rnd.choice(np.flatnonzero(seen[1][0]["action_mask"]).tolist())
+            native.step(action)
+            python.step(action)
+        assert native.agents == [] and native.rewards == python.rewards
+
+
+def test_the_python_backend_passes_the_api_test():
+    api_test(env("kuhn-poker", backend="python"), num_cycles=CYCLES)
+
+
+def test_an_illegal_action_on_the_native_backend_changes_nothing():
+    e = raw_env("tic-tac-toe", backend="native")
+    e.reset(seed=0)
+    e.step(4)
+    before = e.game_state
+    with pytest.raises(IllegalMoveError, match=r"place\(4\).*already marked.*TT-2\.2"):
+        e.step(4)
+    assert e.game_state == before and e.agent_selection == "player_1"
+    e.step(0)
+    assert e.game_state.history[-1] == e.game.index_to_move(0)

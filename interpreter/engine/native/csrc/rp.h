@@ -715,4 +715,16 @@ void rp_state_free(rp_state *S);
 void rp_ctx_init(rp_ctx *C, const rp_model *M, rp_state *S);
 void rp_ctx_done(rp_ctx *C);
 
+/* ------------------------------------------------------------------ what a seat sees (rp_observe.c) */
+/* Each state variable's visibility, and its `visible_if` and `back` lowered from the ruleset (item, index,
+ * viewer and owner in A[0..3]), in the model's order: the module's table RP_SEEN_VARS (lower_observe.py). */
+enum { SEEN_PUBLIC = 0, SEEN_OWNER = 1, SEEN_HIDDEN = 2 };
+typedef struct rp_seen_var {
+    int32_t visibility;
+    int32_t lowered;          /* 0: its visible_if or back is not in the module: views are left to Python */
+    rp_test_fn visible_if;    /* or NULL */
+    rp_expr_fn back;          /* or NULL */
+} rp_seen_var;
+extern const rp_seen_var RP_SEEN_VARS[];
+
 #endif

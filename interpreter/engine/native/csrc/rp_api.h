@@ -47,3 +47,17 @@ int rp_rollout(rp_state *S, uint64_t *rng, int64_t depth, int32_t heuristic, dou
 int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e);
 int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e);
 int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e);
+/* ---- the adapters' observation vector, written natively (rp_observe.c; adapters/encoding.py's layout) ---- */
+typedef struct rp_layout {
+    int64_t size;                   /* numbers in one vector */
+    const int32_t *cells;           /* per state variable: its first items kept by position */
+    const int32_t *phase_stages;    /* per phase: where its stages start in stage_slot */
+    const int32_t *stage_slot;      /* per stage of each phase: its place among every stage name, sorted */
+    int32_t nstages;                /* the stage names of all phases */
+    int64_t text_hidden;            /* the text id of "hidden" (a masked value is a map of that one key) */
+    int64_t nsymbols;               /* symbol_of_text's length */
+    const int32_t *symbol_of_text;  /* text id -> its place among the game's symbols (from 1), 0 for none */
+} rp_layout;
+int rp_views_lowered(void);
+int64_t rp_text_id(const char *bytes, int64_t n);
+int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e);

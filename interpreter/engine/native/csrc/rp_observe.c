@@ -1,0 +1,235 @@
+/* One seat's observation vector, written natively: the layout of adapters/encoding.py (docs/adapters.md),
+ * number for number, from what `engine/observe.py` shows that seat.
+ *
+ * A variable is shown as `observe` shows it: masked as a whole for a seat that may not see it (a hidden
+ * variable, another seat's entry of an `owner` one), else item by item through its `visible_if` and `back`
+ * (lowered from the ruleset into RP_SEEN_VARS), with one work budget for the whole view as Python has.  The
+ * view is never built as a value: each entry is written as it is walked.  Anything this cannot write exactly
+ * as the Python encoding does (a rule error or a limit in `visible_if`, a per-player variable that is not one
+ * entry per seat, values nested past OBS_DEPTH) stops with a bail code, and the caller encodes that view in
+ * Python, which raises the rule error with its own message. */
+#include "rp.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "rp_api.h"
+
+extern rp_model RP_MODEL;
+
+#define ATOM 4
+#define OBS_LIMIT 1e30      /* numbers are clipped to what a float32 holds with room to spare */
+#define OBS_DEPTH 1000      /* values nested deeper are counted by Python (which walks them with a stack) */
+
+static int views_lowered = -1;
+
+/* Whether every variable's `visible_if` and `back` are in the module (else views are Python's). */
+int rp_views_lowered(void)
+{
+    if (views_lowered < 0) {
+        views_lowered = 1;
+        for (int32_t i = 0; i < RP_MODEL.nvars; i++) views_lowered &= RP_SEEN_VARS[i].lowered != 0;
+    }
+    return views_lowered;
+}
+
+/* The id of a text (interned when the module has none yet): symbols named by Python find their ids. */
+int64_t rp_text_id(const char *bytes, int64_t n)
+{
+    rp_ctx C;
+    rp_ctx_init(&C, &RP_MODEL, NULL);
+    int64_t id = rp_intern(&C, bytes, n);
+    rp_ctx_done(&C);
+    return id;
+}
+
+/* `_number` of encoding.py: NaN is 0, the rest clipped to +-OBS_LIMIT. */
+static double clipped(double x)
+{
+    if (isnan(x)) return 0.0;
+    return x > OBS_LIMIT ? OBS_LIMIT : x < -OBS_LIMIT ? -OBS_LIMIT : x;
+}
+
+/* The atom [known, hidden, number, symbol] of a value the viewer sees. */
+static void atom(float *out, rv v, const rp_layout *L)
+{
+    switch (v.t) {
+    case T_NULL: return;
+    case T_BOOL: out[0] = 1.0f; out[2] = v.u.i ? 1.0f : 0.0f; return;
+    case T_INT: out[0] = 1.0f; out[2] = (float)clipped((double)v.u.i); return;
+    case T_FLT: out[0] = 1.0f; out[2] = (float)clipped(v.u.f); return;
+    case T_STR: out[0] = 1.0f; out[3] = v.u.i < L->nsymbols ? (float)L->symbol_of_text[v.u.i] : 0.0f; return;
+    case T_LIST: out[0] = 1.0f; out[2] = (float)v.u.l->len; return;
+    default: out[0] = 1.0f; out[2] = (float)v.u.m->len; return;
+    }
+}
+
+static void count_text(float *counts, int64_t id)
+{
+    const rp_model *M = &RP_MODEL;
+    if (id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) counts[M->component_of_text[id]] += 1.0f;
+}
+
+/* How many times each component's id occurs in `v`: list items, map keys and values, at any depth. */
+static int count_components(rp_ctx *C, float *counts, rv v, int32_t depth)
+{
+    if (v.t == T_STR) { count_text(counts, v.u.i); return 1; }
+    if (!rv_is_container(v)) return 1;
+    if (depth >= OBS_DEPTH) { rp_bail(C, RP_BAIL_NATIVE, "a value nested too deep to observe natively", -1); return 0; }
+    if (v.t == T_LIST) {
+        for (int64_t i = 0; i < v.u.l->len; i++)
+            if (!count_components(C, counts, v.u.l->items[i], depth + 1)) return 0;
+        return 1;
+    }
+    for (int64_t i = 0; i < v.u.m->len; i++) {
+        count_text(counts, v.u.m->keys[i]);
+        if (!count_components(C, counts, v.u.m->vals[i], depth + 1)) return 0;
+    }
+    return 1;
+}
+
+/* What `observe` leaves of a value the viewer may not see, {"hidden": true or a length}: read from `v`,
+ * which is such a map exactly when a maskable variable's entry is taken for a masked one (encoding.py). */
+static int looks_masked(rv v, const rp_layout *L, double *n)
+{
+    if (v.t != T_MAP || v.u.m->len != 1 || v.u.m->keys[0] != L->text_hidden) return 0;
+    rv h = v.u.m->vals[0];
+    if (h.t == T_BOOL && h.u.i) { *n = 1.0; return 1; }
+    if (h.t == T_INT && h.u.i >= 0) { *n = (double)h.u.i; return 1; }
+    return 0;
+}
+
+/* An entry the viewer is shown as `v` (the value itself, or what `visible_if` left of a value that is no
+ * list): its atom, its component counts and its first `cells` items. */
+static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cells, float *out)
+{
+    double n;
+    if (maskable && looks_masked(v, L, &n)) {
+        out[1] = 1.0f;
+        out[2] = (float)clipped(n);
+        return 1;
+    }
+    atom(out, v, L);
+    if (!count_components(C, out + ATOM, v, 0)) return 0;
+    if (v.t == T_LIST) {
+        float *items = out + ATOM + RP_MODEL.ncomponents;
+        int64_t kept = v.u.l->len < cells ? v.u.l->len : cells;
+        for (int64_t i = 0; i < kept; i++) atom(items + ATOM * i, v.u.l->items[i], L);
+    }
+    return 1;
+}
+
+/* `item` as the viewer sees it: itself when `visible_if` holds, else its `back` (a new reference) or null. */
+static int seen_item(rp_ctx *C, const rp_seen_var *V, rv item, rv index, int32_t viewer, int32_t owner, rv *out,
+                     int *owned)
+{
+    rv A[4] = {item, index, rv_int(viewer), owner >= 0 ? rv_int(owner) : rv_null()};
+    int visible = V->visible_if(C, A);
+    if (C->err) return 0;
+    *owned = 0;
+    *out = item;
+    if (visible) return 1;
+    *out = rv_null();
+    if (V->back) {
+        *out = V->back(C, A);
+        if (C->err) return 0;
+        *owned = 1;
+    }
+    return 1;
+}
+
+/* One variable's entry (a per-player variable's entry of seat `owner`; -1 for one that is not per player). */
+static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t viewer, int32_t owner, float *out)
+{
+    const rp_seen_var *V = &RP_SEEN_VARS[var];
+    int64_t cells = L->cells[var];
+    int maskable = V->visibility != SEEN_PUBLIC;
+    if (V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer)) {
+        out[1] = 1.0f;   /* masked: only a list's length is left */
+        out[2] = value.t == T_LIST ? (float)value.u.l->len : 1.0f;
+        return 1;
+    }
+    if (!V->visible_if) return shown(C, L, maskable, value, cells, out);
+    rv seen;
+    int owned;
+    if (value.t != T_LIST) {   /* one item, with `index` null */
+        if (!seen_item(C, V, value, rv_null(), viewer, owner, &seen, &owned)) return 0;
+        int ok = shown(C, L, maskable, seen, cells, out);
+        if (owned) rv_drop(seen);
+        return ok;
+    }
+    /* A list, item by item: the list's atom and length stay; each item is counted and kept as it is seen. */
+    const rp_list *l = value.u.l;
+    atom(out, value, L);
+    float *items = out + ATOM + RP_MODEL.ncomponents;
+    int ok = 1;
+    for (int64_t i = 0; ok && i < l->len; i++) {
+        ok = seen_item(C, V, l->items[i], rv_int(i), viewer, owner, &seen, &owned);
+        if (!ok) break;
+        ok = count_components(C, out + ATOM, seen, 0);
+        if (ok && i < cells) atom(items + ATOM * i, seen, L);
+        if (owned) rv_drop(seen);
+    }
+    return ok;
+}
+
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out);
+
+/* The numbers a vector of layout L holds for this module's game (encoding.py's Encoding.size). */
+static int64_t layout_size(const rp_model *M, const rp_layout *L)
+{
+    int64_t n = M->players, size = 2 * n + 2 + M->nphases + L->nstages + 2;
+    for (int32_t i = 0; i < M->nvars; i++)
+        size += (ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i]) * (M->vars[i].per_player ? n : 1);
+    return size;
+}
+
+/* Seat `seat`'s observation of S into `out` (L->size numbers): 1, or 0 with the bail in `e`. */
+int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e)
+{
+    const rp_model *M = S->M;
+    int64_t n = M->players;
+    rp_ctx C;
+    rp_ctx_init(&C, M, S);
+    memset(out, 0, (size_t)L->size * sizeof(float));
+    if (!rp_views_lowered()) rp_bail(&C, RP_BAIL_NATIVE, "a visible_if or back the module does not hold", -1);
+    else if (layout_size(M, L) != L->size) rp_bail(&C, RP_BAIL_NATIVE, "a layout made for another game", -1);
+    else if (seat < 0 || seat >= n) rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
+    else write_view(&C, S, L, seat, out);
+    if (e) { e->code = C.err; e->why = C.why ? C.why : ""; e->where = C.where; }
+    rp_ctx_done(&C);
+    return C.err == RP_OK;
+}
+
+/* The vector itself (rp_observe checked the seat). */
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out)
+{
+    const rp_model *M = S->M;
+    int64_t n = M->players, at;
+    out[seat] = 1.0f;
+    int64_t current = S->flow.player;
+    out[n + (current >= 0 && current < n ? current : S->flow.done ? n + 1 : n)] = 1.0f;
+    at = 2 * n + 2;
+    out[at + S->flow.phase] = 1.0f;
+    at += M->nphases;
+    out[at + (S->flow.stage >= 0 ? L->stage_slot[L->phase_stages[S->flow.phase] + S->flow.stage] : L->nstages)] = 1.0f;
+    at += L->nstages + 1;
+    out[at++] = (float)clipped((double)S->flow.round);
+    for (int32_t i = 0; i < M->nvars && !C->err; i++) {
+        int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
+        rv value = S->vars[i];
+        if (!M->vars[i].per_player) {
+            entry(C, L, i, value, seat, -1, out + at);
+            at += width;
+            continue;
+        }
+        if (value.t != T_LIST || value.u.l->len != n) {
+            rp_bail(C, RP_BAIL_NATIVE, "a per-player variable that is not one entry per seat", -1);
+            return;
+        }
+        for (int32_t q = 0; q < n && !C->err; q++) {
+            entry(C, L, i, value.u.l->items[q], seat, q, out + at);
+            at += width;
+        }
+    }
+}

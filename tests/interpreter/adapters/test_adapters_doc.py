@@ -19,7 +19,7 @@ EXAMPLES = [b for b in read_blocks(DOC) if b.lang == "python"]
 
 
 def test_the_page_has_examples():
-    assert len(EXAMPLES) == 2
+    assert len(EXAMPLES) == 3
 
 
 @pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: f"line-{b.line}")

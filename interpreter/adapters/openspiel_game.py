@@ -25,8 +25,9 @@ Players learn about a state only through an observer, which reads
   masked), one-hot action name]`.
 
 Utilities: returns by rank lie in [-1, 1] and sum to 0; a ruleset that
-declares its own returns must say their range with `utility=(min, max,
-sum)` (sum None for a general-sum game), since the engine cannot know it.
+declares its own returns says their range in `scoring.returns_range`, or
+the caller with `utility=(min, max, sum)` (sum None for a general-sum
+game), since the engine cannot know it.
 
 States step on the game's native module where it has one (`backend`,
 `adapters.held`); a clone copies the native state, and the observation
@@ -99,10 +100,13 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
 
 def _utility(game: Game, utility: tuple | None) -> tuple[float, float, float | None]:
     if utility is None:
+        if game.model.returns_range is not None:
+            return game.model.returns_range
         if game.info.utility == "declared":
-            raise ValueError(f"{game.name} declares its own returns (scoring.returns), whose range the engine "
-                             f"cannot know: pass utility=(min, max, sum), e.g. utility=(-2, 2, 0), with sum None "
-                             f"for a general-sum game")
+            raise ValueError(f"{game.name} declares its own returns (scoring.returns) but not their range: add "
+                             f"`returns_range: {{min: …, max: …, sum: …}}` to its scoring (`ruleplay validate "
+                             f"--smoke` checks it), or pass utility=(min, max, sum), e.g. utility=(-2, 2, 0), with "
+                             f"sum None for a general-sum game")
         return (-1.0, 1.0, 0.0) if game.model.players > 1 else (0.0, 0.0, 0.0)
     if not (isinstance(utility, tuple) and len(utility) == 3 and all(isinstance(u, (int, float)) for u in utility[:2])
             and utility[0] <= utility[1] and (utility[2] is None or isinstance(utility[2], (int, float)))):

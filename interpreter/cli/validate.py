@@ -15,6 +15,7 @@ from .output import echo, echo_failures, emit_json, reports_errors, terminal_saf
 
 # A smoke test is a check, not an experiment: a bound no real check reaches, and a typo's extra zeros do.
 MAX_SMOKE_GAMES = 10**6
+SUM_TOLERANCE = 1e-9  # returns that add up to `sum` but for float rounding, relative to their size
 
 
 def _validate_one(target: str, players: int | None, variant: str | None, smoke: int, seed: int,
@@ -23,7 +24,7 @@ def _validate_one(target: str, players: int | None, variant: str | None, smoke: 
     from ..runs.simulate import GameSpec, simulate
 
     entry: dict[str, Any] = {"target": target, "variant": variant, "ok": True, "diagnostics": [], "smoke": None,
-                             "native": None}
+                             "native": None, "returns_range": None}
     try:
         game = load_noting_files(target, players, variant)  # one target's wrong --variant is its result
     except RulesetError as err:
@@ -32,14 +33,32 @@ def _validate_one(target: str, players: int | None, variant: str | None, smoke: 
         return entry, ()
     entry["diagnostics"] = game.model.diagnostics
     if smoke:
-        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"], keep_outcomes=native)
+        ranged = game.model.returns_range is not None
+        report = simulate(GameSpec(target, players, variant), smoke, seed, ["random"], keep_outcomes=native or ranged)
         entry["smoke"] = report
         entry["ok"] = not report.failed
+        if ranged:
+            entry["returns_range"] = _range_check(game.model.returns_range, report.outcomes)
+            entry["ok"] = entry["ok"] and not entry["returns_range"]["outside"]
     if native:
         entry["native"] = _native_check(game, GameSpec(target, players, variant, backend="native"), smoke, seed,
                                         entry["smoke"])
         entry["ok"] = entry["ok"] and entry["native"]["agrees"] is not False
     return entry, game.info.variants
+
+
+def _range_check(declared: tuple[float, float, float | None], outcomes: list) -> dict:
+    """The smoke games whose returns at the end leave `scoring.returns_range` (RP506): below min, above max,
+    or (with a sum) adding up to another sum."""
+    low, high, total = declared
+    outside = []
+    for outcome in sorted(outcomes, key=lambda o: o.index):
+        returns = list(outcome.returns)
+        size = max([1.0, abs(total or 0.0)] + [abs(r) for r in returns])
+        if any(not low <= r <= high for r in returns) or (
+                total is not None and abs(sum(returns) - total) > SUM_TOLERANCE * size):
+            outside.append({"game": outcome.index, "returns": returns})
+    return {"min": low, "max": high, "sum": total, "games": len(outcomes), "outside": outside}
 
 
 def _native_check(game: Any, spec: Any, smoke: int, seed: int, python: Any) -> dict:
@@ -127,6 +146,7 @@ def _print_validation(entry: dict, players: int | None) -> None:
              f"mean length {report.mean_length:.1f} moves")
         echo_failures(report.errors, report.failed, "  smoke ", err=False,
                       replay=replay_command(entry["target"], entry["variant"], players, report.agents))
+    _print_range(entry["returns_range"])
     native = entry["native"]
     if native is not None:
         if native["builds"]:
@@ -140,3 +160,17 @@ def _print_validation(entry: dict, players: int | None) -> None:
             at = f" ({why['at']})" if why["at"] else ""
             echo(terminal_safe(f"  native: heuristic {name} judges positions (compare, analyze) on the Python "
                                f"engine: {why['reason']}{at}"))
+
+
+def _print_range(found: dict | None) -> None:
+    if found is None:
+        return
+    total = "" if found["sum"] is None else f", summing to {found['sum']:g}"
+    declared = f"[{found['min']:g}, {found['max']:g}]{total}"
+    if not found["outside"]:
+        echo(f"  returns: every smoke game ended with returns in scoring.returns_range {declared}")
+        return
+    first = found["outside"][0]
+    echo(terminal_safe(f"  returns: error RP506: {len(found['outside'])} of {found['games']} smoke games ended with "
+                       f"returns outside scoring.returns_range {declared}: game {first['game']} with "
+                       f"{first['returns']}; widen the range, or correct `returns`"))

@@ -255,6 +255,8 @@ class GameModel:
     state_graphs: dict[str, Fn] = field(default_factory=dict)  # graphs whose edges are computed from a state
     heuristics: dict[str, Fn] = field(default_factory=dict)  # named estimates of how well `seat` stands
     heuristic_scales: dict[str, float] = field(default_factory=dict)  # the lead counted as most of a win
+    # `scoring.returns_range`: (min, max, sum or None) the declared returns keep to at every end, or None
+    returns_range: tuple[float, float, float | None] | None = None
     # The state variables some effect of play (an action, hook, trigger or procedure) can change; a move
     # copies only these and shares the others with the state it was made from. None: unknown, copy all.
     written_vars: frozenset[str] | None = None

@@ -29,7 +29,28 @@ def build_scoring(b: BuildContext, scope: Scope) -> dict[str, Any]:
     score = b.expr(("scoring", "score"), pscope)
     tiebreak = [f for i in range(len(scoring.get("tiebreak") or []))
                 if (f := b.expr(("scoring", "tiebreak", i), pscope)) is not None]
-    return {"score": score, "tiebreak": tiebreak, "returns": b.expr(("scoring", "returns"), pscope)}
+    return {"score": score, "tiebreak": tiebreak, "returns": b.expr(("scoring", "returns"), pscope),
+            "returns_range": _returns_range(b, scoring)}
+
+
+def _returns_range(b: BuildContext, scoring: dict) -> tuple[float, float, float | None] | None:
+    """`returns_range: {min, max, sum}`: the range of the declared returns, which the engine cannot know and
+    OpenSpiel asks for (sum omitted or null: they do not sum to one number).  `ruleplay validate --smoke`
+    checks it against every smoke game's end."""
+    declared = scoring.get("returns_range")
+    if declared is None:
+        return None
+    path = ("scoring", "returns_range")
+    if "returns" not in scoring:
+        b.diag("RP307", "`returns_range` without `returns`: returns by rank always lie in [-1, 1] and sum to 0",
+               path, hint="declare the returns (`returns:`), or remove `returns_range`", key=True)
+        return None
+    low, high, total = declared["min"], declared["max"], declared.get("sum")
+    if low > high:
+        b.diag("RP307", f"`returns_range` has min {low} greater than max {high}", path,
+               hint="give the lowest return as min and the highest as max")
+        return None
+    return float(low), float(high), None if total is None else float(total)
 
 
 def build_heuristics(b: BuildContext, scope: Scope) -> dict[str, Any]:

@@ -137,9 +137,17 @@ def _deal(state, text):
                             if state.action_to_string(pyspiel.PlayerId.CHANCE, a) == text))
 
 
-def test_declared_returns_need_their_range():
-    with pytest.raises(ValueError, match=r"kuhn-poker declares its own returns.*utility=\(min, max, sum\)"):
-        register("kuhn-poker")
+def test_declared_returns_take_their_range_from_the_ruleset(tmp_path):
+    game = pyspiel.load_game(register("kuhn-poker"))  # scoring.returns_range: {min: -2, max: 2, sum: 0}
+    assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (-2.0, 2.0, 0.0)
+    assert register("kuhn-poker") == register("kuhn-poker", **KUHN)
+    text = builtin_games()["kuhn-poker"].read_text(encoding="utf-8")
+    unranged = tmp_path / "kuhn-poker.yaml"
+    unranged.write_text("\n".join(line for line in text.splitlines()
+                                  if not line.startswith(("spec:", "  returns_range:"))) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"kuhn-poker declares its own returns.*but not their range: add "
+                                         r"`returns_range.*utility=\(min, max, sum\)"):
+        register(unranged)
     with pytest.raises(ValueError, match="utility must be"):
         register("kuhn-poker", utility=(2, -2, 0))
 

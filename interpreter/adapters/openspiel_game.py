@@ -32,6 +32,8 @@ game), since the engine cannot know it.
 States step on the game's native module where it has one (`backend`,
 `adapters.held`); a clone copies the native state, and the observation
 tensor is written natively.
+A state serializes (pyspiel pickles a Python state's attributes) as the
+engine state's saved form and its game's registered name.
 """
 
 from __future__ import annotations
@@ -155,6 +157,19 @@ class _Spec:
         """Fixed once registered, so every cloned state shares it (pyspiel clones a state with deepcopy)."""
         return self
 
+    def __reduce__(self) -> tuple:
+        """Pickled by its registered name (pyspiel serializes a Python state by pickling its attributes)."""
+        return _registered, (self.name,)
+
+
+def _registered(name: str) -> _Spec:
+    """The spec registered under `name` in this process (a serialized state names its game so)."""
+    spec = _REGISTERED.get(name)
+    if spec is None:
+        raise ValueError(f"{name} is not registered in this process: call ruleplay.openspiel.register() with the "
+                         f"same game and options before deserializing its states")
+    return spec
+
 
 class RuleplayGame(pyspiel.Game):
     """The pyspiel game: a factory of states and observers for one ruleset."""
@@ -172,16 +187,29 @@ class RuleplayGame(pyspiel.Game):
 
 
 class _Held:
-    """A state's handle (None before the seed is drawn): pyspiel clones a state with deepcopy, which copies
-    the handle (a native state is changed in place) and nothing else of the state."""
+    """A state's handle (None before the seed is drawn) and its game's registered name: pyspiel clones a state
+    with deepcopy, which copies the handle (a native state is changed in place) and nothing else of the state,
+    and serializes one by pickling its attributes."""
 
-    __slots__ = ("handle",)
+    __slots__ = ("handle", "name")
 
-    def __init__(self, handle: Handle | None):
+    def __init__(self, handle: Handle | None, name: str):
         self.handle = handle
+        self.name = name
 
     def __deepcopy__(self, memo: dict) -> _Held:
-        return _Held(None if self.handle is None else self.handle.clone())
+        return _Held(None if self.handle is None else self.handle.clone(), self.name)
+
+    def __reduce__(self) -> tuple:
+        """Pickled as the engine state's saved form (`State.to_json`: data and history, who saw what included)."""
+        return _held_from, (self.name, None if self.handle is None else self.handle.to_state().dumps())
+
+
+def _held_from(name: str, saved: str | None) -> _Held:
+    spec = _registered(name)
+    if saved is None:
+        return _Held(None, name)
+    return _Held(spec.stepper.of(spec.game.state_from_json(json.loads(saved))), name)
 
 
 class RuleplayState(pyspiel.State):
@@ -196,7 +224,7 @@ class RuleplayState(pyspiel.State):
     def __init__(self, game: RuleplayGame, handle: Handle | None):
         super().__init__(game)
         self._spec = game.spec
-        self._held = _Held(handle)
+        self._held = _Held(handle, game.spec.name)
 
     @property
     def engine_state(self) -> State | None:
@@ -253,7 +281,7 @@ class RuleplayState(pyspiel.State):
         root's seed or the step refuses anything else with IllegalMoveError, the state unchanged."""
         handle = self._held.handle
         if handle is None:
-            self._held = _Held(self._spec.stepper.new(self._seed(action)))
+            self._held = _Held(self._spec.stepper.new(self._seed(action)), self._spec.name)
         else:
             handle.apply_action(action_number(self._spec.game, action, self._who()))
 

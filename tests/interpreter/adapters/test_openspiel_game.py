@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel adapter needs the `rl` extra")
 
+import numpy as np
 from open_spiel.python.algorithms import (
     cfr,
     expected_game_score,
     exploitability,
     get_all_states,
+    mcts,
 )
 from ruleplay import load_game
 from ruleplay.engine.loader import builtin_games
@@ -29,7 +32,7 @@ def test_random_sim_test(config):
     name, players, variant = config
     game = _load(name, players, variant, **(KUHN if name == "kuhn-poker" else {}))
     pyspiel.random_sim_test(game, num_sims=2 if config[0] in ("tic-tac-toe", "kuhn-poker") else 1,
-                            serialize=False, verbose=False)
+                            serialize=True, verbose=False)
 
 
 def _states(game, chance):
@@ -232,14 +235,6 @@ def test_an_action_string_for_a_player_who_is_no_seat_is_refused():
         state.action_to_string(5, 1)
 
 
-def test_serializing_a_state_is_a_clear_error():
-    """state.serialize() failed with a raw pickling AttributeError."""
-    state = _load("tic-tac-toe").new_initial_state()
-    with pytest.raises(NotImplementedError) as err:
-        state.serialize()
-    assert str(err.value) == ("a ruleplay state cannot be serialized through OpenSpiel yet: keep the engine's own "
-                              "state instead (state.engine_state.dumps(), read back with Game.state_from_json)")
-    assert str(state.clone()) == str(state)  # cloning, which pyspiel does by deepcopy, is unaffected
 def test_the_native_and_python_backends_play_alike(config):
     """Along random paths, both backends' states answer alike: actions, strings, tensors and returns."""
     name, players, variant = config
@@ -266,3 +261,28 @@ def test_the_native_and_python_backends_play_alike(config):
             child = ours.child(action)  # a clone: the parent stays as it was
             assert str(ours) == str(theirs)
             ours, theirs = child, theirs.child(action)
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_a_state_serializes_with_its_history_and_who_saw_what(backend):
+    game = _load("kuhn-poker", backend=backend)
+    state = _deal(game.new_initial_state(), "deal(K, J)")
+    state.apply_action(state.legal_actions()[1])  # seat 0 bets
+    again = game.deserialize_state(state.serialize())
+    assert str(again) == str(state) and again.history() == state.history()
+    assert again.information_state_string(1) == state.information_state_string(1)  # the deal seen as deal(?, J)
+    assert again.legal_actions() == state.legal_actions()
+    copy = pickle.loads(pickle.dumps(state))
+    assert str(copy) == str(state) and copy.information_state_tensor(0) == state.information_state_tensor(0)
+    again.apply_action(again.legal_actions()[0])
+    assert str(again) != str(state)  # the copy plays on by itself
+
+
+def test_openspiels_python_mcts_and_its_random_bots_drive_a_registered_game():
+    """pyspiel.MCTSBot (C++) crashes on Python games (docs/adapters.md): its Python MCTS is what runs."""
+    game = _load("tic-tac-toe")
+    bot = mcts.MCTSBot(game, 2.0, 30, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
+                       random_state=np.random.RandomState(0))
+    assert bot.step(game.new_initial_state()) in range(9)
+    bots = [pyspiel.make_uniform_random_bot(p, 7) for p in range(2)]
+    assert sorted(pyspiel.evaluate_bots(game.new_initial_state(), bots, 7)) in ([-1.0, 1.0], [0.0, 0.0])

@@ -7,6 +7,7 @@
     python -m benchmarks states [--games 5] [--json]
     python -m benchmarks soak [--games 100000] [--seed 0] [--backend python native] [--rulesets G ...] [--seconds S] [--json]
     python -m benchmarks search [--games G ...] [--pairs 3] [--json]
+    python -m benchmarks rl [COMMIT] [--games G ...] [--pairs 5] [--seconds 1] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -18,7 +19,7 @@ import json
 import math
 import sys
 
-from . import against, run, search, soak, startup, states
+from . import against, rl, run, search, soak, startup, states
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
 # Any built-in game can be compared with an older commit; by default the seed games are.
@@ -68,6 +69,15 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--pairs", type=_pairs, default=3, help="alternated measurements of each (default 3)")
     command.add_argument("--games", nargs="+", choices=sorted({g for g, _, _ in search.ROWS}),
                          default=sorted({g for g, _, _ in search.ROWS}), help="the rows of these games (default: all)")
+    command = commands.add_parser("rl", help="steps per CPU-second of the PettingZoo environment and the batched "
+                                             "Gymnasium one, against an older commit's PettingZoo environment")
+    command.add_argument("commit", nargs="?", default=against.NATIVE_REFERENCE,
+                         help=f"the commit to compare with (default {against.NATIVE_REFERENCE}, issue 35's)")
+    command.add_argument("--games", nargs="+", choices=BUILTIN_NAMES, default=[g for g, _ in rl.RL_GAMES],
+                         help="built-in games at their default player count, Nautilus at 3 (default: "
+                              + ", ".join(g for g, _ in rl.RL_GAMES) + ")")
+    command.add_argument("--pairs", type=_pairs, default=5, help="alternated measurements of each (default 5)")
+    command.add_argument("--seconds", type=_positive, default=1.0, help="CPU seconds per measurement (default 1)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("states", help="seed-game states: JSON size, and copy() against a move")
     command.add_argument("--games", type=_pairs, default=5, help="random games per seed game (default 5)")
@@ -125,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = [search.measure(g, v, spec, args.pairs) for g, v, spec in search.ROWS if g in args.games]
         print(json.dumps(rows, indent=2) if args.json else search.report(rows))
         return 0
+    if args.command == "rl":
+        return _rl(args.commit, args.games, args.pairs, args.seconds, args.json)
     if args.command == "states":
         rows = [states.measure(game, players, args.games) for game, players in states.GAMES]
         print(json.dumps(rows, indent=2) if args.json else states.report(rows))
@@ -152,6 +164,17 @@ def _run(games: list[str], pairs: int, seconds: float, with_perft: bool, as_json
               if with_perft and g in run.BASELINES and run.BASELINES[g].perft_depth]
     print(json.dumps({"playouts": results, "openspiel": spiels, "perft": perfts}, indent=2) if as_json
           else run.report(results, spiels, perfts))
+    return 0
+
+
+def _rl(commit: str, names: list[str], pairs: int, seconds: float, as_json: bool) -> int:
+    counts = dict(rl.RL_GAMES)
+    try:
+        result = rl.compare(commit, [(name, counts.get(name)) for name in names], pairs, seconds)
+    except against.WorkerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=2) if as_json else rl.report(result))
     return 0
 
 

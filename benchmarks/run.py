@@ -10,8 +10,8 @@ Three comparisons, each a table of contenders and their ratio to a reference:
   `legal_actions()`, a random choice, `apply_action` in place).
 - `spiel`: OpenSpiel's own implementation of a game through pyspiel (the
   reference) against ruleplay's native handle and ruleplay's OpenSpiel
-  adapter over the Python engine, all three driven by one loop
-  (`measure.action_playout`), so the ratio compares the games alone.
+  adapter, on the native backend and on the Python engine, all driven by
+  one loop (`measure.action_playout`), so the ratio compares the games alone.
 - `perft_rates`: leaf nodes per CPU-second of a fixed-depth perft of the
   hand-written game (the reference), the Python engine and the native
   module; the counts must agree.
@@ -53,7 +53,6 @@ class SpielGame:
 
     game: str
     spiel_name: str  # pyspiel.load_game's name
-    utility: tuple[float, float, float | None] | None  # the returns' range, for a ruleset that declares its own
 
 
 BASELINES = {
@@ -62,14 +61,15 @@ BASELINES = {
     "nautilus-cards": Baseline("nautilus-cards", "seed-only", nautilus_cards.new_game, None),
 }
 OPENSPIEL = {
-    "tic-tac-toe": SpielGame("tic-tac-toe", "tic_tac_toe", None),
-    "connect-four": SpielGame("connect-four", "connect_four", None),
-    "kuhn-poker": SpielGame("kuhn-poker", "kuhn_poker", (-2, 2, 0)),
+    "tic-tac-toe": SpielGame("tic-tac-toe", "tic_tac_toe"),
+    "connect-four": SpielGame("connect-four", "connect_four"),
+    "kuhn-poker": SpielGame("kuhn-poker", "kuhn_poker"),
 }
 GAMES = sorted(set(BASELINES) | set(OPENSPIEL))
 # What each contender is, in the reports for people.
 CONTENDERS = {"baseline": "hand-written", "engine": "python engine", "native": "native module",
-              "handle": "native handle", "openspiel": "OpenSpiel's own", "adapter": "ruleplay.openspiel"}
+              "handle": "native handle", "openspiel": "OpenSpiel's own", "adapter": "ruleplay.openspiel",
+               "adapter_python": "ruleplay.openspiel, py"}
 LABEL = 36  # the width of a row's label in the tables: "nautilus-cards --variant seed-only" fits
 NO_PYSPIEL = "pyspiel is not installed (the rl extra: pip install -e '.[rl]')"
 
@@ -122,7 +122,8 @@ def playouts(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
 
 def spiel(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
     """Random playouts per CPU-second through OpenSpiel's loop: OpenSpiel's own game against ruleplay's native
-    handle and ruleplay's OpenSpiel adapter (the Python engine), alternated, and each one's ratio to OpenSpiel's."""
+    handle and ruleplay's OpenSpiel adapter (native, and on the Python engine), alternated, and each one's ratio to
+    OpenSpiel's."""
     entry = OPENSPIEL[name]
     head = {"game": entry.game, "label": entry.game, "openspiel_game": entry.spiel_name, "pairs": pairs,
             "seconds": seconds}
@@ -132,13 +133,18 @@ def spiel(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
         from ruleplay.openspiel import register
     except ImportError:
         return head | {"reference": "openspiel", "rates": {}, "ratios": {}, "samples": {},
-                       "not_measured": {k: NO_PYSPIEL for k in ("openspiel", "handle", "adapter")}}
+                       "not_measured": {k: NO_PYSPIEL for k in ("openspiel", "handle", "adapter", "adapter_python")}}
     game = _load(entry.game)
-    own, adapted = pyspiel.load_game(entry.spiel_name), pyspiel.load_game(register(game, utility=entry.utility))
+    own = pyspiel.load_game(entry.spiel_name)
     contenders = {"openspiel": _per_game(action_playout(lambda rng: own.new_initial_state()), seconds, seed)}
     natives, not_measured = _native_contenders(game, seconds, seed, ("handle",))
     contenders |= natives
-    contenders["adapter"] = _per_game(action_playout(lambda rng: adapted.new_initial_state()), seconds, seed)
+    backends = {"adapter": "native", "adapter_python": "python"} if natives else {"adapter_python": "python"}
+    if not natives:
+        not_measured["adapter"] = not_measured["handle"]
+    for name, backend in backends.items():
+        adapted = pyspiel.load_game(register(game, backend=backend))
+        contenders[name] = _per_game(action_playout(lambda rng, g=adapted: g.new_initial_state()), seconds, seed)
     return head | {"not_measured": not_measured, **summary(alternate(contenders, pairs), "openspiel")}
 
 

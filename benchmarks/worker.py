@@ -20,7 +20,11 @@ CPU seconds the load took and the file the package was imported from.
 playouts: the engine's loop on "python", whole games in C a chunk at a
 time (`native.batch_player`) on "native".  `{"op": "perft", ..., "depth",
 "seconds"}` answers with a `PerftSample` of the tree's own perft from the
-initial state (counted in the native module on "native").  A request that
+initial state (counted in the native module on "native").  `{"op": "rl",
+..., "env": "pettingzoo"|"vector", "backend", "seconds"}` answers with a
+`Sample` of steps of the tree's own `ruleplay.pettingzoo` environment
+(`rl`: PettingZoo's loop, or a batch per step; `backend` None for a tree
+whose environment takes none), made and warmed up on the first request.  A request that
 fails (a game that does not load in this tree, a tree without a native
 backend, a rule error in play) answers `{"error": ...}`; the worker carries
 on.
@@ -97,8 +101,24 @@ def _perft(loaded: Loaded, depth: int, seconds: float) -> dict:
     return perft_sample(native.perft_counter(loaded.module, count, depth), seconds).to_dict()
 
 
+def _rl_sampler(key: tuple, kind: str, backend: str | None) -> Callable[[float], Sample]:
+    """Steps of the tree's own RL environment of `kind` for the game `key`, by `benchmarks.rl`'s loops."""
+    from . import rl  # here: it imports numpy, which the worker finds only once main() extends its path
+
+    environments = importlib.import_module("ruleplay.pettingzoo")
+    options = {"players": key[1], "variant": key[2]} | ({} if backend is None else {"backend": backend})
+    rng = random.Random(0)
+    if kind == "vector":
+        chunk = rl.vector_chunk(environments.vector_env(key[0], num_envs=rl.BATCH, **options), rng)
+        return lambda seconds: sample_chunks(chunk, seconds)
+    play = rl.pettingzoo_playout(environments.env(key[0], **options))
+    warm_up(play)
+    return lambda seconds: sample(play, seconds, rng)
+
+
 def serve(ruleplay: ModuleType, requests, replies) -> None:
     loaded: dict[tuple, Loaded] = {}
+    environments: dict[tuple, Callable[[float], Sample]] = {}
     for line in requests:
         request = json.loads(line)
         key = (request["game"], request["players"], request["variant"])
@@ -108,6 +128,11 @@ def serve(ruleplay: ModuleType, requests, replies) -> None:
                 loaded[key + (backend,)], answer = _load(ruleplay, key, backend)
             elif request["op"] == "sample":
                 answer = loaded[key + (backend,)].sampler(request["seconds"]).to_dict()
+            elif request["op"] == "rl":
+                which = key + (request["env"], request["backend"])
+                if which not in environments:
+                    environments[which] = _rl_sampler(key, request["env"], request["backend"])
+                answer = environments[which](request["seconds"]).to_dict()
             else:
                 answer = _perft(loaded[key + (backend,)], request["depth"], request["seconds"])
         except Exception as error:  # noqa: BLE001 - any tree's own errors (their classes differ between commits)

@@ -98,8 +98,12 @@ class Stepper:
 
     def of(self, state: State) -> Handle:
         """A handle on a copy of `state` (a position set up by hand, a saved game)."""
-        if state.game is not self.game:
-            raise ValueError(f"the state is of another game ({state.game.name}), not of {self.game.name}")
+        theirs, ours = state.game.info, self.game.info
+        if (theirs.name, theirs.players, theirs.variant, theirs.ruleset_hash) != (
+                ours.name, ours.players, ours.variant, ours.ruleset_hash):
+            raise ValueError(f"the state is of another game ({theirs.name}, {theirs.players} players, variant "
+                             f"{theirs.variant}), not of this one ({ours.name}, {ours.players} players, variant "
+                             f"{ours.variant}), or of another ruleset of it")
         if self._native is None:
             return PythonHandle(state)
         return NativeState.of(self._native, state.copy())

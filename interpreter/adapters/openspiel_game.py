@@ -242,7 +242,8 @@ class RuleplayState(pyspiel.State):
         return handle is not None and handle.is_terminal()
 
     def is_chance_node(self) -> bool:
-        return self.current_player() == CHANCE
+        handle = self._held.handle
+        return handle is None or handle.current_player() == CHANCE
 
     def _legal_actions(self, player: int) -> list[int]:
         return sorted(self._held.handle.legal_actions())
@@ -251,12 +252,13 @@ class RuleplayState(pyspiel.State):
         """The actions of the player to move, or of `player`: none for a player who is not to move, as
         native pyspiel games answer (pyspiel's base for Python games gives any seat the chance outcomes
         at a chance node); the chance outcomes at a chance node, none at the end."""
-        current = self.current_player()
+        handle = self._held.handle
+        current = CHANCE if handle is None else handle.current_player()
+        if current >= 0 and (player is None or player == current):  # the common case, first
+            return sorted(handle.legal_actions())
         if player is not None and player != current or current == TERMINAL:
             return []
-        if current == CHANCE:
-            return [action for action, _ in self.chance_outcomes()]
-        return sorted(self._held.handle.legal_actions())
+        return [action for action, _ in self.chance_outcomes()]  # a chance node
 
     def legal_actions_mask(self, player: int | None = None) -> list[int]:
         """`legal_actions(player)` as 0/1 per action (per chance outcome for chance), as native games give it."""

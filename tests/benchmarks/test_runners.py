@@ -55,7 +55,8 @@ def test_run_reports_each_contender_against_its_reference(capsys):
         assert row["ratios"][name] == pytest.approx(figures["playouts_per_s"] / row["rates"]["baseline"]["playouts_per_s"])
         assert figures["us_per_move"] > 0 and len(row["samples"][name]) == 1
     (spiel,) = data["openspiel"]
-    assert list(spiel["rates"]) == ["openspiel", "handle", "adapter"] and spiel["ratios"]["openspiel"] == 1
+    assert list(spiel["rates"]) == ["openspiel", "handle", "adapter", "adapter_python"]
+    assert spiel["ratios"]["openspiel"] == 1
     (perft,) = data["perft"]
     assert perft["nodes"] == 15120 and list(perft["rates"]) == ["baseline", "engine", "native"]
     assert all(s["nodes"] == 15120 and s["runs"] >= 1 for v in perft["samples"].values() for s in v)

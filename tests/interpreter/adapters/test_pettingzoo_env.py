@@ -212,3 +212,12 @@ def test_an_illegal_action_on_the_native_backend_changes_nothing():
     assert e.game_state == before and e.agent_selection == "player_1"
     e.step(0)
     assert e.game_state.history[-1] == e.game.index_to_move(0)
+
+
+def test_a_position_of_the_same_game_loaded_again_can_be_set_and_another_games_cannot():
+    e = raw_env("kuhn-poker")
+    e.reset(seed=0)
+    e.game_state = load_game("kuhn-poker").new_state().apply("deal(K, J)")  # another load of the same ruleset
+    assert e.game_state.history[-1].args == ("K", "J") and e.observe("player_0")["action_mask"].sum() == 2
+    with pytest.raises(ValueError, match=r"another game \(tic-tac-toe, 2 players, variant None\)"):
+        e.game_state = load_game("tic-tac-toe").new_state()

@@ -1,0 +1,104 @@
+"""Reinforcement-learning environments' steps per CPU-second: PettingZoo's loop, and the batched Gymnasium one.
+
+`python -m benchmarks rl [COMMIT]` measures random play through
+`ruleplay.pettingzoo.env` in an older commit (issue 35's reference is
+5970966, on its Python engine) against the current tree's PettingZoo
+environment on the native backend and its batch of `BATCH` games per call
+(`vector_env`), each tree in a worker process of its own
+(`benchmarks.worker`), the three alternated pair after pair.  A step is
+one `env.step` (PettingZoo's loop steps each agent once more at the end,
+with None, in every tree alike) or one game's move in a batch step.
+Actions are drawn the same way in every loop: a uniform choice among the
+mask's legal actions, by Python's `random`.
+
+Nothing here imports ruleplay: the environments are handed in by the
+worker, so the same code measures every tree.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from typing import Any
+
+import numpy as np
+
+from .measure import Chunk, Playout, Sample, alternate
+
+BATCH = 64  # games per batched step
+# The configurations issue 35 names: the card game and Nautilus at three seats.
+RL_GAMES = [("nautilus-cards", None), ("nautilus", 3)]
+KINDS = {"reference": "PettingZoo, older commit", "pettingzoo": "PettingZoo, native", "vector": f"batch of {BATCH}"}
+
+
+def pettingzoo_playout(env: Any) -> Playout:
+    """One game through PettingZoo's AEC loop with random legal actions: the steps it took."""
+
+    def play(rng: random.Random) -> int:
+        env.reset(seed=rng.getrandbits(32))
+        steps = 0
+        for _agent in env.agent_iter():
+            observation, _reward, termination, truncation, _info = env.last()
+            legal = np.flatnonzero(observation["action_mask"]).tolist()
+            env.step(None if termination or truncation else rng.choice(legal))
+            steps += 1
+        return steps
+
+    return play
+
+
+def vector_chunk(env: Any, rng: random.Random) -> Chunk:
+    """One batched step of random legal actions a call: (games that ended, game-steps made)."""
+    observations, _ = env.reset(seed=rng.getrandbits(32))
+    held = [observations]
+
+    def play() -> tuple[int, int]:
+        masks = held[0]["action_mask"]
+        actions = np.array([rng.choice(legal) if (legal := np.flatnonzero(mask).tolist()) else 0 for mask in masks])
+        held[0], _rewards, ended, _truncated, _infos = env.step(actions)
+        return int(ended.sum()), len(masks)
+
+    return play
+
+
+def compare(commit: str, games: list[tuple[str, int | None]], pairs: int, seconds: float) -> dict:
+    """Steps per CPU-second of `commit`'s PettingZoo environment and of the current tree's (native, batched)."""
+    from .against import ROOT, Worker, checkout
+
+    with checkout(commit) as old_tree:
+        workers = {"reference": Worker(old_tree), "current": Worker(ROOT)}
+        try:
+            rows = [_row(workers, {"game": g, "players": p, "variant": None}, pairs, seconds) for g, p in games]
+        finally:
+            for worker in workers.values():
+                worker.close()
+    return {"reference": commit, "pairs": pairs, "seconds": seconds, "batch": BATCH, "rows": rows}
+
+
+def _row(workers: dict, key: dict, pairs: int, seconds: float) -> dict:
+    from .against import _asker
+
+    requests = {"reference": (workers["reference"], {"env": "pettingzoo", "backend": None}),
+                "pettingzoo": (workers["current"], {"env": "pettingzoo", "backend": "native"}),
+                "vector": (workers["current"], {"env": "vector", "backend": "native"})}
+    for worker, extra in requests.values():  # built (and warmed up) before any is timed
+        _asker(worker, {"op": "rl", **key, **extra, "seconds": 0})()
+    samples = alternate({name: lambda ask=_asker(w, {"op": "rl", **key, **extra, "seconds": seconds}):
+                         Sample.of(ask()) for name, (w, extra) in requests.items()}, pairs)
+    rates = {name: statistics.median(s.moves_per_s for s in v) for name, v in samples.items()}
+    return key | {"steps_per_s": rates, "ratios": {name: r / rates["reference"] for name, r in rates.items()},
+                  "batch_over_pettingzoo": rates["vector"] / rates["pettingzoo"],
+                  "samples": {k: [s.to_dict() for s in v] for k, v in samples.items()}}
+
+
+def report(result: dict) -> str:
+    lines = [f"environment steps per CPU-second, random legal actions: {result['reference']}'s PettingZoo "
+             f"environment (Python engine) against the current tree's on the native backend, and its batch of "
+             f"{result['batch']} games per step (median of {result['pairs']} alternated pairs of "
+             f"{result['seconds']:g} s)",
+             f"{'game':<28}" + "".join(f"{KINDS[k]:>28}" for k in KINDS) + f"{'batch/PettingZoo':>18}"]
+    for row in result["rows"]:
+        label = row["game"] + (f" -p {row['players']}" if row["players"] else "")
+        cells = "".join(f"{row['steps_per_s'][k]:>19,.0f} ({row['ratios'][k]:>5.1f}x)" for k in KINDS)
+        lines.append(f"{label:<28}{cells}{row['batch_over_pettingzoo']:>17.2f}x")
+    return "\n".join(lines)

@@ -69,6 +69,7 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--pairs", type=_pairs, default=3, help="alternated measurements of each (default 3)")
     command.add_argument("--games", nargs="+", choices=sorted({g for g, _, _ in search.ROWS}),
                          default=sorted({g for g, _, _ in search.ROWS}), help="the rows of these games (default: all)")
+    command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("rl", help="steps per CPU-second of the PettingZoo environment and the batched "
                                              "Gymnasium one, against an older commit's PettingZoo environment")
     command.add_argument("commit", nargs="?", default=against.NATIVE_REFERENCE,

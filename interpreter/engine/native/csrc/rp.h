@@ -711,6 +711,7 @@ int rp_state_returns(rp_state *S, double *out, rp_ctx *C);
 rp_state *rp_state_alloc(const rp_model *M);
 rp_state *rp_state_clone(const rp_state *S);
 int rp_state_copy_into(rp_state *T, const rp_state *S);
+int rp_num_cmp(rv a, rv b);   /* two ints or floats, as Python orders them: -1, 0 or 1 */
 void rp_state_free(rp_state *S);
 void rp_ctx_init(rp_ctx *C, const rp_model *M, rp_state *S);
 void rp_ctx_done(rp_ctx *C);

@@ -1041,7 +1041,7 @@ int rp_state_heuristic(rp_state *S, int32_t k, rv *out, rp_ctx *C)
     return per_player(S, S->M->heuristics[k], out, C);
 }
 
-static int num_cmp(rv a, rv b)
+int rp_num_cmp(rv a, rv b)
 {
     int rp_cmp_int_flt(int64_t i, double f);
     if (a.t == T_INT && b.t == T_INT) return (a.u.i > b.u.i) - (a.u.i < b.u.i);
@@ -1089,7 +1089,7 @@ int rp_state_returns(rp_state *S, double *out, rp_ctx *C)
         int64_t j = p;
         while (j > 0) {
             int c = 0;
-            for (int32_t k = 0; k < ncols && !c; k++) c = num_cmp(keys[order[j - 1]][k], keys[p][k]);
+            for (int32_t k = 0; k < ncols && !c; k++) c = rp_num_cmp(keys[order[j - 1]][k], keys[p][k]);
             if (c >= 0) break;
             order[j] = order[j - 1];
             j--;
@@ -1101,7 +1101,7 @@ int rp_state_returns(rp_state *S, double *out, rp_ctx *C)
         for (;;) {
             if (j + 1 >= n) break;
             int same = 1;
-            for (int32_t k = 0; k < ncols && same; k++) same = num_cmp(keys[order[j + 1]][k], keys[order[i]][k]) == 0;
+            for (int32_t k = 0; k < ncols && same; k++) same = rp_num_cmp(keys[order[j + 1]][k], keys[order[i]][k]) == 0;
             if (!same) break;
             j++;
         }

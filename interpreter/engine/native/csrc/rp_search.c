@@ -24,15 +24,6 @@ static void report(rp_error *e, const rp_ctx *C)
 uint64_t rp_rng(rp_state *S) { return S->rng; }
 void rp_set_rng(rp_state *S, uint64_t rng) { S->rng = rng; }
 
-static int num_cmp(rv a, rv b)
-{
-    int rp_cmp_int_flt(int64_t i, double f);
-    if (a.t == T_INT && b.t == T_INT) return (a.u.i > b.u.i) - (a.u.i < b.u.i);
-    if (a.t == T_FLT && b.t == T_FLT) return (a.u.f > b.u.f) - (a.u.f < b.u.f);
-    if (a.t == T_INT) return rp_cmp_int_flt(a.u.i, b.u.f);
-    return -rp_cmp_int_flt(b.u.i, a.u.f);
-}
-
 /* `search.evaluate`: the returns at the end; before it each seat's standing by heuristic `heuristic` (-1: none,
  * every seat 0), on `scale` (0: only the order counts), the mean over the other seats of tanh(lead / scale).
  * Judged on a budget of its own (`evaluate`), as the Python engine's scoring context is. */
@@ -49,7 +40,7 @@ static int standing(rp_state *S, int32_t heuristic, double scale, double *out, r
     for (int64_t p = 0; p < n; p++) {
         if (scale == 0.0) {
             int64_t order = 0;
-            for (int64_t q = 0; q < n; q++) if (q != p) order += num_cmp(h[p], h[q]);
+            for (int64_t q = 0; q < n; q++) if (q != p) order += rp_num_cmp(h[p], h[q]);
             out[p] = (double)order / (double)(n - 1);
             continue;
         }

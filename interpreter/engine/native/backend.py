@@ -41,6 +41,10 @@ class NativeGame:
         self.lib = module.lib
         self.rules = lowered.rules
         self.texts = lowered.texts
+        # What a native state handle asks for on every game and move, looked up once (handle.py).
+        self.error_type = module.ffi.typeof("rp_error *")
+        self.buffer_type = module.ffi.typeof("int32_t[]")
+        self.unpack = module.ffi.unpack
         self._moves: dict[int, Move] = {}
         self._private = frozenset(
             i for a in game.model.actions.values() if a.private for i in range(a.first_index, a.first_index + a.size))

@@ -37,7 +37,7 @@ class NativeState:
     """A state in a game's native module, or (after a step only the Python engine could make) a `State`."""
 
     __slots__ = ("ng", "_lib", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base", "_err", "_buf",
-                 "_nlegal", "_player")
+                 "_cap", "_nlegal", "_player")
 
     def __init__(self, ng: NativeGame, ptr: Any, checkpoint: Callable[[], Any], base: History):
         self.ng = ng
@@ -49,8 +49,9 @@ class NativeState:
         self._moves: list[int] = []  # every move since `base`, chance outcomes included
         self._seens: dict[int, Seen] = {}  # who saw the arguments of the private moves, by position in _moves
         self._base = base
-        self._err = ng.ffi.new("rp_error *")  # this state's own, so steps allocate nothing
-        self._buf = ng.ffi.new("int32_t[]", LEGAL_BUFFER)
+        self._err = ng.ffi.new(ng.error_type)  # this state's own, so steps allocate nothing
+        self._buf = ng.ffi.new(ng.buffer_type, LEGAL_BUFFER)
+        self._cap = LEGAL_BUFFER  # len(self._buf)
         self._nlegal = -1  # the legal actions in `_buf` (read with the last step), or -1: not read
         self._player: int | None = None  # who moves (read with the last step), or None: ask the module
 
@@ -62,8 +63,9 @@ class NativeState:
             ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
             return ptr if ng.lib.rp_setup(ptr, seed, ng.ffi.new("rp_error *")) else None
 
-        handle = cls(ng, ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free), setup, NO_HISTORY)
-        if not handle._stepped(ng.lib.rp_start(handle._ptr, seed, handle._buf, LEGAL_BUFFER, handle._err)):
+        lib = ng.lib
+        handle = cls(ng, ng.ffi.gc(lib.rp_new(), lib.rp_free), setup, NO_HISTORY)
+        if not handle._stepped(lib.rp_start(handle._ptr, seed, handle._buf, LEGAL_BUFFER, handle._err)):
             handle._ptr = None  # set-up itself bailed: the Python engine sets the game up
             handle._py = ng.game.new_state(seed)
         return handle
@@ -122,21 +124,26 @@ class NativeState:
         return bool(self._lib.rp_done(self._ptr))
 
     def is_chance_node(self) -> bool:
+        player = self._player  # current_player(), written out: every loop asks this once a move
+        if player is not None:
+            return player == CHANCE
         return self.current_player() == CHANCE
 
     def legal_actions(self) -> list[int]:
         if self._py is not None:
             return self._py.legal_actions()
-        buf, n = self._buf, self._nlegal
-        if 0 <= n <= len(buf):  # read with the step that led here
-            return self.ng.ffi.unpack(buf, n)
-        n = self._lib.rp_legal(self._ptr, buf, len(buf), self._err)
-        if n > len(buf):
-            buf = self._buf = self.ng.ffi.new("int32_t[]", n)
+        n = self._nlegal
+        if 0 <= n <= self._cap:  # read with the step that led here
+            return self.ng.unpack(self._buf, n)
+        buf = self._buf
+        n = self._lib.rp_legal(self._ptr, buf, self._cap, self._err)
+        if n > self._cap:
+            buf = self._buf = self.ng.ffi.new(self.ng.buffer_type, n)
+            self._cap = n
             n = self._lib.rp_legal(self._ptr, buf, n, self._err)
         if n < 0:  # a listing the module gave up on: the Python engine lists (or raises)
             return self.to_state().legal_actions()
-        return self.ng.ffi.unpack(buf, n)
+        return self.ng.unpack(buf, n)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """[(action, probability)] at a chance node, as `State.chance_outcomes` gives them ([] where it gives
@@ -203,7 +210,7 @@ class NativeState:
         if self._py is not None:
             self._py.apply_in_place(self.ng.game.index_to_move(action))
             return
-        step = self._lib.rp_step(self._ptr, action, self._buf, len(self._buf), self._err)
+        step = self._lib.rp_step(self._ptr, action, self._buf, self._cap, self._err)
         if step >= 0:  # `_stepped`, written out: this is the step every loop makes
             self._nlegal, self._player = step >> 5, (step & 31) - 4
             if action in self.ng._private:
@@ -223,7 +230,7 @@ class NativeState:
         if self._py is not None:
             self._py.apply_chance_in_place()
             return
-        if self._stepped(self._lib.rp_draw(self._ptr, self._buf, len(self._buf), self._err)):
+        if self._stepped(self._lib.rp_draw(self._ptr, self._buf, self._cap, self._err)):
             self._made(CHANCE_DRAW)
             return
         self._hand_over(CHANCE_DRAW, self._err.code)

@@ -43,7 +43,7 @@ class Val:
             return self.code
         if self.kind == "int":
             return f"({self.code} != 0)"
-        return f"rp_truthy({self.code})"
+        return f"rp_truth({self.code})"
 
 
 class CFunc:

@@ -38,7 +38,7 @@ class Lowering(ExprLowering):
                 local = f.local()
                 with f.scope():
                     value = self.lower(let.value, scope, lv)
-                    f.emit(f"rv_set(&{local}, rp_copy(C, {value.rv}, {self.where(let.pos)}));")
+                    f.emit(f"rv_set(&{local}, rp_copy_fast(C, {value.rv}, {self.where(let.pos)}));")
                     f.check()
                 lv[let.name] = Val(local)
                 scope = scope.with_let(let.name)
@@ -91,7 +91,7 @@ class Lowering(ExprLowering):
             current = self.lower(self.target_expr(target), scope, lv)
             operand = self.lower(node.value, scope, lv)
             value = f.assign_owned(f"rp_arith_fast(C, {ARITH_OPS[node.op[0]]}, {current.rv}, {operand.rv}, {w})")
-        new = f.assign_owned(f"rp_copy(C, {value.rv}, {w})")
+        new = f.assign_owned(f"rp_copy_fast(C, {value.rv}, {w})")
         if not target.steps:
             f.emit(f"rv_set(&{place}, {new.code});")
             f.emit(f"{new.code} = rv_null();")
@@ -184,7 +184,7 @@ class Lowering(ExprLowering):
     def _s_Log(self, node: A.Log, scope: Scope, lv: Locals) -> None:
         # The log is no part of a state: the value is made and charged as the Python engine makes it.
         value = self.lower(node.value, scope, lv)
-        self.f.assign_owned(f"rp_copy(C, {value.rv}, {self.where(node.pos)})")
+        self.f.assign_owned(f"rp_copy_fast(C, {value.rv}, {self.where(node.pos)})")
 
     def _s_Announce(self, node: A.Announce, scope: Scope, lv: Locals) -> None:
         """An event told to people at a table: made and checked as the Python engine makes it (the text as
@@ -219,12 +219,12 @@ class Lowering(ExprLowering):
         if op == "append":  # the list is read before the value, as the closures read it
             dst = self._list(node.dest, scope, lv)  # type: ignore[arg-type]
             value = self.lower(node.value, scope, lv)  # type: ignore[arg-type]
-            item = f.assign_owned(f"rp_copy(C, {value.rv}, {w})")
+            item = f.assign_owned(f"rp_copy_fast(C, {value.rv}, {w})")
             f.emit(f"if (!rp_list_push(C, {dst}, {item.code})) {{ {item.code} = rv_null(); goto out; }}")
             f.emit(f"{item.code} = rv_null();")
         elif op == "prepend":
             value = self.lower(node.value, scope, lv)  # type: ignore[arg-type]
-            item = f.assign_owned(f"rp_copy(C, {value.rv}, {w})")
+            item = f.assign_owned(f"rp_copy_fast(C, {value.rv}, {w})")
             dst = self._list(node.dest, scope, lv)  # type: ignore[arg-type]
             f.emit(f"if (!rp_prepend(C, {dst}, {item.code}, {w})) {{ {item.code} = rv_null(); goto out; }}")
             f.emit(f"{item.code} = rv_null();")

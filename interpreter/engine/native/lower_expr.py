@@ -154,8 +154,12 @@ class ExprLowering(Checks):
         if isinstance(source, A.Call) and source.func == "range" and isinstance(self.callee(source, scope), Builtin):
             args = [self.lower(a, scope, lv) for a in source.args]
             lo, n = f.integer(), f.integer()
-            second = args[1].rv if len(args) > 1 else "rv_null()"
-            f.emit(f"{n} = rp_range_loop(C, {args[0].rv}, {second}, {len(args)}, &{lo}, {w});")
+            if len(args) <= 2 and all(a.kind == "int" for a in args):  # C ints: no tags to check
+                first, last = ("INT64_C(0)", args[0].code) if len(args) == 1 else (args[0].code, args[1].code)
+                f.emit(f"{n} = rp_range_ints(C, {first}, {last}, &{lo}, {w});")
+            else:
+                second = args[1].rv if len(args) > 1 else "rv_null()"
+                f.emit(f"{n} = rp_range_loop(C, {args[0].rv}, {second}, {len(args)}, &{lo}, {w});")
             f.check()
             return Source(n, lambda i: f"({lo} + {i})", "int")
         if isinstance(source, A.Slice) and not copy:
@@ -502,7 +506,7 @@ class ExprLowering(Checks):
         f.emit(f"if (rp_enter(C, {w})) {out} = {self.functions[node.func]}(C, {argv});")
         f.emit("rp_leave(C);")
         f.check()
-        f.emit(f"if (!rp_charge(C, {out}, {w})) goto out;")
+        f.emit(f"if (!rp_charge_fast(C, {out}, {w})) goto out;")
         return Val(out)
 
 

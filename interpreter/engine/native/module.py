@@ -342,11 +342,17 @@ class _ModuleWriter:
             f.emit(f"C->b->iterations -= {count};")
             f.emit('if (C->b->iterations < 0) { rp_bail(C, RP_BAIL_LIMIT, RP_WHY_TRIES, -1); goto out; }')
             j, k, base = f.index(), f.integer(), f.integer()
+            ints = self._int_values(p.universe)
             with f.block(f"for ({j} = 0; {j} < {count}; {j}++)"):
                 f.emit(f"{k} = {ks}[{j}];" if ks else f"{k} = {j};")
-                f.emit(f"A[{i}] = {params}[{i}].universe[{k}];")
+                if ints is not None:  # every value an int: the parameter is a C int, its tags never checked
+                    value = f.integer()
+                    f.emit(f"{value} = {ints}[{k}];")
+                    lv[p.name] = Val(value, "int")
+                else:
+                    f.emit(f"A[{i}] = {params}[{i}].universe[{k}];")
+                    lv[p.name] = Val(f"A[{i}]")
                 f.emit(f"{base} = {prefix} * {len(p.universe)} + {k};")
-                lv[p.name] = Val(f"A[{i}]")
                 tests = ([p.where_code] if p.where_code is not None else []) + checks[i + 1]
                 guarded(tests, lambda: level(i + 1, base))
             if ks:
@@ -356,6 +362,14 @@ class _ModuleWriter:
         n = max(len(a.params), 1)
         self.functions.append(f.text(f"static int {name}(rp_ctx *C, rp_moves *out)", "1",
                                      (f"rv A[{n}] = {{{{0}}}};",)))
+        return name
+
+    def _int_values(self, universe: list) -> str | None:
+        """A table of a parameter's `of:` values when every one is an int (not a boolean) of 64 bits, else None."""
+        if not universe or any(type(v) is not int or not -(1 << 63) <= v < 1 << 63 for v in universe):
+            return None
+        name = self._name("T")
+        self.tables.append(self._array(f"static const int64_t {name}", [int_literal(v) for v in universe]))
         return name
 
     def _text_table(self, universe: list) -> tuple[int, str]:

@@ -426,7 +426,9 @@ static inline rv rp_cell_inline(rp_ctx *C, int64_t width, int64_t height, rv x, 
 
 /* A call of a builtin over static data gives the same result, at the same cost, for the same scalar
  * arguments: the first is kept (rp_builtins.c), and each call site points at the kept calls it met, in a
- * few slots of its own that are each set once. */
+ * few slots of its own that are each set once.  A site's arguments look in RP_SITE_PROBES slots from the
+ * one their hash names, so arguments whose hashes meet still find their own (Connect Four's `line_of`
+ * meets 168 cell and direction pairs at one site). */
 typedef struct rp_kept {
     int32_t ready;                 /* 0 free, 2 being filled, 1 filled */
     int32_t bi, nargs;
@@ -436,34 +438,50 @@ typedef struct rp_kept {
 } rp_kept;
 
 #define RP_SITE_SLOTS 256
+#define RP_SITE_PROBES 4
 rv rp_site_fill(rp_ctx *C, rp_kept **slot, int32_t bi, const rv *args, int32_t nargs, int32_t where);
 
 /* The slot of a site's arguments: only those that vary at the site (bit i of `vary`) are hashed and
- * compared, the others being the site's own constants. */
-static inline uint64_t rp_site_hash(const rv *args, int32_t nargs, uint32_t vary)
+ * compared, the others being the site's own constants.  `nargs` and `vary` are constants of the site, so
+ * the loops unroll to the varying arguments alone. */
+static inline __attribute__((always_inline)) uint64_t rp_site_hash(const rv *args, int32_t nargs, uint32_t vary)
 {
     uint64_t h = 0;
+#pragma GCC unroll 4
     for (int32_t i = 0; i < nargs; i++)
         if (vary >> i & 1) h = (h ^ (uint64_t)args[i].u.i ^ ((uint64_t)args[i].t << 56)) * 0x9E3779B97F4A7C15ULL;
     return h >> 56;   /* RP_SITE_SLOTS = 256 */
 }
 
-static inline rv rp_site_call(rp_ctx *C, rp_kept **slots, int32_t bi, const rv *args, int32_t nargs, uint32_t vary,
-                              int32_t where)
+static inline __attribute__((always_inline)) int rp_site_same(const rv *args, const rp_kept *k, int32_t nargs,
+                                                              uint32_t vary)
 {
-    rp_kept **slot = &slots[rp_site_hash(args, nargs, vary)];
-    rp_kept *k = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (RP_LIKELY(k != NULL)) {
-        int same = 1;
-        for (int32_t i = 0; i < nargs; i++)
-            if (vary >> i & 1) same &= args[i].t == k->args[i].t && args[i].u.i == k->args[i].u.i;
-        if (RP_LIKELY(same && C->b->iterations >= k->iterations && C->b->copies >= k->copies)) {
+    int same = 1;
+#pragma GCC unroll 4
+    for (int32_t i = 0; i < nargs; i++)
+        if (vary >> i & 1) same &= args[i].t == k->args[i].t && args[i].u.i == k->args[i].u.i;
+    return same;
+}
+
+static inline __attribute__((always_inline)) rv rp_site_call(rp_ctx *C, rp_kept **slots, int32_t bi,
+                                                             const rv *args, int32_t nargs, uint32_t vary,
+                                                             int32_t where)
+{
+    uint64_t h = rp_site_hash(args, nargs, vary);
+    for (uint64_t probe = 0; probe < RP_SITE_PROBES; probe++) {
+        rp_kept **slot = &slots[(h + probe) & (RP_SITE_SLOTS - 1)];
+        rp_kept *k = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (k == NULL)   /* never filled: these arguments are in no later slot either */
+            return rp_site_fill(C, slot, bi, args, nargs, where);
+        if (RP_LIKELY(rp_site_same(args, k, nargs, vary))) {
+            if (RP_UNLIKELY(C->b->iterations < k->iterations || C->b->copies < k->copies))
+                break;   /* the call itself bails, as the runtime charges it */
             C->b->iterations -= k->iterations;
             C->b->copies -= k->copies;
             return k->result;
         }
     }
-    return rp_site_fill(C, slot, bi, args, nargs, where);
+    return rp_site_fill(C, NULL, bi, args, nargs, where);
 }
 
 /* `for x in obj[lo:hi]` in an expression, over a list: its items where they lie, charged as the slice is
@@ -506,6 +524,31 @@ static inline int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_
         return 1;
     }
     return rp_fold_add_any(C, acc, x, largest, where);
+}
+
+/* A loop over `range(first, last)` of two C ints, inline: how many turns (charged as the list would be
+ * made and walked, as rp_range_loop charges it), `*lo` the first; -1 after a bail. */
+#define RP_MAX_ITEMS 100000   /* items one range(), repeat(), ... may make (dsl.runtime.MAX_ITEMS) */
+static inline int64_t rp_range_ints(rp_ctx *C, int64_t first, int64_t last, int64_t *lo, int32_t where)
+{
+    __int128 n = (__int128)last - first;
+    if (RP_UNLIKELY(n > RP_MAX_ITEMS)) { rp_bail(C, RP_BAIL_RULE, "range() too long", where); return -1; }
+    if (n < 0) n = 0;
+    *lo = first;
+    return rp_built(C, (int64_t)n, where) && rp_spend(C, (int64_t)n, where) ? (int64_t)n : -1;
+}
+
+/* Truth of a value, a bool, an int or null inline; anything else through rp_truthy. */
+static inline int rp_truth(rv v)
+{
+    if (RP_LIKELY(v.t == T_BOOL || v.t == T_INT)) return v.u.i != 0;
+    return v.t == T_NULL ? 0 : rp_truthy(v);
+}
+
+/* Budget.charge of a value: nothing for a scalar (inline), a list's or map's size through rp_charge. */
+static inline int rp_charge_fast(rp_ctx *C, rv v, int32_t where)
+{
+    return !rv_is_container(v) || rp_charge(C, v, where);
 }
 
 /* Scalars copy as themselves; a list or map through rp_copy (charged clone). */

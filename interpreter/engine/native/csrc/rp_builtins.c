@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_ITEMS 100000
+#define MAX_ITEMS RP_MAX_ITEMS
 #define MAX_TEXT 100000
 
 int rp_cmp_int_flt(int64_t i, double f);
@@ -1177,12 +1177,13 @@ static void memo_keep(int32_t bi, const rv *args, int32_t nargs, uint64_t h, rv 
  * extra walks, and the value it returns built.  Returns a new reference. */
 static rv call_charged(rp_ctx *C, int32_t bi, const rv *args, int32_t nargs, int32_t where);
 
-/* A site's slot did not hold these arguments: the call made (and kept), and the slot pointed at it if the
- * slot is free. */
+/* No slot of a site held these arguments: the call made (and kept), and `slot` (the first free one they
+ * looked in, or NULL) pointed at it if it is still free. */
 rv rp_site_fill(rp_ctx *C, rp_kept **slot, int32_t bi, const rv *args, int32_t nargs, int32_t where)
 {
     rv out = rp_call_builtin(C, bi, args, nargs, where);
-    if (C->err || !memoizable(bi) || !memo_args(args, nargs) || __atomic_load_n(slot, __ATOMIC_ACQUIRE)) return out;
+    if (C->err || slot == NULL || !memoizable(bi) || !memo_args(args, nargs) || __atomic_load_n(slot, __ATOMIC_ACQUIRE))
+        return out;
     memo *m = memo_find(bi, args, nargs, memo_hash(bi, args, nargs));
     if (m) {
         memo *none = NULL;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_ITEMS 100000
+#define MAX_ITEMS RP_MAX_ITEMS
 #define MAX_TEXT 100000
 #define EXACT_INT (1LL << 53)   /* ints a double holds exactly: int / int and mixed int-float work below it */
 

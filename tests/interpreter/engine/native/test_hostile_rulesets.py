@@ -21,7 +21,7 @@ from ruleplay.engine.native.verify import UnsafeSource, verify
 from ruleplay.engine.native import NativeState, playout
 from ruleplay.runs.play import agent_seed, game_seed, play_game
 
-from native_support import native_of
+from native_support import lockstep, native_of
 
 HOSTILE = r'''
 ruleplay: 1
@@ -121,3 +121,44 @@ def test_hostile_games_play_as_the_python_engine_plays_them(tmp_path):
     data = state.to_state().data
     assert json.dumps(data, sort_keys=True) == json.dumps(python.data, sort_keys=True)
     assert "\x00" in json.dumps(data) or "\\u0000" in json.dumps(data)  # a NUL came through as itself
+
+
+INT_PARAMETERS = r'''
+ruleplay: 1
+game: int-parameters
+players: 2
+state:
+  row: {init: "[0, 1, null, 3]"}
+  total: {init: "0"}
+  moves: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [put]}
+actions:
+  put:
+    params:
+      x: "[-4, -1, 0, 2, 3, 9223372036854775807, -9223372036854775807 - 1]"
+    require:
+      - check: x != true and x != 1.5
+        message: never a boolean or a float
+      - check: x > 2 or x < -4 or row[x] != 1
+        message: one index of the row is spent
+    effects: |
+      row[x % 4] = x
+      total = total + x
+      moves += 1
+end:
+  - when: moves >= 6
+scoring:
+  score: "if p == 0 then moves else 0"
+'''
+
+
+def test_int_parameters_play_the_python_engines_games(tmp_path):
+    """A parameter whose values are all ints is a C int in the listing: negative indexes, the largest and
+    smallest ints of 64 bits (whose sums leave the step to the Python engine) list and play as in Python."""
+    path = tmp_path / "ints.yaml"
+    path.write_text(INT_PARAMETERS, encoding="utf-8")
+    game = load_game(path)
+    for seed in range(12):
+        assert lockstep(game, seed, 10)

@@ -316,6 +316,14 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     "[index_where(y > z for y in range(5)) for z in range(7)]",
     "[index_where(y > z for y in nums[1:]) for z in nums]",
     "index_where(x > 1 for x in i)", "[index_where(z in p for p in edges) for z in range(7)]",
+    # range() of C ints: counted without tags, empty when the end comes first, refused past 100,000 items
+    "[x for x in range(len(nums) - 1)]", "[[y for y in range(z, len(nums))] for z in range(-2, 4)]",
+    "[x * 2 for x in range(3 - len(nums) * 2)]", "len([x for x in range(99998 + len(nums))])",
+    "[len([y for y in range(z - 2, z + i)]) for z in range(3)]",
+    "len([x for x in range(9223372036854775806 + len(nums))])",
+    # a kept builtin's call site meeting more arguments than its slots' hashes keep apart, twice over
+    '[len(line_of("b", c, d)) for k in range(2) for c in range(len(nums) * 4) for d in ["N", "E", "S", "W", "NE", "NW", "SE", "SW"]]',
+    '[sum(line_of("b", c, "E")) + len(line_of("b", c, "SW")) for c in range(i + 5)]',
 ]
 
 

@@ -3,8 +3,10 @@
 A position is a native state (a pointer the module allocated, freed with
 it); a move is its index in the game's numbering.  Steps, rollouts and
 their cut-off judgements, chance draws and move views run in the module
-(csrc/rp_search.c) and draw from the agent's generator exactly as
-`EnginePositions` does, so the tree above them makes the same decisions.
+(csrc/rp_search.c), and so do determinizations that only deal
+(`NativeSampler`, csrc/rp_determinize.c); each draws from the agent's
+generator exactly as `EnginePositions` does, so the tree above them makes
+the same decisions.
 
 Where the module gives up — a position it cannot hold, a heuristic it does
 not lower, a rule error, a budget, an int past 64 bits — `NativeBail` is
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.determinize import Determinizer
+from ..engine.determinize import DRAWS, DealPlan, Determinizer
 from ..engine.legal import CHANCE
 from ..engine.native import NativeGame
 from ..engine.native.convert import from_module, to_module
@@ -31,6 +33,7 @@ from ..engine.views import view_text
 from .search import CutOff, rollout
 
 PUBLIC = -1  # a move view that shows every argument (its action has no `seen_by`)
+NONE = -1  # a slot's seat in a variable that is not per player (the dealer's plan)
 
 
 class NativeBail(Exception):
@@ -178,18 +181,67 @@ class NativePositions:
         return text
 
     def sampler(self, state: State, viewer: int) -> "NativeSampler":
-        return NativeSampler(Determinizer(state, viewer), self)
+        return NativeSampler(state, viewer, self)
+
+
+def encode(plans: list[DealPlan], var_index: dict[str, int]) -> list[int]:
+    """`plans` as the ints `rp_dealer_new` reads (rp_determinize.c's read_deal)."""
+    out = [len(plans)]
+    for plan in plans:
+        out.append(len(plan.units))
+        for unit in plan.units:
+            out.append(len(unit))
+            for slot in unit:
+                out += [var_index[slot.var], NONE if slot.seat is None else slot.seat, slot.index,
+                        int(slot.back is not None)]
+        out += plan.start
+        out.append(len(plan.masked))
+        out += plan.masked
+        out.append(len(plan.open))
+        out += plan.open
+    return out
 
 
 class NativeSampler:
-    """Determinizations drawn on the Python engine (`Determinizer`), searched as native positions; where there is
-    nothing to redraw, the real position with a fresh generator, made natively (the same draw)."""
+    """A decision's determinizations as native positions: dealt by the module's dealer where a draw only deals
+    (csrc/rp_determinize.c, by `Determinizer.deal_plans`: the same numbers drawn from the agent's generator, the
+    same check that the seat sees what it sees of the real position), else drawn by the `Determinizer` (a draw
+    that plays the game again, a `visible_if` or `back` the module does not hold) and read into the module; the
+    real position with a fresh generator where there is nothing to redraw.  Only the hidden places the plan
+    names are dealt into, so no sample knows more than the seat."""
 
-    def __init__(self, determinizer: Determinizer, positions: NativePositions):
-        self.determinizer, self.positions = determinizer, positions
-        self.real = positions.root(determinizer.state) if determinizer.redraws_nothing else None
+    def __init__(self, state: State, viewer: int, positions: NativePositions):
+        self.determinizer = Determinizer(state, viewer)
+        self.positions = positions
+        self.real = self.dealer = None
+        self.fallbacks = positions.ffi.new("int64_t[1]")
+        if self.determinizer.redraws_nothing:
+            self.real = positions.root(state)
+            return
+        plans = self.determinizer.deal_plans()
+        if plans is not None:
+            self.dealer = _dealer(positions, positions.root(state), viewer, plans)
 
     def sample(self, rng: Rng) -> Any:
-        if self.real is not None:
-            return self.positions.reseeded(self.real, rng)
-        return self.positions.root(self.determinizer.sample(rng))
+        positions = self.positions
+        if self.real is not None:  # nothing to redraw: the real position with a fresh generator
+            return positions.reseeded(self.real, rng)
+        if self.dealer is None:
+            return positions.root(self.determinizer.sample(rng))
+        lib, cell = positions.lib, positions.cell
+        cell[0] = rng.state
+        drawn = lib.rp_dealer_sample(self.dealer, cell, DRAWS, self.fallbacks, positions.err)
+        if drawn == positions.ffi.NULL:
+            raise NativeBail("a determinization")
+        rng.state = cell[0]
+        self.determinizer.fallbacks = self.fallbacks[0]
+        return positions.ffi.gc(drawn, lib.rp_free)
+
+
+def _dealer(positions: NativePositions, real: Any, viewer: int, plans: list[DealPlan]) -> Any:
+    """The module's dealer of `plans` over the native position `real`, or None where it cannot deal them."""
+    ffi, lib = positions.ffi, positions.lib
+    var_index = {name: k for k, name in enumerate(positions.ng.game.model.vars)}
+    plan = ffi.new("int64_t[]", encode(plans, var_index))
+    dealer = lib.rp_dealer_new(real, viewer, plan, len(plan), positions.err)
+    return None if dealer == ffi.NULL else ffi.gc(dealer, lib.rp_dealer_free)

@@ -111,6 +111,15 @@ class Determinizer:
         self._deals = [_Deal(self, group) for group in self.groups.values()]
         self._redraw = _Redraw.of(state, viewer, frozenset(kinds))
 
+    def deal_plans(self) -> "list[DealPlan] | None":
+        """What every draw does, as data another engine can deal by (the native module's dealer): each group's
+        units of hidden slots and the order its items start in; None when a draw also plays the game again
+        (`_Redraw`), which only the Python engine does.  Which item fits which masked unit is left to the
+        other engine to ask of the ruleset, as `fits` does."""
+        if self._redraw is not None:
+            return None
+        return [deal.plan() for deal in self._deals]
+
     @property
     def redraws_nothing(self) -> bool:
         """Whether every sample is the real state with a generator drawn afresh (`rng.next64()`): the viewer
@@ -244,6 +253,19 @@ class _Redraw:
         return state.draw_outcome(fitting, rng) if fitting else None
 
 
+@dataclass(frozen=True)
+class DealPlan:
+    """One group's deal as data: `units` (each the hidden slots of one item, the item the real state holds at
+    its first slot; a slot with a `back` is masked), `start` (the items' order a draw shuffles, by unit),
+    `masked` and `open` (the units a draw fills first, each from the items that show the same backs there, and
+    the rest, by position in `units`)."""
+
+    units: tuple[tuple[Slot, ...], ...]
+    start: tuple[int, ...]
+    masked: tuple[int, ...]
+    open: tuple[int, ...]
+
+
 class _Deal:
     """One group's items and units of hidden slots, fixed for a decision, so that each draw only shuffles and
     places.  A unit is the slots of one item: one slot, or every hidden place of a component the viewer sees
@@ -262,9 +284,15 @@ class _Deal:
         # apart then give the same draws, and so the same search.
         self.start = sorted(range(len(self.items)), key=keys.__getitem__)
         self.keys = keys
+        self.units = units
         self.masked = [unit for unit in units if any(s.back is not None for s in unit)]
         self.open = [unit for unit in units if all(s.back is None for s in unit)]
         self._rows: dict[int, list[bool]] = {}  # by position in `masked`: which items fit that unit
+
+    def plan(self) -> DealPlan:
+        masked = [k for k, unit in enumerate(self.units) if any(s.back is not None for s in unit)]
+        opened = [k for k, unit in enumerate(self.units) if all(s.back is None for s in unit)]
+        return DealPlan(tuple(tuple(unit) for unit in self.units), tuple(self.start), tuple(masked), tuple(opened))
 
     def _row(self, position: int) -> list[bool]:
         row = self._rows.get(position)

@@ -47,6 +47,12 @@ int rp_rollout(rp_state *S, uint64_t *rng, int64_t depth, int32_t heuristic, dou
 int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e);
 int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e);
 int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e);
+/* Determinizations that only deal, drawn natively (rp_determinize.c; engine/determinize.py's plan). */
+typedef struct rp_dealer rp_dealer;
+rp_dealer *rp_dealer_new(rp_state *real, int32_t viewer, const int64_t *plan, int64_t nplan, rp_error *e);
+void rp_dealer_free(rp_dealer *D);
+rp_state *rp_dealer_sample(rp_dealer *D, uint64_t *rng, int32_t draws, int64_t *fallbacks, rp_error *e);
+int rp_view_lowered(int32_t var);
 /* ---- the adapters' observation vector, written natively (rp_observe.c; adapters/encoding.py's layout) ---- */
 typedef struct rp_layout {
     int64_t size;                   /* numbers in one vector */

@@ -78,11 +78,13 @@ class ISMCTSAgent(SearchAgent):
                 by_view = {v: ms for v, ms in by_view.items() if v in root_views}
                 if not by_view:
                     return  # this determinization allows none of the real moves: it teaches nothing
+            untried = []
             for view in by_view:
                 edge = node.edges.get(view)
-                if edge is not None:
+                if edge is None:
+                    untried.append(view)
+                else:
                     edge.available += 1
-            untried = [v for v in by_view if v not in node.edges]
             if untried:
                 view = untried[self.rng.below(len(untried))]
                 edge = node.edges[view] = _Edge(players)

@@ -59,6 +59,7 @@ class NativePositions:
         self.legal = self.ffi.new("int32_t[]", 64)
         self.masks = self.ffi.new("int64_t[]", 64)
         self.texts: dict[tuple[int, int, int], str] = {}  # move views by (move, mask, viewer)
+        self.groupings: dict[tuple[int, bytes, bytes], dict[str, list[int]]] = {}  # `views` by moves and masks
 
     # ------------------------------------------------------------ positions
     def root(self, state: State) -> Any:
@@ -81,6 +82,11 @@ class NativePositions:
         return self.lib.rp_player(position)
 
     def moves(self, position: Any) -> list[int]:
+        n = self._listed(position)  # first: it may grow the buffer
+        return self.ffi.unpack(self.legal, n)
+
+    def _listed(self, position: Any) -> int:
+        """The legal moves of `position` read into `self.legal` (grown to fit): how many."""
         n = self.lib.rp_legal(position, self.legal, len(self.legal), self.err)
         if n > len(self.legal):
             self.legal = self.ffi.new("int32_t[]", n)
@@ -88,7 +94,7 @@ class NativePositions:
             n = self.lib.rp_legal(position, self.legal, n, self.err)
         if n < 0:
             raise NativeBail("a listing")
-        return self.ffi.unpack(self.legal, n)
+        return n
 
     def shuffled(self, position: Any, rng: Rng) -> list[int]:
         cell = self.cell
@@ -162,12 +168,18 @@ class NativePositions:
         return self._text(move, mask, viewer)
 
     def views(self, position: Any, viewer: int) -> dict[str, list[int]]:
-        moves = self.moves(position)
+        """The legal moves by view, as `EnginePositions.views`; the same legal moves with the same masks, met
+        again (the same deal of a determinization, say), give back the same dict, which the caller only reads."""
+        n = self._listed(position)
         if self.lib.rp_views(position, viewer, self.masks, self.err) < 0:
             raise NativeBail("the move views")
-        by_view: dict[str, list[int]] = {}
-        for move, mask in zip(moves, self.ffi.unpack(self.masks, len(moves))):
-            by_view.setdefault(self._text(move, mask, viewer), []).append(move)
+        buffer = self.ffi.buffer
+        key = (viewer, buffer(self.legal, 4 * n)[:], buffer(self.masks, 8 * n)[:])
+        by_view = self.groupings.get(key)
+        if by_view is None:
+            by_view = self.groupings[key] = {}
+            for move, mask in zip(self.ffi.unpack(self.legal, n), self.ffi.unpack(self.masks, n)):
+                by_view.setdefault(self._text(move, mask, viewer), []).append(move)
         return by_view
 
     def _text(self, move: int, mask: int, viewer: int) -> str:

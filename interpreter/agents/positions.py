@@ -96,7 +96,7 @@ class EnginePositions:
         return position.move_view(move, viewer)
 
     def views(self, position: State, viewer: int) -> dict[str, list]:
-        """The legal moves by how `viewer` is shown them, in the rules' order."""
+        """The legal moves by how `viewer` is shown them, in the rules' order (the caller only reads it)."""
         by_view: dict[str, list] = {}
         for move in position.legal_moves():
             by_view.setdefault(position.move_view(move, viewer), []).append(move)

@@ -257,3 +257,27 @@ def _dealer(positions: NativePositions, real: Any, viewer: int, plans: list[Deal
     plan = ffi.new("int64_t[]", encode(plans, var_index))
     dealer = lib.rp_dealer_new(real, viewer, plan, len(plan), positions.err)
     return None if dealer == ffi.NULL else ffi.gc(dealer, lib.rp_dealer_free)
+
+
+def determinized_on_python(ng: NativeGame) -> str | None:
+    """Why `ismcts` over `ng`'s module may draw its determinizations on the Python engine (`NativeSampler`),
+    named by the ruleset's construct; None where every draw of a game that keeps secrets is dealt natively.
+
+    A `visible_if` or `back` the module does not hold leaves every view to Python.  A chance action with a
+    parameter some seats may not see whose values are not components makes a draw play the game again to draw
+    that outcome anew (`Determinizer`'s replay) when the setup draws no random number, which only Python does."""
+    model = ng.game.model
+    if not model.keeps_secrets:
+        return None
+    for k, name in enumerate(model.vars):
+        if not ng.lib.rp_view_lowered(k):
+            return f"the native backend does not lower the `visible_if` or `back` of state variable `{name}`"
+    if ng.game.setup_draws():
+        return None
+    components = {c for ids in model.components_by_kind.values() for c in ids}
+    for action in model.actions.values():
+        for param in action.params if action.chance and not action.disabled else ():
+            if param.seen_by is not None and any(not (isinstance(v, str) and v in components) for v in param.universe):
+                return (f"chance action `{action.name}` draws `{param.name}`, which some seats may not see, among "
+                        f"values that are not components: a determinization plays the game again to draw it anew")
+    return None

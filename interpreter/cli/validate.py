@@ -64,13 +64,14 @@ def _range_check(declared: tuple[float, float, float | None], outcomes: list) ->
 def _native_check(game: Any, spec: Any, smoke: int, seed: int, python: Any) -> dict:
     """Whether the ruleset lowers to C (else the construct and its place), builds, and (with smoke games) plays
     them exactly as the Python engine does."""
+    from ..agents.native_positions import determinized_on_python
     from ..engine.native import NativeGame, NativeUnavailable
     from ..engine.native.cdata import NotLowered
     from ..engine.native.module import lower_model
     from ..runs.simulate import simulate
 
     found: dict[str, Any] = {"lowers": True, "builds": False, "agrees": None, "reason": None, "at": None,
-                             "heuristics_on_python": {}}
+                             "heuristics_on_python": {}, "determinization_on_python": None}
     try:
         lowered = lower_model(game.model, game.checking)
     except NotLowered as err:
@@ -79,11 +80,12 @@ def _native_check(game: Any, spec: Any, smoke: int, seed: int, python: Any) -> d
     found["heuristics_on_python"] = {name: {"reason": f"the native backend does not lower {err.what}",
                                             "at": _place(err)} for name, err in lowered.unlowered_heuristics.items()}
     try:
-        NativeGame.of(game)
+        ng = NativeGame.of(game)
     except NativeUnavailable as err:
         found["reason"] = err.message
         return found
     found["builds"] = True
+    found["determinization_on_python"] = determinized_on_python(ng)
     if smoke and python is not None:
         native = simulate(spec, smoke, seed, ["random"], keep_outcomes=True)
         pairs = zip(sorted(python.outcomes, key=lambda o: o.index), sorted(native.outcomes, key=lambda o: o.index))
@@ -156,6 +158,9 @@ def _print_validation(entry: dict, players: int | None) -> None:
         else:
             at = f" ({native['at']})" if native["at"] else ""
             echo(terminal_safe(f"  native: plays on the Python engine: {native['reason']}{at}"))
+        if native.get("determinization_on_python"):
+            echo(terminal_safe(f"  native: ismcts draws its determinizations on the Python engine: "
+                               f"{native['determinization_on_python']}"))
         for name, why in native["heuristics_on_python"].items():
             at = f" ({why['at']})" if why["at"] else ""
             echo(terminal_safe(f"  native: heuristic {name} judges positions (compare, analyze) on the Python "

@@ -13,15 +13,18 @@ the result.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from ruleplay import load_game
 from ruleplay.agents import make_agent
 from ruleplay.agents.native_positions import NativeBail, NativePositions, NativeSampler
 from ruleplay.agents.search import CutOff
+from ruleplay.cli import main
 from ruleplay.engine.determinize import Determinizer
 from ruleplay.engine.loader import builtin_games
 from ruleplay.engine.rng import Rng
@@ -174,3 +177,24 @@ def test_a_view_the_module_gives_up_on_hands_the_decision_to_the_python_engine(m
     python, native = make_agent("ismcts:iterations=30", 5, "python"), make_agent("ismcts:iterations=30", 5, "native")
     assert str(native.choose(state)) == str(python.choose(state))
     assert native.bails == 1 and native.natively == 0
+
+
+@pytest.mark.parametrize("text, construct", [
+    (HIDDEN_DICE, "chance action `roll0` draws `a`, which some seats may not see, among values that are not "
+                  "components: a determinization plays the game again to draw it anew"),
+    (TELL_TALE.replace('index == 1\n', 'index == 99999999999999999999999\n'),
+     "the native backend does not lower the `visible_if` or `back` of state variable `signal`"),
+    (TELL_TALE, None),
+])
+def test_validate_native_names_what_keeps_determinization_on_python(tmp_path, text, construct):
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    game = load_game(path)
+    native_of(game)
+    if "visible_if" in (construct or ""):  # then the Python engine draws, and the search holds its draws natively
+        assert _agree(game, 1, 1)[0] == 0
+    entry = json.loads(CliRunner().invoke(main, ["validate", str(path), "--native", "--json"]).stdout)[0]
+    assert entry["native"]["builds"] and entry["native"]["determinization_on_python"] == construct
+    shown = CliRunner().invoke(main, ["validate", str(path), "--native"]).output
+    said = "native: ismcts draws its determinizations on the Python engine"
+    assert (f"{said}: {construct}" in shown) if construct else (said not in shown)

@@ -90,10 +90,10 @@ def test_validate_native_says_what_keeps_a_ruleset_on_python(tmp_path):
     entry = json.loads(run("validate", str(path), "--native", "--json").stdout)[0]
     assert entry["native"] == {"lowers": False, "builds": False, "agrees": None, "at": f"{path}:12:15",
                                "reason": "the native backend does not lower an int past 64 bits",
-                               "heuristics_on_python": {}}
+                               "heuristics_on_python": {}, "determinization_on_python": None}
     played = json.loads(run("validate", "kuhn-poker", "--native", "--smoke", "6", "--json").stdout)[0]
     assert played["native"] == {"lowers": True, "builds": True, "agrees": True, "reason": None, "at": None,
-                                "heuristics_on_python": {}}
+                                "heuristics_on_python": {}, "determinization_on_python": None}
 
 
 HEURISTIC_PAST_64_BITS = """ruleplay: 1

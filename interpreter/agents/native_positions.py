@@ -178,8 +178,10 @@ class NativePositions:
         by_view = self.groupings.get(key)
         if by_view is None:
             by_view = self.groupings[key] = {}
+            texts = self.texts
             for move, mask in zip(self.ffi.unpack(self.legal, n), self.ffi.unpack(self.masks, n)):
-                by_view.setdefault(self._text(move, mask, viewer), []).append(move)
+                text = texts.get((move, mask, viewer)) or self._text(move, mask, viewer)
+                by_view.setdefault(text, []).append(move)
         return by_view
 
     def _text(self, move: int, mask: int, viewer: int) -> str:

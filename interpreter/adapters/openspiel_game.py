@@ -128,6 +128,7 @@ class _Spec:
         self.encoding = Encoding(game)
         self.stepper = Stepper(game, self.encoding, backend)
         self.actions = {name: i for i, name in enumerate(model.actions)}
+        self.actions_count = info.num_distinct_actions
         self.utility = utility
         suffix = "" if info.variant is None else f"_{info.variant}"
         options = (f"_seeds{self.seeds}" if self.seeds not in (0, DEFAULT_SEEDS) else "") \
@@ -280,12 +281,15 @@ class RuleplayState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         """The state after `action`, which must be one the node lists (a legal move, a chance outcome): the
-        root's seed or the step refuses anything else with IllegalMoveError, the state unchanged."""
+        root's seed or the step refuses anything else with IllegalMoveError, the state unchanged.  pyspiel
+        calls this for every move, with an int."""
         handle = self._held.handle
         if handle is None:
             self._held = _Held(self._spec.stepper.new(self._seed(action)), self._spec.name)
-        else:
-            handle.apply_action(action_number(self._spec.game, action, self._who()))
+        elif 0 <= action < self._spec.actions_count:
+            handle.apply_action(action)
+        else:  # refused with the reason, naming who tried
+            action_number(self._spec.game, action, self._who())
 
     def _seed(self, action: int) -> int:
         """The seed the root's outcome `action` draws: one of the `seeds` it lists, nothing else."""

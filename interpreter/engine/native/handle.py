@@ -37,7 +37,7 @@ class NativeState:
     """A state in a game's native module, or (after a step only the Python engine could make) a `State`."""
 
     __slots__ = ("ng", "_lib", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base", "_err", "_buf",
-                 "_cap", "_nlegal", "_player")
+                 "_cap", "_nlegal", "_player", "_weights", "_masks")
 
     def __init__(self, ng: NativeGame, ptr: Any, checkpoint: Callable[[], Any], base: History):
         self.ng = ng
@@ -47,24 +47,22 @@ class NativeState:
         self._checkpoint = checkpoint  # makes a fresh native state as it was when the ops below began
         self._ops: list[int] = []
         self._moves: list[int] = []  # every move since `base`, chance outcomes included
-        self._seens: dict[int, Seen] = {}  # who saw the arguments of the private moves, by position in _moves
+        self._seens: dict[int, list[int]] = {}  # who saw the private moves' arguments (masks), by position in _moves
         self._base = base
         self._err = ng.ffi.new(ng.error_type)  # this state's own, so steps allocate nothing
         self._buf = ng.ffi.new(ng.buffer_type, LEGAL_BUFFER)
         self._cap = LEGAL_BUFFER  # len(self._buf)
         self._nlegal = -1  # the legal actions in `_buf` (read with the last step), or -1: not read
         self._player: int | None = None  # who moves (read with the last step), or None: ask the module
+        self._weights: Any = None  # the chance weights' buffer, made at the first chance node asked about
+        self._masks: Any = None  # the buffer `rp_seen` writes, made at the first private move
 
     # ------------------------------------------------------------ making states
     @classmethod
     def new(cls, ng: NativeGame, seed: int) -> "NativeState":
         """The initial state of seed `seed` (as `Game.new_state(seed)`)."""
-        def setup() -> Any:
-            ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
-            return ptr if ng.lib.rp_setup(ptr, seed, ng.ffi.new("rp_error *")) else None
-
         lib = ng.lib
-        handle = cls(ng, ng.ffi.gc(lib.rp_new(), lib.rp_free), setup, NO_HISTORY)
+        handle = cls(ng, ng.ffi.gc(lib.rp_new(), lib.rp_free), _SeedCheckpoint(ng, seed), NO_HISTORY)
         if not handle._stepped(lib.rp_start(handle._ptr, seed, handle._buf, LEGAL_BUFFER, handle._err)):
             handle._ptr = None  # set-up itself bailed: the Python engine sets the game up
             handle._py = ng.game.new_state(seed)
@@ -152,10 +150,13 @@ class NativeState:
             actions = self.legal_actions()
             if len(actions) > self.ng.game.max_chance_outcomes:
                 return []
-            weights = self.ng.ffi.new("double[]", max(len(actions), 1))
+            weights = self._weights
+            if weights is None or len(weights) < len(actions):
+                weights = self._weights = self.ng.ffi.new("double[]", max(len(actions), LEGAL_BUFFER))
             if self._lib.rp_weights(self._ptr, weights, self._err):
-                total = sum(weights[i] for i in range(len(actions)))
-                return [(a, weights[i] / total) for i, a in enumerate(actions)]
+                drawn = self.ng.ffi.unpack(weights, len(actions))
+                total = sum(drawn)
+                return [(a, w / total) for a, w in zip(actions, drawn)]
         state = self.to_state() if self._py is None else self._py
         outcomes = state.chance_outcomes()
         if outcomes is None:
@@ -197,8 +198,10 @@ class NativeState:
         finally:
             ng.lib.rp_free_text(text)
         history = self._base
+        seens = self._seens
         for k, index in enumerate(self._moves):
-            history = history.then(ng.move(index), self._seens.get(k))
+            masks = seens.get(k)
+            history = history.then(ng.move(index), None if masks is None else _seen_of(masks))
         state = State(ng.game, data, None, history)
         state.last_fired = ng.fired(ptr)
         return state
@@ -244,13 +247,13 @@ class NativeState:
         return True
 
     def _made(self, op: int) -> None:
-        lib = self.ng.lib
-        index = op if op >= 0 else self.ng.lib.rp_last_move(self._ptr)
-        if self.ng.is_private(index):
-            masks = self.ng.ffi.new("uint32_t[17]")
-            n = lib.rp_seen(self._ptr, masks)
-            self._seens[len(self._moves)] = tuple(
-                None if masks[i] & (1 << 31) else tuple(s for s in range(32) if masks[i] >> s & 1) for i in range(n))
+        ng = self.ng
+        index = op if op >= 0 else self._lib.rp_last_move(self._ptr)
+        if index in ng._private:  # who saw its arguments: kept as the module's masks, read in `_state_of`
+            masks = self._masks
+            if masks is None:
+                masks = self._masks = ng.ffi.new("uint32_t[17]")
+            self._seens[len(self._moves)] = ng.ffi.unpack(masks, self._lib.rp_seen(self._ptr, masks))
         self._moves.append(index)
         self._ops.append(op)
         if len(self._ops) >= CHECKPOINT_EVERY:
@@ -293,6 +296,27 @@ class NativeState:
             if not ok:
                 raise AssertionError("a step the native module made once failed when made again")
         return self._state_of(ptr)
+
+
+class _SeedCheckpoint:
+    """Makes a fresh native state of the game's seed `seed`: the checkpoint of a new game's handle (a class, not a
+    closure, so that making a handle per game costs as little as it can)."""
+
+    __slots__ = ("ng", "seed")
+
+    def __init__(self, ng: NativeGame, seed: int):
+        self.ng = ng
+        self.seed = seed
+
+    def __call__(self) -> Any:
+        ng = self.ng
+        ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
+        return ptr if ng.lib.rp_setup(ptr, self.seed, ng.ffi.new("rp_error *")) else None
+
+
+def _seen_of(masks: list[int]) -> Seen:
+    """Who saw each argument of a private move, from the module's masks (bit 31: everyone; else one bit a seat)."""
+    return tuple(None if mask & (1 << 31) else tuple(s for s in range(32) if mask >> s & 1) for mask in masks)
 
 
 def _read(ng: NativeGame, text: str) -> Any:

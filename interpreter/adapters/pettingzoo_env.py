@@ -32,13 +32,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..engine.game import Game
 from ..engine.state import State
 from .encoding import Encoding
 from .games import action_number, resolve, whole_seed
 from .held import Handle, Stepper
+from .pettingzoo_wrappers import checked
 
 RENDER_MODES = ("ansi", "human")
 
@@ -61,7 +61,7 @@ class raw_env(AECEnv):
         self.stepper = Stepper(self.game, self.encoding, backend)
         self.possible_agents = [f"player_{p}" for p in range(info.players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
-        actions = info.num_distinct_actions
+        actions = self._actions = info.num_distinct_actions
         self._action_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
         self._observation_spaces = {a: spaces.Dict({
             "observation": spaces.Box(-np.inf, np.inf, (self.encoding.size,), np.float32),
@@ -127,14 +127,18 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # an illegal action raises the rules' reason, changing nothing
-        held.apply_action(action_number(self.game, action, agent))
-        self.stepper.settle(held)
+        if type(action) is not int or not 0 <= action < self._actions:
+            action = action_number(self.game, action, agent)  # an int of the numbering, or refused
+        held.apply_action(action)  # an illegal one raises the rules' reason, changing nothing
+        if held.is_chance_node():
+            self.stepper.settle(held)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.agent_selection = self.possible_agents[self._to_move(self._seat[agent])]
-        self._finish_if_over(agent)
-        self._accumulate_rewards()
+        if held.is_terminal():
+            self._finish_if_over(agent)
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = self.possible_agents[held.current_player()]
         if self.render_mode == "human":
             self.render()
 
@@ -156,12 +160,14 @@ class raw_env(AECEnv):
         held = self._held
         if held is None:
             raise RuntimeError("call reset() before observe()")
-        seat = self._seat_of(agent)
+        seat = self._seat.get(agent) if type(agent) is str else None
+        if seat is None:
+            seat = self._seat_of(agent)  # any other name is a ValueError naming the agents
         vector = np.empty(self.encoding.size, dtype=np.float32)
         self.stepper.observe_into(held, seat, vector)
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
-        if not held.is_terminal() and held.current_player() == seat:
-            mask[held.legal_actions()] = 1
+        mask = np.zeros(self._actions, dtype=np.int8)
+        if held.current_player() == seat:  # never at the end (TERMINAL is no seat)
+            mask.put(held.legal_actions(), 1)
         return {"observation": vector, "action_mask": mask}
 
     def render(self) -> str | None:
@@ -179,7 +185,6 @@ class raw_env(AECEnv):
 
 def env(game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None,
         render_mode: str | None = None, backend: str = "auto") -> AECEnv:
-    """The environment wrapped in PettingZoo's checks: actions in bounds, reset before step."""
-    wrapped: AECEnv = raw_env(game, players, variant, render_mode, backend)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """The environment wrapped in PettingZoo's checks: actions in bounds, reset before step (`pettingzoo_wrappers`:
+    PettingZoo's own wrappers, answering its loop directly)."""
+    return checked(raw_env(game, players, variant, render_mode, backend))

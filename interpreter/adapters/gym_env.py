@@ -42,7 +42,7 @@ from ..engine.game import Game
 from ..engine.legal import TERMINAL
 from .encoding import Encoding
 from .games import resolve, whole_seed
-from .held import Handle, Stepper
+from .held import BatchView, Handle, Stepper
 
 
 def _single_spaces(game: Game, encoding: Encoding) -> tuple[spaces.Dict, spaces.Discrete]:
@@ -78,13 +78,16 @@ class _Games:
     def step(self, slot: int, action: Any) -> tuple[float, bool, int]:
         """The move `action` of the seat to move in `slot`: its reward, whether the game ended, who moves now."""
         held = self.held[slot]
-        if isinstance(action, np.integer):
-            action = int(action)
-        if type(action) is not int or not 0 <= action < self.actions:
+        if type(action) is not int:
+            action = int(action) if isinstance(action, np.integer) else action
+            if type(action) is not int:
+                raise IllegalMoveError(action, f"an action is an int 0..{self.actions - 1}", "RP604")
+        if not 0 <= action < self.actions:
             raise IllegalMoveError(action, f"an action is an int 0..{self.actions - 1}", "RP604")
         seat = held.current_player()
         held.apply_action(action)  # an illegal one raises the rules' reason, changing nothing
-        self.stepper.settle(held)
+        if held.is_chance_node():
+            self.stepper.settle(held)
         self.last[slot] = seat
         if not held.is_terminal():
             return 0.0, False, held.current_player()
@@ -162,6 +165,9 @@ class VectorTurnEnv(VectorEnv):
         self._masks = np.zeros((num_envs, self.games.actions), np.int8)
         self._players = np.zeros(num_envs, np.int64)
         self._over = np.zeros(num_envs, np.bool_)
+        self._seats = np.zeros(num_envs, np.int32)  # the seat each game is observed from
+        self._masked = np.zeros(num_envs, np.int8)  # which games have a mask (those not over)
+        self._view = BatchView(self.games.stepper, num_envs)
 
     def reset(self, *, seed: int | list | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Every game anew; `seed` an int (game i gets seed + i), a list of one per game, or None."""
@@ -172,8 +178,8 @@ class VectorTurnEnv(VectorEnv):
         for slot, slot_seed in enumerate(seeds):
             self.games.reseed(slot, slot_seed)
             self._players[slot] = self.games.start(slot)
-            self.games.observe_into(slot, self._observations[slot], self._masks[slot])
         self._over[:] = False
+        self._observe()
         return self._batch(), self._infos(None)
 
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -183,17 +189,26 @@ class VectorTurnEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"step() takes one action per game, shape ({self.num_envs},), not {actions.shape}")
+        # each as int() takes it, as every game's own step would
+        chosen = actions.tolist() if actions.dtype.kind in "iu" else [int(a) for a in actions]
         rewards = np.zeros(self.num_envs, np.float64)
         ended = np.zeros(self.num_envs, np.bool_)
-        games, players = self.games, self._players
-        for slot in range(self.num_envs):
-            if self._over[slot]:
+        games, players, over = self.games, self._players, self._over.tolist()
+        for slot, action in enumerate(chosen):
+            if over[slot]:
                 players[slot] = games.start(slot)
             else:
-                rewards[slot], ended[slot], players[slot] = games.step(slot, int(actions[slot]))
-            games.observe_into(slot, self._observations[slot], self._masks[slot])
+                rewards[slot], ended[slot], players[slot] = games.step(slot, action)
         self._over = ended
+        self._observe()
         return self._batch(), rewards, ended.copy(), np.zeros(self.num_envs, np.bool_), self._infos(ended)
+
+    def _observe(self) -> None:
+        """Every game's observation and mask into the batch's rows: of the seat to move, else of the last mover."""
+        over = self._over
+        np.copyto(self._seats, np.where(over, self.games.last, self._players))
+        np.copyto(self._masked, ~over)
+        self._view.write(self.games.held, self._seats, self._masked, self._observations, self._masks)
 
     def _batch(self) -> dict:
         return {"observation": self._observations.copy(), "action_mask": self._masks.copy()}

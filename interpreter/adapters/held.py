@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..engine.game import Game
 from ..engine.native import BACKENDS, NativeState, choose
 from ..engine.state import State
@@ -120,3 +122,35 @@ class Stepper:
         if ptr is not None and self._writer is not None and self._writer.write(ptr, seat, out):
             return
         out[:] = self.encoding.encode(handle.to_state().observe(seat))
+
+
+class BatchView:
+    """Writes a batch of games' observation vectors and action masks, all the native ones in one call."""
+
+    def __init__(self, stepper: Stepper, games: int):
+        self.stepper = stepper
+        self._ok = np.zeros(games, np.int8)  # which rows the native call wrote
+        native = stepper._native
+        self._ptrs = None if stepper._writer is None else native.ffi.new("rp_state *[]", games)
+        self._null = None if native is None else native.ffi.NULL
+
+    def write(self, handles: list[Handle], seats: np.ndarray, masked: np.ndarray, out: np.ndarray,
+              masks: np.ndarray) -> None:
+        """Row i: seat `seats[i]`'s vector of `handles[i]` into `out[i]`, and into `masks[i]` a 1 for each legal
+        move where `masked[i]`, else 0s.  `seats` int32, `masked` int8, `out` float32 and `masks` int8 arrays."""
+        ok, ptrs = self._ok, self._ptrs
+        if ptrs is None:
+            ok.fill(0)
+        else:
+            null = self._null
+            for i, handle in enumerate(handles):
+                native = handle.native
+                ptrs[i] = null if native is None else native
+            self.stepper._writer.write_batch(ptrs, seats, masked, out, masks, ok)
+        if ok.all():
+            return
+        for i in np.flatnonzero(ok == 0).tolist():  # in Python: the view or listing raises what the rules raise
+            self.stepper.observe_into(handles[i], int(seats[i]), out[i])
+            masks[i].fill(0)
+            if masked[i]:
+                masks[i].put(handles[i].legal_actions(), 1)

@@ -64,6 +64,23 @@ class ViewWriter:
         return bool(self.ng.lib.rp_observe(ptr, self.layout, seat, buffer, self._err))
 
 
+    def write_batch(self, ptrs: Any, seats: Any, masked: Any, out: Any, masks: Any, ok: Any) -> int:
+        """A batch of games at once: game i's vector of seat `seats[i]` of the native state `ptrs[i]` (a cffi
+        `rp_state *[]`, NULL for a state the Python engine holds) into row i of `out` (float32, games x size),
+        and its mask into row i of `masks` (int8, games x the game's actions: 1 for each legal move where
+        `masked[i]`, else 0s).  `ok[i]` (int8) says which rows were written; the rest are the caller's to write.
+        Returns how many were."""
+        if not self.available:
+            ok[:] = 0
+            return 0
+        ffi = self.ng.ffi
+        return int(self.ng.lib.rp_observe_batch(
+            ptrs, ffi.from_buffer("int32_t[]", seats), ffi.from_buffer("int8_t[]", masked), len(ok), self.layout,
+            ffi.from_buffer("float[]", out, require_writable=True),
+            ffi.from_buffer("int8_t[]", masks, require_writable=True), self.ng.game.info.num_distinct_actions,
+            ffi.from_buffer("int8_t[]", ok, require_writable=True)))
+
+
 def _stage_slots(model: GameModel, stages: dict[str, int]) -> tuple[list[int], list[int]]:
     """Per phase (flow order) where its stages start, and each stage's place among every stage name."""
     starts, slots = [], []

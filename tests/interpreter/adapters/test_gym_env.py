@@ -92,6 +92,24 @@ def test_the_games_of_the_batch_follow_their_seeds():
     assert single.stepper.backend == batch.games.stepper.backend == "native"
 
 
+def test_a_game_the_python_engine_holds_is_written_beside_the_native_ones():
+    """A batch whose games are partly held by the Python engine (after a hand-over) writes those rows in Python
+    and the rest in one native call: the same rows as a batch all native."""
+    from ruleplay.adapters.held import PythonHandle
+
+    batch = vector_env("nautilus-cards", num_envs=4)
+    batch.reset(seed=3)
+    for _ in range(5):
+        observations, *_ = batch.step(np.array([np.flatnonzero(m)[-1] for m in batch._masks]))
+    batch.games.held[1] = PythonHandle(batch.games.held[1].to_state())
+    batch.games.held[2] = PythonHandle(batch.games.held[2].to_state())
+    batch._observations[:] = -1.0
+    batch._masks[:] = 7
+    batch._observe()
+    assert np.array_equal(batch._observations, observations["observation"])
+    assert np.array_equal(batch._masks, observations["action_mask"])
+
+
 def test_bad_calls_say_what_is_wrong():
     batch = vector_env("tic-tac-toe", num_envs=2)
     with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):

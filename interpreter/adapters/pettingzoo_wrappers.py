@@ -32,8 +32,12 @@ class CheckedBounds(wrappers.AssertOutOfBoundsWrapper):
         self._actions = env.unwrapped.game.info.num_distinct_actions
 
     def step(self, action: Any) -> None:
+        raw = self._raw
         if type(action) is int and 0 <= action < self._actions:  # what Discrete(n).contains says of an int
-            self._raw.step(action)
+            raw.step(action)
+        elif action is None and raw._held is not None and (raw.terminations.get(raw.agent_selection)
+                                                           or raw.truncations.get(raw.agent_selection)):
+            raw.step(None)  # the step PettingZoo's loop makes for each agent whose game is over
         else:
             super().step(action)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import secrets
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from ..engine.errors import IllegalMoveError
 from ..engine.game import Game, load_game
 from ..engine.moves import Move
-from ..engine.rng import check_seed
+from ..engine.rng import Rng, check_seed, seed_state
 
 
 def resolve(game: Game | str | os.PathLike, players: int | None, variant: str | None) -> Game:
@@ -58,3 +59,11 @@ def whole_seed(seed: object) -> int:
         seed = int(seed)
     check_seed(seed)
     return seed  # type: ignore[return-value]  # check_seed let only an int through
+
+
+def game_seeds(seed: object) -> Rng:
+    """The seeds of an environment's games from `seed` (checked as `whole_seed` checks it), each game taking the
+    next; from the operating system's randomness when `seed` is None.  SplitMix64, as the engine's own
+    generator: a reset costs a few integer operations, where seeding a `random.Random` costs more than a whole
+    native game of tic-tac-toe."""
+    return Rng(seed_state(secrets.randbits(64) if seed is None else whole_seed(seed)))

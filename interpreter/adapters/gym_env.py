@@ -29,7 +29,6 @@ autoreset and infos included), only without a Python environment per game.
 from __future__ import annotations
 
 import os
-import random
 from typing import Any
 
 import gymnasium
@@ -41,7 +40,7 @@ from ..engine.errors import IllegalMoveError
 from ..engine.game import Game
 from ..engine.legal import TERMINAL
 from .encoding import Encoding
-from .games import resolve, whole_seed
+from .games import game_seeds, resolve, whole_seed
 from .held import BatchView, Handle, Stepper
 
 
@@ -61,28 +60,26 @@ class _Games:
         self.encoding = Encoding(self.game)
         self.stepper = Stepper(self.game, self.encoding, backend)
         self.actions = self.game.info.num_distinct_actions
-        self.seeds = [random.Random() for _ in range(slots)]  # reset(seed=…) replaces them
+        self.seeds = [game_seeds(None) for _ in range(slots)]  # reset(seed=…) replaces them
         self.held: list[Handle | None] = [None] * slots
         self.last = [0] * slots  # the seat that made each game's last move
 
     def reseed(self, slot: int, seed: Any) -> None:
         if seed is not None:
-            self.seeds[slot] = random.Random(whole_seed(seed))
+            self.seeds[slot] = game_seeds(seed)
 
     def start(self, slot: int) -> int:
         """A new game in `slot`, from that slot's seed sequence; the seat to move (or TERMINAL)."""
-        held = self.held[slot] = self.stepper.settle(self.stepper.new(self.seeds[slot].getrandbits(63)))
+        held = self.held[slot] = self.stepper.settle(self.stepper.new(self.seeds[slot].next64()))
         self.last[slot] = 0
         return TERMINAL if held.is_terminal() else held.current_player()
 
     def step(self, slot: int, action: Any) -> tuple[float, bool, int]:
         """The move `action` of the seat to move in `slot`: its reward, whether the game ended, who moves now."""
         held = self.held[slot]
-        if type(action) is not int:
-            action = int(action) if isinstance(action, np.integer) else action
-            if type(action) is not int:
-                raise IllegalMoveError(action, f"an action is an int 0..{self.actions - 1}", "RP604")
-        if not 0 <= action < self.actions:
+        if type(action) is not int and isinstance(action, np.integer):
+            action = int(action)
+        if type(action) is not int or not 0 <= action < self.actions:
             raise IllegalMoveError(action, f"an action is an int 0..{self.actions - 1}", "RP604")
         seat = held.current_player()
         held.apply_action(action)  # an illegal one raises the rules' reason, changing nothing

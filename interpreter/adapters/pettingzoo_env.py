@@ -26,7 +26,6 @@ writes the observation vectors and masks there too (`adapters.held`);
 from __future__ import annotations
 
 import os
-import random
 from typing import Any
 
 import numpy as np
@@ -36,7 +35,7 @@ from pettingzoo import AECEnv
 from ..engine.game import Game
 from ..engine.state import State
 from .encoding import Encoding
-from .games import action_number, resolve, whole_seed
+from .games import action_number, game_seeds, resolve
 from .held import Handle, Stepper
 from .pettingzoo_wrappers import checked
 
@@ -67,7 +66,7 @@ class raw_env(AECEnv):
             "observation": spaces.Box(-np.inf, np.inf, (self.encoding.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (actions,), np.int8),
         }) for a in self.possible_agents}
-        self._seeds = random.Random()  # reset(seed=…) replaces it; unseeded resets draw from the OS
+        self._seeds = game_seeds(None)  # reset(seed=…) replaces it; unseeded resets start from the OS's randomness
         self._held: Handle | None = None
 
     @property
@@ -103,12 +102,12 @@ class raw_env(AECEnv):
         """A new game: `seed` fixes it (and the seeds of the resets after it); None draws a fresh one.
 
         A seed is a whole number 0..2^64-1, as the engine's (a numpy integer
-        too, as `step` takes its actions): `random.Random` would also take -1
-        for 1, True for 1 and any text, each silently a game.
+        too, as `step` takes its actions); anything else is refused rather
+        than silently taken for some game (`games.game_seeds`).
         """
         if seed is not None:
-            self._seeds = random.Random(whole_seed(seed))
-        self._held = self.stepper.settle(self.stepper.new(self._seeds.getrandbits(63)))
+            self._seeds = game_seeds(seed)
+        self._held = self.stepper.settle(self.stepper.new(self._seeds.next64()))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

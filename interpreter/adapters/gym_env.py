@@ -94,10 +94,8 @@ class _Games:
         """Slot `slot`'s observation (of the seat to move, else of the last mover) and mask, into the rows."""
         held = self.held[slot]
         over = held.is_terminal()
-        self.stepper.observe_into(held, self.last[slot] if over else held.current_player(), observation)
-        mask.fill(0)
-        if not over:
-            mask[held.legal_actions()] = 1
+        self.stepper.observe_masked(held, self.last[slot] if over else held.current_player(), not over, observation,
+                                    mask)
 
 
 class TurnEnv(gymnasium.Env):

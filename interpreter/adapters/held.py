@@ -116,6 +116,17 @@ class Stepper:
             handle.apply_chance()
         return handle
 
+    def observe_masked(self, handle: Handle, seat: int, masked: bool, out: Any, mask: Any) -> None:
+        """`observe_into`, and into `mask` (int8, one per action) a 1 for each legal move when `masked`, else
+        0s: in one native call where the module can write both."""
+        ptr = handle.native
+        if ptr is not None and self._writer is not None and self._writer.write_masked(ptr, seat, masked, out, mask):
+            return
+        self.observe_into(handle, seat, out)
+        mask.fill(0)
+        if masked:
+            mask.put(handle.legal_actions(), 1)
+
     def observe_into(self, handle: Handle, seat: int, out: Any) -> None:
         """Seat `seat`'s observation vector of `handle` into `out` (float32, the encoding's size)."""
         ptr = handle.native
@@ -150,7 +161,4 @@ class BatchView:
         if ok.all():
             return
         for i in np.flatnonzero(ok == 0).tolist():  # in Python: the view or listing raises what the rules raise
-            self.stepper.observe_into(handles[i], int(seats[i]), out[i])
-            masks[i].fill(0)
-            if masked[i]:
-                masks[i].put(handles[i].legal_actions(), 1)
+            self.stepper.observe_masked(handles[i], int(seats[i]), bool(masked[i]), out[i], masks[i])

@@ -163,10 +163,9 @@ class raw_env(AECEnv):
         if seat is None:
             seat = self._seat_of(agent)  # any other name is a ValueError naming the agents
         vector = np.empty(self.encoding.size, dtype=np.float32)
-        self.stepper.observe_into(held, seat, vector)
-        mask = np.zeros(self._actions, dtype=np.int8)
-        if held.current_player() == seat:  # never at the end (TERMINAL is no seat)
-            mask.put(held.legal_actions(), 1)
+        mask = np.empty(self._actions, dtype=np.int8)
+        # a mask only for the seat to move, and never at the end (TERMINAL is no seat)
+        self.stepper.observe_masked(held, seat, held.current_player() == seat, vector, mask)
         return {"observation": vector, "action_mask": mask}
 
     def render(self) -> str | None:

@@ -48,6 +48,7 @@ class CheckedOrder(wrappers.OrderEnforcingWrapper):
     def __init__(self, env: AECEnv):
         super().__init__(env)
         self._raw = env.unwrapped
+        self._actions = env.unwrapped.game.info.num_distinct_actions
 
     def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
         if not self._has_reset:
@@ -65,9 +66,13 @@ class CheckedOrder(wrappers.OrderEnforcingWrapper):
         return self._raw.observe(agent)
 
     def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
+        raw = self._raw
+        if self._has_reset and raw.agents:
             self._has_updated = True
-            self.env.step(action)
+            if type(action) is int and 0 <= action < self._actions:  # what the bounds check passes at once
+                raw.step(action)
+            else:
+                self.env.step(action)
         else:
             super().step(action)  # PettingZoo's error or warning
 

@@ -67,5 +67,7 @@ typedef struct rp_layout {
 int rp_views_lowered(void);
 int64_t rp_text_id(const char *bytes, int64_t n);
 int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e);
+int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t masked, float *out, int8_t *mask,
+                      int64_t nactions);
 int64_t rp_observe_batch(rp_state **S, const int32_t *seats, const int8_t *masked, int64_t n, const rp_layout *L,
                          float *out, int8_t *masks, int64_t nactions, int8_t *ok);

@@ -234,36 +234,40 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
     }
 }
 
-/* A batch of games' observations and action masks in one call (the batched environment's step): for game i,
- * seat seats[i]'s vector of S[i] into out + i * L->size, and its action mask into masks + i * nactions: a 1
- * for each legal move when masked[i], else all 0s.  ok[i] says whether game i was written; a game this does
- * not write (S[i] NULL, a state the Python engine holds; a view or a listing that bails) is the caller's to
- * write, through the Python engine, which raises what the rules raise.  Returns the games written. */
+/* Seat `seat`'s vector of S into `out` and S's action mask into `mask` (nactions numbers): a 1 for each legal
+ * move when `masked`, else all 0s.  1, or 0 when this cannot write them exactly (a view or a listing that
+ * bails): the caller writes them through the Python engine, which raises what the rules raise. */
+int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t masked, float *out, int8_t *mask,
+                      int64_t nactions)
+{
+    if (!rp_observe(S, L, seat, out, NULL)) return 0;
+    memset(mask, 0, (size_t)nactions);
+    if (!masked) return 1;
+    rp_ctx C;
+    rp_ctx_init(&C, S->M, S);
+    int listed = rp_state_list(S, &C);
+    rp_ctx_done(&C);
+    if (!listed) return 0;
+    for (int64_t k = 0; k < S->nlegal; k++) {
+        int32_t a = S->legal[k];
+        if (a < 0 || a >= nactions) return 0;
+        mask[a] = 1;
+    }
+    return 1;
+}
+
+/* A batch of games at once (the batched environment's step): game i as rp_observe_masked writes it, into row i
+ * of `out` (L->size numbers a row) and of `masks` (nactions a row).  ok[i] says whether game i was written; a
+ * game this does not write (S[i] NULL, a state the Python engine holds, or one rp_observe_masked refuses) is the
+ * caller's.  Returns the games written. */
 int64_t rp_observe_batch(rp_state **S, const int32_t *seats, const int8_t *masked, int64_t n, const rp_layout *L,
                          float *out, int8_t *masks, int64_t nactions, int8_t *ok)
 {
     int64_t written = 0;
     for (int64_t i = 0; i < n; i++) {
-        int8_t *mask = masks + i * nactions;
-        ok[i] = 0;
-        if (!S[i] || !rp_observe(S[i], L, seats[i], out + i * L->size, NULL)) continue;
-        memset(mask, 0, (size_t)nactions);
-        if (masked[i]) {
-            rp_ctx C;
-            rp_ctx_init(&C, S[i]->M, S[i]);
-            int listed = rp_state_list(S[i], &C);
-            rp_ctx_done(&C);
-            if (!listed) continue;
-            int fits = 1;
-            for (int64_t k = 0; k < S[i]->nlegal; k++) {
-                int32_t a = S[i]->legal[k];
-                if (a < 0 || a >= nactions) fits = 0;
-                else mask[a] = 1;
-            }
-            if (!fits) continue;
-        }
-        ok[i] = 1;
-        written++;
+        ok[i] = S[i] && rp_observe_masked(S[i], L, seats[i], masked[i], out + i * L->size, masks + i * nactions,
+                                          nactions);
+        written += ok[i];
     }
     return written;
 }

@@ -159,9 +159,7 @@ class raw_env(AECEnv):
         held = self._held
         if held is None:
             raise RuntimeError("call reset() before observe()")
-        seat = self._seat.get(agent) if type(agent) is str else None
-        if seat is None:
-            seat = self._seat_of(agent)  # any other name is a ValueError naming the agents
+        seat = self._seat_of(agent)
         vector = np.empty(self.encoding.size, dtype=np.float32)
         mask = np.empty(self._actions, dtype=np.int8)
         # a mask only for the seat to move, and never at the end (TERMINAL is no seat)

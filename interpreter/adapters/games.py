@@ -65,5 +65,5 @@ def game_seeds(seed: object) -> Rng:
     """The seeds of an environment's games from `seed` (checked as `whole_seed` checks it), each game taking the
     next; from the operating system's randomness when `seed` is None.  SplitMix64, as the engine's own
     generator: a reset costs a few integer operations, where seeding a `random.Random` costs more than a whole
-    native game of tic-tac-toe."""
+    native game of a small board game."""
     return Rng(seed_state(secrets.randbits(64) if seed is None else whole_seed(seed)))

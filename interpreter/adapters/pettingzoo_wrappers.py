@@ -43,7 +43,9 @@ class CheckedBounds(wrappers.AssertOutOfBoundsWrapper):
 
 
 class CheckedOrder(wrappers.OrderEnforcingWrapper):
-    """`OrderEnforcingWrapper` whose loop (`agent_iter`, `last`, `step`, `observe`) reads the environment directly."""
+    """`OrderEnforcingWrapper` whose loop (`agent_iter`, `last`, `step`, `observe`) reads the environment directly:
+    `checked` puts it right around `CheckedBounds`, which changes none of them but `step` (an int action in range
+    it passes at once, so this passes it at once too)."""
 
     def __init__(self, env: AECEnv):
         super().__init__(env)

@@ -745,6 +745,7 @@ typedef struct rp_state {
 /* The engine: flow, listing, moves, scoring (rp_engine.c). */
 int rp_state_setup(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C);
 int rp_state_apply(rp_state *S, int64_t action, rp_ctx *C);
+int rp_state_apply_at(rp_state *S, int64_t at, rp_ctx *C);
 int rp_state_apply_chance(rp_state *S, rp_ctx *C);
 int rp_state_list(rp_state *S, rp_ctx *C);
 int rp_state_weights(rp_state *S, double *out, rp_ctx *C);

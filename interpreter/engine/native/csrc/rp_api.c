@@ -303,7 +303,7 @@ int rp_playout(uint64_t seed, const int32_t *kinds, uint64_t *agent_rng, int64_t
             int64_t offered = S->nlegal;
             uint64_t before = agent_rng[who];
             int64_t pick = kinds[who] == 0 ? (int64_t)rp_below(&agent_rng[who], (uint64_t)offered) : 0;
-            ok = rp_state_apply(S, S->legal[pick], &C);
+            ok = rp_state_apply_at(S, pick, &C);
             if (ok) { stats[0]++; stats[1] += offered; }
             else agent_rng[who] = before;   /* the Python engine makes this decision again */
         }
@@ -336,11 +336,13 @@ int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int
     *moves = 0;
     rp_state *S = rp_state_alloc(M);
     if (!S) return 0;
+    rp_ctx C;
+    int32_t *fired = NULL, cfired = 0;   /* the fired-rule log's buffer, kept from game to game */
     for (int64_t g = first; g < first + count; g++) {
         uint64_t seed = derive(batch_seed, (uint64_t)g), rng[RP_MAX_PLAYERS];
         for (int32_t k = 0; k < M->players; k++) rng[k] = rp_seed_state(derive(seed, (uint64_t)k));
-        rp_ctx C;
         rp_ctx_init(&C, M, S);
+        C.fired = fired; C.cfired = cfired;
         int ok = rp_state_setup(M, S, seed, &C);
         int64_t made = 0;
         while (ok && !S->flow.done) {
@@ -348,15 +350,16 @@ int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int
             else {
                 int64_t who = S->flow.player;
                 int64_t pick = kinds[who] == 0 ? (int64_t)rp_below(&rng[who], (uint64_t)S->nlegal) : 0;
-                ok = rp_state_apply(S, S->legal[pick], &C);
+                ok = rp_state_apply_at(S, pick, &C);
             }
             made += ok;
         }
-        rp_ctx_done(&C);
+        fired = C.fired; cfired = C.cfired;
         if (!ok) break;
         *moves += made;
         played++;
     }
+    free(fired);
     rp_state_free(S);
     return played;
 }

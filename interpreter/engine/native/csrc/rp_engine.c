@@ -136,11 +136,21 @@ static int active(flowrun *R, int64_t seat)
     return !skipped;
 }
 
+static int64_t next_skipping(flowrun *R, int64_t seat, int include_self);
+
 /* The next active seat (or this one, with include_self); -1 none, -2 a bail. */
-static int64_t next_active(flowrun *R, int64_t seat, int include_self)
+static inline __attribute__((always_inline)) int64_t next_active(flowrun *R, int64_t seat, int include_self)
+{
+    if (R->C->M->skip_if) return next_skipping(R, seat, include_self);
+    int64_t n = F(R)->players;   /* the seat is one of the n, so the one after it wraps by a compare, not a division */
+    int64_t nxt = include_self ? seat : seat + 1;
+    return nxt >= 0 && nxt < n ? nxt : nxt == n ? 0 : nxt % n;
+}
+
+/* next_active where `skip_if` says which seats sit out. */
+static int64_t next_skipping(flowrun *R, int64_t seat, int include_self)
 {
     int64_t n = F(R)->players;
-    if (!R->C->M->skip_if) return include_self ? seat % n : (seat + 1) % n;
     for (int64_t k = include_self ? 0 : 1; k < n + (include_self ? 0 : 1); k++) {
         int64_t cand = (seat + k) % n;
         int a = active(R, cand);
@@ -169,7 +179,10 @@ static void finish(flowrun *R, int32_t reason)
 
 static int fire_all(rp_ctx *C, const int32_t *rules, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++) if (!rp_fire(C, rules[i])) return 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (RP_LIKELY(C->nfired < C->cfired)) C->fired[C->nfired++] = rules[i];   /* rp_fire without its growth */
+        else if (!rp_fire(C, rules[i])) return 0;
+    }
     return 1;
 }
 
@@ -576,7 +589,8 @@ static double outcome_weight_of(rp_ctx *C, const rp_action *a, int64_t index);
 static void decode(const rp_model *M, int64_t index, int32_t *action, rv *args);
 
 /* The moves of the actions `names` whose `fallback:` is `fallback`, in the order listed, added to `out`. */
-static int listed(rp_ctx *C, const int32_t *names, int32_t nnames, int32_t fallback, rp_moves *out)
+static inline __attribute__((always_inline)) int listed(rp_ctx *C, const int32_t *names, int32_t nnames,
+                                                        int32_t fallback, rp_moves *out)
 {
     const rp_model *M = C->M;
     rv A[64];
@@ -604,7 +618,7 @@ static int listed(rp_ctx *C, const int32_t *names, int32_t nnames, int32_t fallb
 
 /* The legal moves now, charged to C->b, into `out` (as engine/legal.py's moves_now): the `fallback: true`
  * actions are listed only when the others list no move. */
-static int moves_now(rp_ctx *C, rp_moves *out)
+static inline __attribute__((always_inline)) int moves_now(rp_ctx *C, rp_moves *out)
 {
     const rp_model *M = C->M;
     rp_flow *f = &C->S->flow;
@@ -679,10 +693,11 @@ static void decode(const rp_model *M, int64_t index, int32_t *action, rv *args)
     const rp_action *act = &M->actions[lo];
     if (M->nactions == 0 || index < act->first_index || index >= act->first_index + act->size) { *action = -1; return; }
     int64_t rest = index - act->first_index;
-    for (int32_t i = act->nparams - 1; i >= 0; i--) {
+    for (int32_t i = act->nparams - 1; i > 0; i--) {
         args[i] = act->params[i].universe[rest % act->params[i].radix];
         rest /= act->params[i].radix;
     }
+    if (act->nparams) args[0] = act->params[0].universe[rest];   /* below the first radix: the size is the product */
     *action = lo;
 }
 
@@ -812,6 +827,11 @@ static int keep_fired(rp_state *S, rp_ctx *C)
         if (!more) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
         S->fired = more; S->cfired = C->nfired;
     }
+    if (C->nfired <= 1) {   /* most moves fire one rule or none: nothing to compare */
+        if (C->nfired) S->fired[0] = C->fired[0];
+        S->nfired = C->nfired;
+        return 1;
+    }
     int32_t n = 0;
     for (int32_t i = 0; i < C->nfired; i++) {
         int seen = 0;
@@ -822,15 +842,34 @@ static int keep_fired(rp_state *S, rp_ctx *C)
     return 1;
 }
 
+static int apply_legal(rp_state *S, int64_t index, rp_ctx *C);
+
 /* Make move `index` on S itself.  On a bail S is left half-changed: the caller rebuilds it. */
 int rp_state_apply(rp_state *S, int64_t index, rp_ctx *C)
 {
-    const rp_model *M = S->M;
     if (S->flow.done) { rp_bail(C, RP_BAIL_ILLEGAL, "the game is over", -1); return 0; }
     if (!S->legal_known && !rp_state_list(S, C)) return 0;
     int64_t i = 0;
     while (i < S->nlegal && S->legal[i] != index) i++;
     if (i == S->nlegal) { rp_bail(C, RP_BAIL_ILLEGAL, "not a legal move now", -1); return 0; }
+    return apply_legal(S, index, C);
+}
+
+/* Make the legal move at position `at` of the state's listed moves (a playout's pick): rp_state_apply
+ * without looking the move up among them. */
+int rp_state_apply_at(rp_state *S, int64_t at, rp_ctx *C)
+{
+    if (S->flow.done || !S->legal_known || at < 0 || at >= S->nlegal) {
+        rp_bail(C, RP_BAIL_ILLEGAL, "not a legal move now", -1);
+        return 0;
+    }
+    return apply_legal(S, S->legal[at], C);
+}
+
+/* Make move `index`, one of the moves S lists now. */
+static int apply_legal(rp_state *S, int64_t index, rp_ctx *C)
+{
+    const rp_model *M = S->M;
     int32_t act;
     rv args[64];
     decode(M, index, &act, args);
@@ -907,11 +946,25 @@ int rp_state_list(rp_state *S, rp_ctx *C)
 static rp_state *initial;
 static pthread_mutex_t initial_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* `from`'s items written over the list in `slot` when that list is the slot's alone, as long, and neither
+ * holds a container (the last game's board made the new game's): 1 done, 0 left to a copy. */
+static int copy_flat_over(rv *slot, rv from)
+{
+    if (slot->t != T_LIST || from.t != T_LIST) return 0;
+    rp_list *to = slot->u.l, *src = from.u.l;
+    if (to == src || to->immortal || to->rc != 1 || to->size != -1 || to->len != src->len) return 0;
+    for (int64_t k = 0; k < to->len; k++)
+        if (rv_is_container(to->items[k]) || rv_is_container(src->items[k])) return 0;
+    rp_memcpy(to->items, src->items, (size_t)to->len * sizeof(rv));
+    return 1;
+}
+
 static int copy_into(rp_state *S, const rp_state *T)
 {
     rp_ctx C;
     rp_ctx_init(&C, S->M, NULL);
     for (int32_t i = 0; i < S->M->nvars; i++) {
+        if (copy_flat_over(&S->vars[i], T->vars[i])) continue;
         rv v = rp_clone(&C, T->vars[i]);
         if (C.err) return 0;
         rv_set(&S->vars[i], v);

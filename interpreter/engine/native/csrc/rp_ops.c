@@ -15,10 +15,12 @@ int rp_cmp_int_flt(int64_t i, double f);
 /* ------------------------------------------------------------------ the generator */
 uint64_t rp_below(uint64_t *state, uint64_t n)
 {
+    uint64_t x = rp_next64(state);
+    if (RP_LIKELY(x < 0 - n)) return x % n;   /* below 2^64 - n, so below 2^64 - r too: no need to divide for r */
     uint64_t r = (0 - n) % n;   /* 2^64 mod n: draws at or above 2^64 - r would bias the result */
     for (;;) {
-        uint64_t x = rp_next64(state);
         if (r == 0 || x < 0 - r) return x % n;
+        x = rp_next64(state);
     }
 }
 

@@ -35,10 +35,29 @@ class _Edge:
 
 
 class _Node:
-    __slots__ = ("edges",)
+    __slots__ = ("edges", "offers")
 
     def __init__(self) -> None:
         self.edges: dict[str, _Edge] = {}
+        self.offers: dict[int, _Offer] = {}  # what a views grouping offers here, by the grouping's identity
+
+
+class _Offer:
+    """What one grouping of the legal moves by view (`Positions.views`) offers at one node: its views (at the root
+    only those of the real moves), their moves, and the node's edge of each view (None for the untried ones,
+    looked up again only after the node gains an edge); `edges` once every view has one.  Native positions hand
+    back the same grouping for the same legal moves, so an iteration that meets one again counts availability
+    and picks by UCB in one pass over a list, with no lookup by view; the grouping is kept here so its identity
+    stays its own for the decision."""
+
+    __slots__ = ("grouping", "views", "choices", "slots", "untried", "known", "edges")
+
+    def __init__(self, grouping: dict[str, list], views: list[str], choices: list[list], edges: dict[str, _Edge]):
+        self.grouping, self.views, self.choices = grouping, views, choices
+        self.slots: list[_Edge | None] = [edges.get(view) for view in views]
+        self.untried = [k for k, edge in enumerate(self.slots) if edge is None]
+        self.known = len(edges)  # the node's edges when `slots` was last brought up to date
+        self.edges = None if self.untried else self.slots
 
 
 class ISMCTSAgent(SearchAgent):
@@ -53,19 +72,20 @@ class ISMCTSAgent(SearchAgent):
         root = _Node()
         watch = self.settings.stopwatch()
         while watch.more():
-            self._iterate(at, root, sampler.sample(self.rng), me, set(views))
+            self._iterate(at, root, sampler.sample(self.rng), me, views)
             watch.tick()
         edges = root.edges
         best = max(views, key=lambda v: (edges[v].visits, edges[v].totals[me]) if v in edges else (-1, 0.0))
         return views[best]
 
-    def _iterate(self, at: Positions, root: _Node, position: Any, me: int, root_views: set[str]) -> None:
+    def _iterate(self, at: Positions, root: _Node, position: Any, me: int, root_views: dict[str, Move]) -> None:
         node, path = root, []
         players = at.players(position)
         expanded = False
+        rng = self.rng
         while not at.terminal(position) and not expanded:
             if at.chance(position):
-                move = at.sample_chance(position, self.rng)
+                move = at.sample_chance(position, rng)
                 view = at.view(position, move, me)
                 edge = node.edges.get(view)
                 if edge is None:
@@ -74,49 +94,67 @@ class ISMCTSAgent(SearchAgent):
                 position, node = at.apply(position, move), edge.child
                 continue
             by_view = at.views(position, me)
-            if node is root:
-                by_view = {v: ms for v, ms in by_view.items() if v in root_views}
-                if not by_view:
-                    return  # this determinization allows none of the real moves: it teaches nothing
-            untried = []
-            for view in by_view:
-                edge = node.edges.get(view)
-                if edge is None:
-                    untried.append(view)
+            offer = node.offers.get(id(by_view))
+            if offer is None:
+                if node is root:
+                    views = [v for v in by_view if v in root_views]
+                    offer = _Offer(by_view, views, [by_view[v] for v in views], node.edges)
                 else:
-                    edge.available += 1
-            if untried:
-                view = untried[self.rng.below(len(untried))]
-                edge = node.edges[view] = _Edge(players)
-                edge.available = 1
-                expanded = True
+                    offer = _Offer(by_view, list(by_view), list(by_view.values()), node.edges)
+                node.offers[id(by_view)] = offer
+            if not offer.views:
+                return  # this determinization allows none of the real moves: it teaches nothing
+            k = -1 if offer.edges is not None else self._expand(node, offer, players)
+            if k >= 0:
+                edge, expanded = offer.slots[k], True
             else:
-                view = _most_promising(node.edges, by_view, at.mover(position), self.settings.c, self.spread)
-                edge = node.edges[view]
-            choices = by_view[view]
+                k = _count_and_pick(offer.edges, at.mover(position), self.settings.c, self.spread)
+                edge = offer.edges[k]
+            choices = offer.choices[k]
             path.append(edge)
-            position, node = at.apply(position, choices[self.rng.below(len(choices))]), edge.child
-        returns = at.rollout(position, self.rng)
+            position, node = at.apply(position, choices[rng.below(len(choices))]), edge.child
+        returns = at.rollout(position, rng)
         self.widen(returns)
         for edge in path:
             edge.visits += 1
             for seat, value in enumerate(returns):
                 edge.totals[seat] += value
 
+    def _expand(self, node: _Node, offer: _Offer, players: int) -> int:
+        """Where some views of `offer` have no edge at `node`: count the others available and give one of those
+        without, picked at random, a new edge (available once), and give its place in the offer.  Else -1, and the
+        offer keeps its edges for the UCB choice."""
+        edges, slots, untried = node.edges, offer.slots, offer.untried
+        if offer.known != len(edges):
+            views = offer.views
+            for k in untried:
+                slots[k] = edges.get(views[k])
+            untried = offer.untried = [k for k in untried if slots[k] is None]
+        if not untried:
+            offer.edges = slots
+            return -1
+        for edge in slots:
+            if edge is not None:
+                edge.available += 1
+        k = untried.pop(self.rng.below(len(untried)))
+        edge = slots[k] = edges[offer.views[k]] = _Edge(players)
+        edge.available = 1
+        offer.known = len(edges)
+        return k
 
-def _most_promising(edges: dict[str, _Edge], views: dict[str, list], mover: int, c: float, spread: float) -> str:
-    """The view whose edge scores highest by `search.ucb` for `mover`, the first of equals (as `max` picks).
+
+def _count_and_pick(edges: list[_Edge], mover: int, c: float, spread: float) -> int:
+    """Count every edge available once more, and give the place of the one that then scores highest by
+    `search.ucb` for `mover`, the first of equals (as `max` picks).
 
     `ucb` is written out here, operation for operation (so each score is the same float), since this runs at
     every node of every iteration and a call per edge was a tenth of a native search's time."""
-    log, sqrt = math.log, math.sqrt
-    chosen, top = None, 0.0
-    for view in views:
-        edge = edges[view]
+    log, sqrt, inf = math.log, math.sqrt, math.inf
+    chosen, top = 0, -inf
+    for k, edge in enumerate(edges):
+        available = edge.available = edge.available + 1
         visits = edge.visits
-        score = (edge.totals[mover] / visits / spread + c * sqrt(log(edge.available) / visits) if visits
-                 else math.inf)
-        if chosen is None or score > top:
-            chosen, top = view, score
-    assert chosen is not None
+        score = edge.totals[mover] / visits / spread + c * sqrt(log(available) / visits) if visits else inf
+        if score > top or k == 0:
+            chosen, top = k, score
     return chosen

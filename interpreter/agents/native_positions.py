@@ -58,7 +58,7 @@ class NativePositions:
         self.out = self.ffi.new("double[]", max(self.count, 1))
         self.legal = self.ffi.new("int32_t[]", 64)
         self.masks = self.ffi.new("int64_t[]", 64)
-        self.texts: dict[tuple[int, int, int], str] = {}  # move views by (move, mask, viewer)
+        self.texts: dict[int, dict[tuple[int, int], str]] = {}  # move views by viewer, then (move, mask)
         self.groupings: dict[tuple[int, bytes, bytes], dict[str, list[int]]] = {}  # `views` by moves and masks
 
     # ------------------------------------------------------------ positions
@@ -178,20 +178,28 @@ class NativePositions:
         by_view = self.groupings.get(key)
         if by_view is None:
             by_view = self.groupings[key] = {}
-            texts = self.texts
-            for move, mask in zip(self.ffi.unpack(self.legal, n), self.ffi.unpack(self.masks, n)):
-                text = texts.get((move, mask, viewer)) or self._text(move, mask, viewer)
-                by_view.setdefault(text, []).append(move)
+            moves = self.ffi.unpack(self.legal, n)
+            seen = self.texts.setdefault(viewer, {})
+            pairs = list(zip(moves, self.ffi.unpack(self.masks, n)))
+            texts = list(map(seen.get, pairs))  # one pass in C: a text is missing only the first time it is met
+            if None in texts:
+                texts = [text or self._text(move, mask, viewer) for text, (move, mask) in zip(texts, pairs)]
+            for text, move in zip(texts, moves):
+                group = by_view.get(text)
+                if group is None:
+                    by_view[text] = [move]
+                else:
+                    group.append(move)
         return by_view
 
     def _text(self, move: int, mask: int, viewer: int) -> str:
         """`view_text` of `move` with the arguments in `mask` shown (PUBLIC: its action keeps none)."""
-        key = (move, mask, viewer)
-        text = self.texts.get(key)
+        known = self.texts.setdefault(viewer, {})
+        text = known.get((move, mask))
         if text is None:
             made = self.ng.move(move)
             seen = None if mask == PUBLIC else tuple(None if mask >> k & 1 else () for k in range(len(made.args)))
-            text = self.texts[key] = view_text(made, seen, viewer)
+            text = known[move, mask] = view_text(made, seen, viewer)
         return text
 
     def sampler(self, state: State, viewer: int) -> "NativeSampler":

@@ -91,7 +91,7 @@ class ISMCTSAgent(SearchAgent):
                 if edge is None:
                     edge = node.edges[view] = _Edge(players)
                 path.append(edge)
-                position, node = at.apply(position, move), edge.child
+                position, node = at.advance(position, move), edge.child
                 continue
             by_view = at.views(position, me)
             offer = node.offers.get(id(by_view))
@@ -112,7 +112,7 @@ class ISMCTSAgent(SearchAgent):
                 edge = offer.edges[k]
             choices = offer.choices[k]
             path.append(edge)
-            position, node = at.apply(position, choices[rng.below(len(choices))]), edge.child
+            position, node = at.advance(position, choices[rng.below(len(choices))]), edge.child
         returns = at.rollout(position, rng)
         self.widen(returns)
         for edge in path:

@@ -105,7 +105,7 @@ class MCTSAgent(SearchAgent):
         path.append(child)
         if isinstance(child, _Node):
             return child
-        after = at.apply(at.reseeded(child.before, self.rng), child.move)
+        after = at.advance(at.reseeded(child.before, self.rng), child.move)
         key = at.key(after)
         node = child.outcomes.get(key)
         if node is None:

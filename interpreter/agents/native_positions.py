@@ -115,6 +115,13 @@ class NativePositions:
             raise NativeBail("a step")
         return after
 
+    def advance(self, position: Any, move: int) -> Any:
+        """`apply` for a walk that gives `position` up (a determinization, a fresh copy): the move is made on it
+        in place, with no copy to make and free."""
+        if not self.lib.rp_apply(position, move, self.err):
+            raise NativeBail("a step")
+        return position
+
     def generator(self, position: Any) -> int:
         return self.lib.rp_rng(position)
 

@@ -18,7 +18,10 @@ import pytest
 
 from ruleplay import load_game
 from ruleplay.agents import make_agent
+from ruleplay.agents.native_positions import NativePositions
+from ruleplay.agents.search import CutOff
 from ruleplay.engine.loader import builtin_games
+from ruleplay.engine.rng import Rng
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "native"))
 from native_support import native_of  # noqa: E402
@@ -98,3 +101,23 @@ def test_positions_and_rollouts_the_module_gives_up_on_are_searched_on_python(tm
     assert native_moves == python_moves
     assert sum(a.natively for a in agents) > 0  # the first positions are searched in the module
     assert sum(a.bails for a in agents) > 0  # later ones (ints past 64 bits) on the Python engine
+
+
+def test_advance_makes_the_move_in_place_where_apply_makes_it_on_a_copy():
+    game = load_game("nautilus-cards")
+    at = NativePositions(native_of(game), CutOff(None, None), None)
+    rng = Rng(5)
+    walked, steps = at.root(game.new_state(5)), 0
+    while not at.terminal(walked):
+        if at.chance(walked):
+            move = at.sample_chance(walked, rng)
+        else:
+            moves = at.moves(walked)
+            move = moves[rng.below(len(moves))]
+        before = at.key(walked)
+        copied = at.apply(walked, move)
+        assert at.key(walked) == before
+        assert at.advance(walked, move) is walked
+        assert at.key(walked) == at.key(copied) != before
+        steps += 1
+    assert steps > 20

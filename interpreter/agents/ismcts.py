@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..engine.legal import CHANCE
 from ..engine.moves import Move
 from ..engine.state import State
 from .positions import Positions
@@ -83,8 +84,11 @@ class ISMCTSAgent(SearchAgent):
         players = at.players(position)
         expanded = False
         rng = self.rng
-        while not at.terminal(position) and not expanded:
-            if at.chance(position):
+        while not expanded:
+            mover = at.turn(position)
+            if mover is None:
+                break
+            if mover == CHANCE:
                 move = at.sample_chance(position, rng)
                 view = at.view(position, move, me)
                 edge = node.edges.get(view)
@@ -108,7 +112,7 @@ class ISMCTSAgent(SearchAgent):
             if k >= 0:
                 edge, expanded = offer.slots[k], True
             else:
-                k = _count_and_pick(offer.edges, at.mover(position), self.settings.c, self.spread)
+                k = _count_and_pick(offer.edges, mover, self.settings.c, self.spread)
                 edge = offer.edges[k]
             choices = offer.choices[k]
             path.append(edge)

@@ -81,6 +81,10 @@ class NativePositions:
     def mover(self, position: Any) -> int:
         return self.lib.rp_player(position)
 
+    def turn(self, position: Any) -> int | None:
+        """Who moves at `position`: a seat, CHANCE, or None once the game is over."""
+        return None if self.lib.rp_done(position) else self.lib.rp_player(position)
+
     def moves(self, position: Any) -> list[int]:
         n = self._listed(position)  # first: it may grow the buffer
         return self.ffi.unpack(self.legal, n)
@@ -178,10 +182,10 @@ class NativePositions:
         """The legal moves by view, as `EnginePositions.views`; the same legal moves with the same masks, met
         again (the same deal of a determinization, say), give back the same dict, which the caller only reads."""
         n = self._listed(position)
-        if self.lib.rp_views(position, viewer, self.masks, self.err) < 0:
+        legal, masks, buffer = self.legal, self.masks, self.ffi.buffer
+        if self.lib.rp_views(position, viewer, masks, self.err) < 0:
             raise NativeBail("the move views")
-        buffer = self.ffi.buffer
-        key = (viewer, buffer(self.legal, 4 * n)[:], buffer(self.masks, 8 * n)[:])
+        key = (viewer, buffer(legal, 4 * n)[:], buffer(masks, 8 * n)[:])
         by_view = self.groupings.get(key)
         if by_view is None:
             by_view = self.groupings[key] = {}

@@ -17,6 +17,7 @@ from typing import Any, Hashable, Protocol
 
 from ..engine.determinize import Determinizer
 from ..engine.rng import Rng
+from ..engine.legal import CHANCE
 from ..engine.state import State
 from .search import CutOff, rollout, sample_chance
 
@@ -29,6 +30,7 @@ class Positions(Protocol):
     def terminal(self, position: Any) -> bool: ...
     def chance(self, position: Any) -> bool: ...
     def mover(self, position: Any) -> int: ...
+    def turn(self, position: Any) -> int | None: ...
     def moves(self, position: Any) -> list: ...
     def shuffled(self, position: Any, rng: Rng) -> list: ...
     def apply(self, position: Any, move: Hashable) -> Any: ...
@@ -63,6 +65,12 @@ class EnginePositions:
 
     def mover(self, position: State) -> int:
         return position.current_player
+
+    def turn(self, position: State) -> int | None:
+        """Who moves at `position`: a seat, CHANCE, or None once the game is over (one question for a walk)."""
+        if position.is_terminal():
+            return None
+        return CHANCE if position.is_chance_node() else position.current_player
 
     def moves(self, position: State) -> list:
         return position.legal_moves()

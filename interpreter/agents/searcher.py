@@ -78,7 +78,7 @@ class SearchAgent:
 
     def widen(self, returns: list[float]) -> None:
         """Take a backed-up `returns` into `spread`."""
-        self.spread = max([self.spread, *(abs(value) for value in returns)])
+        self.spread = max(self.spread, *map(abs, returns))
 
     def decide(self, at: Positions, state: State, moves: list[Move]) -> Move:
         """The move a search over positions `at` picks among two or more legal `moves` of `state`."""

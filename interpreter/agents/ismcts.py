@@ -55,8 +55,8 @@ class _Offer:
 
     def __init__(self, grouping: dict[str, list], views: list[str], choices: list[list], edges: dict[str, _Edge]):
         self.grouping, self.views, self.choices = grouping, views, choices
-        self.slots: list[_Edge | None] = [edges.get(view) for view in views]
-        self.untried = [k for k, edge in enumerate(self.slots) if edge is None]
+        self.slots: list[_Edge | None] = list(map(edges.get, views))
+        self.untried = [k for k, edge in enumerate(self.slots) if edge is None] if None in self.slots else []
         self.known = len(edges)  # the node's edges when `slots` was last brought up to date
         self.edges = None if self.untried else self.slots
 

@@ -16,8 +16,8 @@ import json
 from typing import Any, Hashable, Protocol
 
 from ..engine.determinize import Determinizer
-from ..engine.rng import Rng
 from ..engine.legal import CHANCE
+from ..engine.rng import Rng
 from ..engine.state import State
 from .search import CutOff, rollout, sample_chance
 

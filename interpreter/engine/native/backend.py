@@ -46,7 +46,8 @@ class NativeGame:
         self.buffer_type = module.ffi.typeof("int32_t[]")
         self.unpack = module.ffi.unpack
         self._moves: dict[int, Move] = {}
-        self._private = frozenset(
+        # the indexes of the moves of private actions: who saw their arguments is read after each of them
+        self.private_moves = frozenset(
             i for a in game.model.actions.values() if a.private for i in range(a.first_index, a.first_index + a.size))
 
     @classmethod
@@ -82,9 +83,6 @@ class NativeGame:
         if found is None:
             found = self._moves[index] = self.game.index_to_move(index)
         return found
-
-    def is_private(self, index: int) -> bool:
-        return index in self._private
 
     def text(self, text_id: int, state: Any = None) -> str | None:
         """A text the module names by id: its own, or (made in play) read through the state's JSON."""

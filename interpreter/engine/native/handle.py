@@ -216,7 +216,7 @@ class NativeState:
         step = self._lib.rp_step(self._ptr, action, self._buf, self._cap, self._err)
         if step >= 0:  # `_stepped`, written out: this is the step every loop makes
             self._nlegal, self._player = step >> 5, (step & 31) - 4
-            if action in self.ng._private:
+            if action in self.ng.private_moves:
                 self._made(action)
             else:  # the common step, written out
                 self._moves.append(action)
@@ -249,7 +249,7 @@ class NativeState:
     def _made(self, op: int) -> None:
         ng = self.ng
         index = op if op >= 0 else self._lib.rp_last_move(self._ptr)
-        if index in ng._private:  # who saw its arguments: kept as the module's masks, read in `_state_of`
+        if index in ng.private_moves:  # who saw its arguments: kept as the module's masks, read in `_state_of`
             masks = self._masks
             if masks is None:
                 masks = self._masks = ng.ffi.new("uint32_t[17]")
@@ -311,7 +311,7 @@ class _SeedCheckpoint:
     def __call__(self) -> Any:
         ng = self.ng
         ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
-        return ptr if ng.lib.rp_setup(ptr, self.seed, ng.ffi.new("rp_error *")) else None
+        return ptr if ng.lib.rp_setup(ptr, self.seed, ng.ffi.new(ng.error_type)) else None
 
 
 def _seen_of(masks: list[int]) -> Seen:

@@ -7,7 +7,7 @@
     python -m benchmarks states [--games 5] [--json]
     python -m benchmarks soak [--games 100000] [--seed 0] [--backend python native] [--rulesets G ...] [--seconds S] [--json]
     python -m benchmarks search [--games G ...] [--pairs 3] [--json]
-    python -m benchmarks rl [COMMIT] [--games G ...] [--pairs 5] [--seconds 1] [--json]
+    python -m benchmarks rl [COMMIT] [--games G ...] [--pairs 5] [--seconds 1] [--split] [--json]
 
 Run from the checkout, with ruleplay installed (`pip install -e .`).
 """
@@ -19,7 +19,7 @@ import json
 import math
 import sys
 
-from . import against, rl, run, search, soak, startup, states
+from . import against, rl, rl_split, run, search, soak, startup, states
 
 SEED_GAME_NAMES = sorted({game for game, _ in against.SEED_GAMES})
 # Any built-in game can be compared with an older commit; by default the seed games are.
@@ -79,6 +79,9 @@ def parser() -> argparse.ArgumentParser:
                               + ", ".join(g for g, _ in rl.RL_GAMES) + ")")
     command.add_argument("--pairs", type=_pairs, default=5, help="alternated measurements of each (default 5)")
     command.add_argument("--seconds", type=_positive, default=1.0, help="CPU seconds per measurement (default 1)")
+    command.add_argument("--split", action="store_true",
+                         help="instead, where a batched step's time goes in the current tree: the draw, env.step's "
+                              "Python, its native call, and natively a move and an observation")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("states", help="seed-game states: JSON size, and copy() against a move")
     command.add_argument("--games", type=_pairs, default=5, help="random games per seed game (default 5)")
@@ -137,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=2) if args.json else search.report(rows))
         return 0
     if args.command == "rl":
-        return _rl(args.commit, args.games, args.pairs, args.seconds, args.json)
+        return _rl(args.commit, args.games, args.pairs, args.seconds, args.split, args.json)
     if args.command == "states":
         rows = [states.measure(game, players, args.games) for game, players in states.GAMES]
         print(json.dumps(rows, indent=2) if args.json else states.report(rows))
@@ -168,8 +171,12 @@ def _run(games: list[str], pairs: int, seconds: float, with_perft: bool, as_json
     return 0
 
 
-def _rl(commit: str, names: list[str], pairs: int, seconds: float, as_json: bool) -> int:
+def _rl(commit: str, names: list[str], pairs: int, seconds: float, split: bool, as_json: bool) -> int:
     counts = dict(rl.RL_GAMES)
+    if split:
+        rows = rl_split.split([(name, counts.get(name)) for name in names], seconds)
+        print(json.dumps(rows, indent=2) if as_json else rl_split.report(rows))
+        return 0
     try:
         result = rl.compare(commit, [(name, counts.get(name)) for name in names], pairs, seconds)
     except against.WorkerError as error:

@@ -8,8 +8,10 @@ environment on the native backend and its batch of `BATCH` games per call
 (`benchmarks.worker`), the three alternated pair after pair.  A step is
 one `env.step` (PettingZoo's loop steps each agent once more at the end,
 with None, in every tree alike) or one game's move in a batch step.
-Actions are drawn the same way in every loop: a uniform choice among the
-mask's legal actions, by Python's `random`.
+Actions are uniform choices among the mask's legal actions: in PettingZoo's
+loop one agent's by Python's `random` per step, as its users write it; in
+the batch all games' at once by NumPy over the batch's masks
+(`random_legal`), as a learner draws a batch's actions.
 
 Nothing here imports ruleplay: the environments are handed in by the
 worker, so the same code measures every tree.
@@ -50,15 +52,26 @@ def pettingzoo_playout(env: Any) -> Playout:
 def vector_chunk(env: Any, rng: random.Random) -> Chunk:
     """One batched step of random legal actions a call: (games that ended, game-steps made)."""
     observations, _ = env.reset(seed=rng.getrandbits(32))
+    draws = np.random.default_rng(rng.getrandbits(64))
     held = [observations]
 
     def play() -> tuple[int, int]:
         masks = held[0]["action_mask"]
-        actions = np.array([rng.choice(legal) if (legal := np.flatnonzero(mask).tolist()) else 0 for mask in masks])
-        held[0], _rewards, ended, _truncated, _infos = env.step(actions)
+        held[0], _rewards, ended, _truncated, _infos = env.step(random_legal(masks, draws))
         return int(ended.sum()), len(masks)
 
     return play
+
+
+def random_legal(masks: np.ndarray, draws: np.random.Generator) -> np.ndarray:
+    """One uniformly drawn legal action per row of `masks` (games x actions, nonzero where legal), 0 in a row
+    without one, in a few array operations over the whole batch: the legal entries in row order, where each row's
+    start, and a uniform pick within each row's count."""
+    games, actions = masks.shape
+    legal = np.flatnonzero(masks != 0)  # row-major: row r's entries are r * actions + its legal actions
+    counts = np.bincount(legal // actions, minlength=games)
+    picks = np.cumsum(counts) - counts + (draws.random(games) * counts).astype(np.int64)
+    return np.where(counts > 0, np.append(legal, 0)[np.minimum(picks, len(legal))] % actions, 0)
 
 
 def compare(commit: str, games: list[tuple[str, int | None]], pairs: int, seconds: float) -> dict:

@@ -40,8 +40,10 @@ from ..engine.errors import IllegalMoveError
 from ..engine.game import Game
 from ..engine.legal import TERMINAL
 from .encoding import Encoding
+from ..engine.rng import Rng
 from .games import game_seeds, resolve, whole_seed
-from .held import BatchView, Handle, Stepper
+from ..engine.native.batch_step import BatchArrays
+from .held import Handle, Stepper
 
 
 def _single_spaces(game: Game, encoding: Encoding) -> tuple[spaces.Dict, spaces.Discrete]:
@@ -52,7 +54,7 @@ def _single_spaces(game: Game, encoding: Encoding) -> tuple[spaces.Dict, spaces.
 
 
 class _Games:
-    """The games of one environment's slots, each with its own seed sequence, and their observations."""
+    """The games of one environment's slots, each with its own seed generator, stepped and observed in Python."""
 
     def __init__(self, game: Game | str | os.PathLike, players: int | None, variant: str | None, backend: str,
                  slots: int):
@@ -60,17 +62,23 @@ class _Games:
         self.encoding = Encoding(self.game)
         self.stepper = Stepper(self.game, self.encoding, backend)
         self.actions = self.game.info.num_distinct_actions
-        self.seeds = [game_seeds(None) for _ in range(slots)]  # reset(seed=…) replaces them
+        # each slot's seed generator state (SplitMix64, as `game_seeds`): reset(seed=…) replaces them
+        self.rngs = np.array([game_seeds(None).state for _ in range(slots)], np.uint64)
         self.held: list[Handle | None] = [None] * slots
         self.last = [0] * slots  # the seat that made each game's last move
 
     def reseed(self, slot: int, seed: Any) -> None:
         if seed is not None:
-            self.seeds[slot] = game_seeds(seed)
+            self.rngs[slot] = game_seeds(seed).state
 
-    def start(self, slot: int) -> int:
-        """A new game in `slot`, from that slot's seed sequence; the seat to move (or TERMINAL)."""
-        held = self.held[slot] = self.stepper.settle(self.stepper.new(self.seeds[slot].next64()))
+    def start(self, slot: int, seed: int | None = None) -> int:
+        """A new game in `slot` (of `seed`, else the next seed of the slot's generator); the seat to move (or
+        TERMINAL)."""
+        if seed is None:
+            rng = Rng(int(self.rngs[slot]))
+            seed = rng.next64()
+            self.rngs[slot] = rng.state
+        held = self.held[slot] = self.stepper.settle(self.stepper.new(seed))
         self.last[slot] = 0
         return TERMINAL if held.is_terminal() else held.current_player()
 
@@ -142,7 +150,12 @@ class TurnEnv(gymnasium.Env):
 
 
 class VectorTurnEnv(VectorEnv):
-    """`num_envs` games stepped per call, as `SyncVectorEnv` over as many `TurnEnv`s answers."""
+    """`num_envs` games stepped per call, as `SyncVectorEnv` over as many `TurnEnv`s answers.
+
+    Where the game has a native module that writes its views, one native call steps every game
+    (`NativeBatch`): moves, chance, autoreset, rewards, observations and masks.  A game the module hands back
+    (a rule error, a limit, a view it cannot write) is stepped in Python on the engine's own handle until it
+    ends; its slot's next game is native again."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
@@ -156,13 +169,17 @@ class VectorTurnEnv(VectorEnv):
                                                                                  self.games.encoding)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
-        self._observations = np.zeros((num_envs, self.games.encoding.size), np.float32)
-        self._masks = np.zeros((num_envs, self.games.actions), np.int8)
-        self._players = np.zeros(num_envs, np.int64)
-        self._over = np.zeros(num_envs, np.bool_)
-        self._seats = np.zeros(num_envs, np.int32)  # the seat each game is observed from
-        self._masked = np.zeros(num_envs, np.int8)  # which games have a mask (those not over)
-        self._view = BatchView(self.games.stepper, num_envs)
+        players = self.games.game.model.players
+        self._arrays = BatchArrays(
+            actions=np.zeros(num_envs, np.int64), rngs=self.games.rngs, mine=np.zeros(num_envs, np.int8),
+            over=np.zeros(num_envs, np.int8), rewards=np.zeros(num_envs, np.float64),
+            returns=np.zeros((num_envs, players), np.float64), movers=np.zeros(num_envs, np.int64),
+            observations=np.zeros((num_envs, self.games.encoding.size), np.float32),
+            masks=np.zeros((num_envs, self.games.actions), np.int8))
+        self._native = self.games.stepper.batch(self._arrays)  # None where the games are stepped in Python
+        self._in_python: set[int] = set()  # the slots whose games the native batch handed back, till they end
+        self._arrays.mine[:] = self._native is not None
+        self._started = False
 
     def reset(self, *, seed: int | list | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Every game anew; `seed` an int (game i gets seed + i), a list of one per game, or None."""
@@ -172,50 +189,94 @@ class VectorTurnEnv(VectorEnv):
             raise ValueError(f"reset() takes one seed per game: {len(seeds)} for {self.num_envs} games")
         for slot, slot_seed in enumerate(seeds):
             self.games.reseed(slot, slot_seed)
-            self._players[slot] = self.games.start(slot)
-        self._over[:] = False
-        self._observe()
-        return self._batch(), self._infos(None)
+        self._arrays.over[:] = 1  # every slot sets up its next game, from its generator
+        self._step()
+        self._started = True
+        return self._batch(), self._infos()
 
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One move in every game (a game that ended at the last step starts anew instead)."""
-        if self.games.held[0] is None:
+        if not self._started:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"step() takes one action per game, shape ({self.num_envs},), not {actions.shape}")
-        # each as int() takes it, as every game's own step would
-        chosen = actions.tolist() if actions.dtype.kind in "iu" else [int(a) for a in actions]
-        rewards = np.zeros(self.num_envs, np.float64)
-        ended = np.zeros(self.num_envs, np.bool_)
-        games, players, over = self.games, self._players, self._over.tolist()
-        for slot, action in enumerate(chosen):
-            if over[slot]:
-                players[slot] = games.start(slot)
-            else:
-                rewards[slot], ended[slot], players[slot] = games.step(slot, action)
-        self._over = ended
-        self._observe()
-        return self._batch(), rewards, ended.copy(), np.zeros(self.num_envs, np.bool_), self._infos(ended)
+        arrays = self._arrays
+        if actions.dtype.kind in "iu":  # one past int64 wraps, and is refused below by its own value
+            np.copyto(arrays.actions, actions, casting="unsafe")
+        else:  # each as int() takes it, as every game's own step would; one outside the numbering is refused below
+            actions = np.array([int(a) for a in actions.tolist()], object)
+            arrays.actions[:] = [a if 0 <= a < self.games.actions else -1 for a in actions.tolist()]
+        self._step(actions)
+        ended = arrays.over.astype(np.bool_)
+        return (self._batch(), arrays.rewards.copy(), ended, np.zeros(self.num_envs, np.bool_),
+                self._infos(ended))
 
-    def _observe(self) -> None:
-        """Every game's observation and mask into the batch's rows: of the seat to move, else of the last mover."""
-        over = self._over
-        np.copyto(self._seats, np.where(over, self.games.last, self._players))
-        np.copyto(self._masked, ~over)
-        self._view.write(self.games.held, self._seats, self._masked, self._observations, self._masks)
+    def _refuse(self, actions: np.ndarray, slot: int) -> None:
+        """Raise for game `slot`'s action, outside the game's numbering or not legal there (the rules say why)."""
+        action = int(actions[slot])
+        if not 0 <= action < self.games.actions:
+            raise IllegalMoveError(action, f"an action is an int 0..{self.games.actions - 1}", "RP604")
+        handle = self._native.replay(slot) if self._arrays.mine[slot] else self.games.held[slot]
+        handle.clone().apply_action(action)  # raises the rules' reason
+        raise AssertionError(f"game {slot}'s mask refused its move {action}, which its rules take")
+
+    def _step(self, actions: np.ndarray | None = None) -> None:
+        """Every game's step (the set-up of its next game where `over` says it ended), each action checked
+        against the game's mask before any game moves: natively where the batch holds the game, the rest in
+        Python.  `actions` (as the caller gave them) None: no game goes on (a reset)."""
+        games, arrays, native = self.games, self._arrays, self._native
+        over, mine = arrays.over, arrays.mine
+        arrays.returns.fill(0.0)
+        if native is None:
+            if actions is not None:
+                chosen, live = arrays.actions, over == 0
+                refused = live & ((chosen < 0) | (chosen >= games.actions))
+                marked = arrays.masks[np.arange(self.num_envs), np.where(refused, 0, chosen)]
+                refused |= live & (marked == 0)
+                if refused.any():
+                    self._refuse(actions, int(np.flatnonzero(refused)[0]))
+        else:
+            in_python = self._in_python
+            for slot in [slot for slot in in_python if over[slot]]:  # ended: the slot's next game is native again
+                games.held[slot] = None
+                mine[slot] = 1
+                in_python.remove(slot)
+            handed = native.step()
+            if handed < 0:
+                self._refuse(actions, -1 - handed)
+            if handed > 0:
+                for slot in np.flatnonzero(mine == 0).tolist():
+                    if slot not in in_python:  # handed back: made again on the engine's handle
+                        games.held[slot] = None if over[slot] else native.replay(slot)
+                        in_python.add(slot)
+            if not in_python:
+                return
+        for slot in np.flatnonzero(mine == 0).tolist():
+            self._step_in_python(slot, int(arrays.actions[slot]))
+
+    def _step_in_python(self, slot: int, action: int) -> None:
+        games, arrays = self.games, self._arrays
+        if arrays.over[slot]:
+            seed = None if self._native is None else self._native.seed(slot)
+            arrays.movers[slot] = games.start(slot, seed)
+            arrays.rewards[slot] = 0.0
+            arrays.over[slot] = 0
+        else:
+            arrays.rewards[slot], ended, arrays.movers[slot] = games.step(slot, action)
+            arrays.over[slot] = ended
+            if ended:
+                arrays.returns[slot] = games.held[slot].returns()
+        games.observe_into(slot, arrays.observations[slot], arrays.masks[slot])
 
     def _batch(self) -> dict:
-        return {"observation": self._observations.copy(), "action_mask": self._masks.copy()}
+        return {"observation": self._arrays.observations.copy(), "action_mask": self._arrays.masks.copy()}
 
-    def _infos(self, ended: np.ndarray | None) -> dict:
+    def _infos(self, ended: np.ndarray | None = None) -> dict:
         """The infos as `SyncVectorEnv` gathers them: each key an array over the games, `_key` where it is set."""
-        infos: dict[str, Any] = {"player": self._players.copy(), "_player": np.ones(self.num_envs, np.bool_)}
+        infos: dict[str, Any] = {"player": self._arrays.movers.copy(), "_player": np.ones(self.num_envs, np.bool_)}
         if ended is not None and ended.any():
-            returns = np.zeros((self.num_envs, self.games.game.model.players), np.float64)
-            for slot in np.flatnonzero(ended):
-                returns[slot] = self.games.held[slot].returns()
-            infos |= {"returns": returns, "_returns": ended.copy()}
+            infos |= {"returns": self._arrays.returns.copy(), "_returns": ended.copy()}
         return infos
 
 

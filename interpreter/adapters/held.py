@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from ..engine.game import Game
 from ..engine.native import BACKENDS, NativeState, choose
+from ..engine.native.batch_step import BatchArrays, NativeBatch
 from ..engine.state import State
 from .encoding import Encoding
 
@@ -92,6 +92,11 @@ class Stepper:
             writer = encoding.native_writer(chosen.native)
             self._writer = writer if writer.available else None
 
+    def batch(self, arrays: BatchArrays) -> NativeBatch | None:
+        """A native batch of the games of `arrays` in this game's observation layout, or None where the module
+        does not write the game's views (or there is no module): the games are then stepped in Python."""
+        return None if self._writer is None else NativeBatch(self._writer, arrays)
+
     def new(self, seed: int) -> Handle:
         """The initial state of seed `seed`."""
         if self._native is None:
@@ -133,32 +138,3 @@ class Stepper:
         if ptr is not None and self._writer is not None and self._writer.write(ptr, seat, out):
             return
         out[:] = self.encoding.encode(handle.to_state().observe(seat))
-
-
-class BatchView:
-    """Writes a batch of games' observation vectors and action masks, all the native ones in one call."""
-
-    def __init__(self, stepper: Stepper, games: int):
-        self.stepper = stepper
-        self._ok = np.zeros(games, np.int8)  # which rows the native call wrote
-        native = stepper._native
-        self._ptrs = None if stepper._writer is None else native.ffi.new("rp_state *[]", games)
-        self._null = None if native is None else native.ffi.NULL
-
-    def write(self, handles: list[Handle], seats: np.ndarray, masked: np.ndarray, out: np.ndarray,
-              masks: np.ndarray) -> None:
-        """Row i: seat `seats[i]`'s vector of `handles[i]` into `out[i]`, and into `masks[i]` a 1 for each legal
-        move where `masked[i]`, else 0s.  `seats` int32, `masked` int8, `out` float32 and `masks` int8 arrays."""
-        ok, ptrs = self._ok, self._ptrs
-        if ptrs is None:
-            ok.fill(0)
-        else:
-            null = self._null
-            for i, handle in enumerate(handles):
-                native = handle.native
-                ptrs[i] = null if native is None else native
-            self.stepper._writer.write_batch(ptrs, seats, masked, out, masks, ok)
-        if ok.all():
-            return
-        for i in np.flatnonzero(ok == 0).tolist():  # in Python: the view or listing raises what the rules raise
-            self.stepper.observe_masked(handles[i], int(seats[i]), bool(masked[i]), out[i], masks[i])

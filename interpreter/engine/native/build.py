@@ -29,7 +29,7 @@ from typing import Any
 from .verify import CSRC, verify
 
 RUNTIME_SOURCES = ("rp_value.c", "rp_ops.c", "rp_builtins.c", "rp_engine.c", "rp_api.c", "rp_search.c",
-                   "rp_observe.c", "rp_determinize.c")
+                   "rp_observe.c", "rp_determinize.c", "rp_batch.c")
 HEADERS = ("rp.h", "rp_api.h")
 VERIFIER = Path(__file__).with_name("verify.py")
 OPTIMIZE = os.environ.get("RULEPLAY_NATIVE_OPT", "-O2")

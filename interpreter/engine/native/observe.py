@@ -63,7 +63,6 @@ class ViewWriter:
         buffer = self.ng.ffi.from_buffer("float[]", out, require_writable=True)
         return bool(self.ng.lib.rp_observe(ptr, self.layout, seat, buffer, self._err))
 
-
     def write_masked(self, ptr: Any, seat: int, masked: bool, out: Any, mask: Any) -> bool:
         """`write`, and the state's action mask into `mask` (an int8 buffer, one number per action of the game):
         a 1 for each legal move when `masked`, else 0s.  False where the module cannot write both exactly."""
@@ -73,25 +72,6 @@ class ViewWriter:
         return bool(self.ng.lib.rp_observe_masked(
             ptr, self.layout, seat, masked, ffi.from_buffer("float[]", out, require_writable=True),
             ffi.from_buffer("int8_t[]", mask, require_writable=True), len(mask)))
-
-    def write_batch(self, ptrs: Any, seats: Any, masked: Any, out: Any, masks: Any, ok: Any) -> int:
-        """A batch of games at once: game i's vector of seat `seats[i]` of the native state `ptrs[i]` (a cffi
-        `rp_state *[]`, NULL for a state the Python engine holds) into row i of `out` (float32, games x size),
-        and its mask into row i of `masks` (int8, games x the game's actions: 1 for each legal move where
-        `masked[i]`, else 0s).  `ok[i]` (int8) says which rows were written; the rest are the caller's to write.
-        Returns how many were."""
-        if not self.available:
-            ok[:] = 0
-            return 0
-        ffi, games, actions = self.ng.ffi, len(ok), self.ng.game.info.num_distinct_actions
-        rows = ffi.from_buffer("float[]", out, require_writable=True)
-        marks = ffi.from_buffer("int8_t[]", masks, require_writable=True)
-        if len(ptrs) < games or len(rows) < games * self.layout.size or len(marks) < games * actions:
-            raise ValueError(f"a batch of {games} games needs {games} states, {games} x {self.layout.size} numbers "
-                             f"and {games} x {actions} mask entries")
-        return int(self.ng.lib.rp_observe_batch(
-            ptrs, ffi.from_buffer("int32_t[]", seats), ffi.from_buffer("int8_t[]", masked), games, self.layout,
-            rows, marks, actions, ffi.from_buffer("int8_t[]", ok, require_writable=True)))
 
 
 def _stage_slots(model: GameModel, stages: dict[str, int]) -> tuple[list[int], list[int]]:

@@ -11,7 +11,8 @@ pytest.importorskip("gymnasium", reason="the Gymnasium environments need the `rl
 import gymnasium
 import numpy as np
 from gymnasium.utils import env_checker, passive_env_checker
-from ruleplay import IllegalMoveError
+from ruleplay import IllegalMoveError, load_game
+from ruleplay.engine.errors import RuleplayError
 from ruleplay.pettingzoo import TurnEnv, raw_env, turn_env, vector_env
 
 STEPS = 300
@@ -38,20 +39,25 @@ def test_one_game_passes_gymnasiums_checks(config):
 @pytest.mark.parametrize("backend", ["native", "python"])
 def test_a_batch_answers_as_sync_vector_env_over_single_games(config, backend):
     """Seeds, observations, masks, rewards, autoreset and infos: equal, step for step, over several games."""
-    games = 4
-    ours = vector_env(*config[:1], num_envs=games, players=config[1], variant=config[2], backend=backend)
-    theirs = gymnasium.vector.SyncVectorEnv([lambda: TurnEnv(*config, backend="python")] * games)
+    ours = vector_env(*config[:1], num_envs=4, players=config[1], variant=config[2], backend=backend)
+    _play_alike(ours, lambda: TurnEnv(*config, backend="python"))
+
+
+def _play_alike(ours, single, steps: int = STEPS, seed: int = 11):
+    """`ours` and `SyncVectorEnv` over its number of `single()` games, stepped with the same random legal actions
+    until `steps` steps are made and a game has ended and its slot started again: equal answers at every step."""
+    theirs = gymnasium.vector.SyncVectorEnv([single] * ours.num_envs)
     rnd = random.Random(5)
-    seen = [ours.reset(seed=11), theirs.reset(seed=11)]
-    steps = ended = 0
-    while steps < STEPS or not ended:  # on until a game has ended and its slot started again
+    seen = [ours.reset(seed=seed), theirs.reset(seed=seed)]
+    made = ended = 0
+    while made < steps or not ended:
         _assert_same(*seen)
         masks = seen[1][0]["action_mask"]
         actions = np.array([rnd.choice(np.flatnonzero(m).tolist() or [0]) for m in masks])
         seen = [ours.step(actions), theirs.step(actions)]
         ended += seen[1][2].sum()
-        steps += 1
-        assert steps < LONGEST, "no game ended within the engine's step limit"
+        made += 1
+        assert made < LONGEST, "no game ended within the engine's step limit"
     _assert_same(*seen)
 
 
@@ -92,22 +98,89 @@ def test_the_games_of_the_batch_follow_their_seeds():
     assert single.stepper.backend == batch.games.stepper.backend == "native"
 
 
-def test_a_game_the_python_engine_holds_is_written_beside_the_native_ones():
-    """A batch whose games are partly held by the Python engine (after a hand-over) writes those rows in Python
-    and the rest in one native call: the same rows as a batch all native."""
-    from ruleplay.adapters.held import PythonHandle
+HANDED_BACK = """\
+ruleplay: 1
+game: handed-back
+players: 2
+state:
+  x: {init: "1"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go]}
+actions:
+  go:
+    params:
+      v: {of: "[1, 2, 3]"}
+    effects: |
+      n += 1
+      EFFECTS
+end:
+  - when: n >= 12
+scoring:
+  score: "if x > 10 then 1 else 0"
+"""
 
-    batch = vector_env("nautilus-cards", num_envs=4)
-    batch.reset(seed=3)
-    for _ in range(5):
-        observations, *_ = batch.step(np.array([np.flatnonzero(m)[-1] for m in batch._masks]))
-    batch.games.held[1] = PythonHandle(batch.games.held[1].to_state())
-    batch.games.held[2] = PythonHandle(batch.games.held[2].to_state())
-    batch._observations[:] = -1.0
-    batch._masks[:] = 7
-    batch._observe()
-    assert np.array_equal(batch._observations, observations["observation"])
-    assert np.array_equal(batch._masks, observations["action_mask"])
+
+def _handed_back_game(tmp_path, effects: str):
+    from native_support import native_of
+
+    path = tmp_path / "handed-back.yaml"
+    path.write_text(HANDED_BACK.replace("EFFECTS", effects), encoding="utf-8")
+    game = load_game(path)
+    native_of(game)  # skips where no module can be built
+    return game
+
+
+def test_a_game_the_module_hands_back_goes_on_in_python_and_its_slot_comes_back(tmp_path):
+    """Where a move of one game makes an int past 64 bits (at a random move, in some games only), the native
+    batch hands that game back; it is made again on the engine's handle and played on in Python, its next game
+    native again: every step answers as single games on the Python engine do."""
+    game = _handed_back_game(tmp_path, "if v == 3 { x = x * 1000000000 }")
+    ours = vector_env(game, num_envs=6, backend="native")
+    handed = []
+    step = ours._step
+
+    def counting(actions=None):
+        answer = step(actions)
+        handed.append(int((ours._arrays.mine == 0).sum()))
+        return answer
+
+    ours._step = counting
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=60)
+    assert max(handed) > 0 and min(handed[1:]) < max(handed), "no game was handed back, or none came back"
+
+
+def test_a_rule_error_in_one_game_of_the_batch_raises_as_that_game_does_alone(tmp_path):
+    game = _handed_back_game(tmp_path, 'if n == 5 { fail "stopped at five" }')
+    batch, alone = vector_env(game, num_envs=3, backend="native"), turn_env(game, backend="python")
+    batch.reset(seed=0)
+    alone.reset(seed=0)
+    for _ in range(4):
+        batch.step(np.zeros(3, np.int64))
+        alone.step(0)
+    with pytest.raises(RuleplayError) as single:
+        alone.step(0)
+    with pytest.raises(RuleplayError) as batched:
+        batch.step(np.zeros(3, np.int64))
+    assert (type(batched.value), str(batched.value)) == (type(single.value), str(single.value))
+
+
+def test_an_illegal_action_raises_the_rules_reason_before_any_game_moves():
+    batch, same = vector_env("tic-tac-toe", num_envs=2), vector_env("tic-tac-toe", num_envs=2)
+    batch.reset(seed=0)
+    same.reset(seed=0)
+    batch.step(np.array([4, 4]))
+    same.step(np.array([4, 4]))
+    alone = turn_env("tic-tac-toe")
+    alone.reset(seed=1)
+    alone.step(4)
+    with pytest.raises(IllegalMoveError) as single:
+        alone.step(4)
+    with pytest.raises(IllegalMoveError) as batched:
+        batch.step(np.array([0, 4]))  # cell 4 is taken in game 1
+    assert str(batched.value) == str(single.value)
+    _assert_same(batch.step(np.array([0, 0])), same.step(np.array([0, 0])))  # game 0 did not move either
 
 
 def test_bad_calls_say_what_is_wrong():
@@ -123,3 +196,11 @@ def test_bad_calls_say_what_is_wrong():
         batch.step(np.array([0, 9]))
     with pytest.raises(ValueError, match="num_envs must be a whole number"):
         vector_env("tic-tac-toe", num_envs=0)
+
+
+def test_the_native_batch_step_leaves_the_native_packages_batch_function_in_place():
+    """The batched environment's native module is no submodule named `batch`, which would shadow the package's
+    `batch` (a batch of whole games) once imported."""
+    from ruleplay.engine import native
+
+    assert callable(native.batch) and native.batch.__module__.endswith("playout")

@@ -69,5 +69,11 @@ int64_t rp_text_id(const char *bytes, int64_t n);
 int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e);
 int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t masked, float *out, int8_t *mask,
                       int64_t nactions);
-int64_t rp_observe_batch(rp_state **S, const int32_t *seats, const int8_t *masked, int64_t n, const rp_layout *L,
-                         float *out, int8_t *masks, int64_t nactions, int8_t *ok);
+/* ---- a batch of games stepped in one call (rp_batch.c; the batched environment, adapters/gym_env.py) ---- */
+typedef struct rp_batch rp_batch;
+rp_batch *rp_batch_new(int64_t n);
+void rp_batch_free(rp_batch *B);
+int64_t rp_batch_log(rp_batch *B, int64_t slot, uint64_t *seed, const int32_t **ops);
+int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, uint64_t *rngs, int8_t *mine,
+                      int8_t *over, double *rewards, double *returns, int64_t *movers, float *obs, int8_t *masks,
+                      int64_t nactions);

@@ -255,19 +255,3 @@ int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t mas
     }
     return 1;
 }
-
-/* A batch of games at once (the batched environment's step): game i as rp_observe_masked writes it, into row i
- * of `out` (L->size numbers a row) and of `masks` (nactions a row).  ok[i] says whether game i was written; a
- * game this does not write (S[i] NULL, a state the Python engine holds, or one rp_observe_masked refuses) is the
- * caller's.  Returns the games written. */
-int64_t rp_observe_batch(rp_state **S, const int32_t *seats, const int8_t *masked, int64_t n, const rp_layout *L,
-                         float *out, int8_t *masks, int64_t nactions, int8_t *ok)
-{
-    int64_t written = 0;
-    for (int64_t i = 0; i < n; i++) {
-        ok[i] = S[i] && rp_observe_masked(S[i], L, seats[i], masked[i], out + i * L->size, masks + i * nactions,
-                                          nactions);
-        written += ok[i];
-    }
-    return written;
-}

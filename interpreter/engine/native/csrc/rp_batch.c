@@ -1,0 +1,155 @@
+/* A batch of games stepped in one call: the batched environment's step (adapters/gym_env.py).
+ *
+ * Each slot of the batch holds one game natively.  A step makes every slot's move (or, in a slot whose game
+ * ended at the last step, sets up the next game from the slot's own seed generator: Gymnasium's next-step
+ * autoreset), plays the chance nodes after it with the state's own generator, and writes each slot's reward,
+ * whether its game ended (and then every seat's return), who moves now, the observation vector
+ * (rp_observe.c) and the action mask.  Every step a slot's game made since its set-up is logged (an action,
+ * or -1 for a chance draw), so that a slot this cannot step (a rule error, a limit, a view or listing that
+ * bails) is handed back to the caller with its log as it was before the step: the caller makes that game
+ * again from its seed, through the engine's own handle, and makes the step there, which raises what the
+ * rules raise or goes on in Python. */
+#include "rp.h"
+
+#include <stdlib.h>
+
+#include "rp_api.h"
+
+extern rp_model RP_MODEL;
+
+#define DRAW (-1)   /* a chance draw in a slot's log */
+
+typedef struct rp_slot {
+    rp_state *S;                      /* NULL until the slot's first game is set up */
+    int32_t *ops; int64_t nops, cops; /* the steps since the game's set-up */
+    uint64_t seed;                    /* the game's seed */
+    int32_t last;                     /* the seat that made the last move */
+} rp_slot;
+
+struct rp_batch {
+    int64_t n;
+    rp_slot *slots;
+};
+
+rp_batch *rp_batch_new(int64_t n)
+{
+    if (n < 1) return NULL;
+    rp_batch *B = malloc(sizeof *B);
+    if (!B) return NULL;
+    B->n = n;
+    B->slots = calloc((size_t)n, sizeof *B->slots);
+    if (!B->slots) { free(B); return NULL; }
+    return B;
+}
+
+void rp_batch_free(rp_batch *B)
+{
+    if (!B) return;
+    for (int64_t i = 0; i < B->n; i++) {
+        rp_state_free(B->slots[i].S);
+        free(B->slots[i].ops);
+    }
+    free(B->slots);
+    free(B);
+}
+
+/* Slot `slot`'s game: its seed, and (into *ops) its log of steps since set-up; the number of steps. */
+int64_t rp_batch_log(rp_batch *B, int64_t slot, uint64_t *seed, const int32_t **ops)
+{
+    *seed = B->slots[slot].seed;
+    *ops = B->slots[slot].ops;
+    return B->slots[slot].nops;
+}
+
+static int logged(rp_slot *g, int32_t op)
+{
+    if (g->nops == g->cops) {
+        int64_t cap = g->cops ? 2 * g->cops : 64;
+        int32_t *ops = realloc(g->ops, (size_t)cap * sizeof *ops);
+        if (!ops) return 0;
+        g->ops = ops;
+        g->cops = cap;
+    }
+    g->ops[g->nops++] = op;
+    return 1;
+}
+
+/* The chance nodes from here, drawn with the state's own generator, up to a seat's turn or the end. */
+static int settled(rp_slot *g, rp_error *e)
+{
+    while (!g->S->flow.done && g->S->flow.player == RP_CHANCE)
+        if (!rp_apply_chance(g->S, e) || !logged(g, DRAW)) return 0;
+    return 1;
+}
+
+/* One slot's step (the next game's set-up when `restart`), as rp_batch_step says; 0 where this cannot. */
+static int step_slot(rp_slot *g, int restart, int64_t action, uint64_t *rng, double *reward, int8_t *ended,
+                     double *returns, int64_t *mover)
+{
+    rp_error e;
+    *reward = 0.0;
+    *ended = 0;
+    if (restart) {
+        g->seed = rp_next64(rng);
+        g->nops = 0;
+        g->last = 0;
+        if (!g->S && !(g->S = rp_state_alloc(&RP_MODEL))) return 0;
+        if (!rp_setup(g->S, g->seed, &e)) return 0;
+    } else {
+        int32_t seat = (int32_t)g->S->flow.player;
+        if (!rp_apply(g->S, action, &e) || !logged(g, (int32_t)action)) return 0;
+        g->last = seat;
+    }
+    if (!settled(g, &e)) return 0;
+    *mover = g->S->flow.player;
+    if (g->S->flow.done && !restart) {
+        if (!rp_returns(g->S, returns, &e)) return 0;
+        *ended = 1;
+        *reward = returns[g->last];
+    }
+    return 1;
+}
+
+/* Every slot `mine` marks: its game's next step, as the file's comment says.  `over[i]` says whether slot i's
+ * game ended at the last step (then it starts anew with seed rp_next64(&rngs[i]) and `actions[i]` is
+ * ignored), and is set to whether it ends at this one.  The action of every game that goes on, the caller's
+ * slots too, must be one its row of `masks` (as the last step wrote them) marks legal: where one is not, this
+ * returns -1 - its slot before any game moves.  Out, per slot: `rewards` (the return of the seat
+ * that moved, when its move ended the game, else 0), `returns` (a row of one number per seat, written where
+ * the game ended), `movers` (who moves now: a seat, or -4 when the game is over), the vector of the seat to
+ * move (else of the last mover) into `obs` (L->size numbers a slot) and the mask into `masks` (nactions a
+ * slot).  A slot this cannot step is handed back: its `mine` is set to 0, its `over` left as it was, its
+ * state dropped, and its log (rp_batch_log) left as it was before the step (or, for a new game, empty with
+ * the new game's seed): the caller makes the step.  Returns how many slots were handed back (or the refusal). */
+int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, uint64_t *rngs, int8_t *mine,
+                      int8_t *over, double *rewards, double *returns, int64_t *movers, float *obs, int8_t *masks,
+                      int64_t nactions)
+{
+    int64_t players = RP_MODEL.players, handed = 0;
+    for (int64_t i = 0; i < B->n; i++)   /* every game's action first: a refused one leaves every game as it was */
+        if (!over[i] && (actions[i] < 0 || actions[i] >= nactions || !masks[i * nactions + actions[i]])) return -1 - i;
+    for (int64_t i = 0; i < B->n; i++) {
+        if (!mine[i]) continue;
+        rp_slot *g = &B->slots[i];
+        int64_t before = g->nops;
+        int32_t last = g->last;
+        int8_t ended;
+        int ok = step_slot(g, over[i], actions[i], &rngs[i], &rewards[i], &ended, returns + i * players,
+                           &movers[i]);
+        if (ok) {
+            rp_state *S = g->S;
+            int32_t seat = S->flow.done ? g->last : (int32_t)S->flow.player;
+            ok = rp_observe_masked(S, L, seat, !S->flow.done, obs + i * L->size, masks + i * nactions, nactions);
+        }
+        if (ok) {
+            over[i] = ended;
+            continue;
+        }
+        if (!over[i]) { g->nops = before; g->last = last; }
+        rp_state_free(g->S);
+        g->S = NULL;
+        mine[i] = 0;
+        handed++;
+    }
+    return handed;
+}

@@ -70,20 +70,21 @@ static void count_text(float *counts, int64_t id)
     if (id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) counts[M->component_of_text[id]] += 1.0f;
 }
 
-/* How many times each component's id occurs in `v`: list items, map keys and values, at any depth. */
+/* How many times each component's id occurs in `v`: list items, map keys and values, at any depth (a
+ * container's scalar items are looked at in its own loop: most values are lists of scalars). */
 static int count_components(rp_ctx *C, float *counts, rv v, int32_t depth)
 {
     if (v.t == T_STR) { count_text(counts, v.u.i); return 1; }
     if (!rv_is_container(v)) return 1;
     if (depth >= OBS_DEPTH) { rp_bail(C, RP_BAIL_NATIVE, "a value nested too deep to observe natively", -1); return 0; }
-    if (v.t == T_LIST) {
-        for (int64_t i = 0; i < v.u.l->len; i++)
-            if (!count_components(C, counts, v.u.l->items[i], depth + 1)) return 0;
-        return 1;
-    }
-    for (int64_t i = 0; i < v.u.m->len; i++) {
-        count_text(counts, v.u.m->keys[i]);
-        if (!count_components(C, counts, v.u.m->vals[i], depth + 1)) return 0;
+    int is_list = v.t == T_LIST;
+    const rv *items = is_list ? v.u.l->items : v.u.m->vals;
+    int64_t n = is_list ? v.u.l->len : v.u.m->len;
+    for (int64_t i = 0; i < n; i++) {
+        if (!is_list) count_text(counts, v.u.m->keys[i]);
+        rv x = items[i];
+        if (x.t == T_STR) count_text(counts, x.u.i);
+        else if (rv_is_container(x) && !count_components(C, counts, x, depth + 1)) return 0;
     }
     return 1;
 }
@@ -110,11 +111,15 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
         return 1;
     }
     atom(out, v, L);
-    if (!count_components(C, out + ATOM, v, 0)) return 0;
-    if (v.t == T_LIST) {
-        float *items = out + ATOM + RP_MODEL.ncomponents;
-        int64_t kept = v.u.l->len < cells ? v.u.l->len : cells;
-        for (int64_t i = 0; i < kept; i++) atom(items + ATOM * i, v.u.l->items[i], L);
+    if (v.t != T_LIST) return count_components(C, out + ATOM, v, 0);
+    /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
+    float *counts = out + ATOM, *items = counts + RP_MODEL.ncomponents;
+    const rp_list *l = v.u.l;
+    for (int64_t i = 0; i < l->len; i++) {
+        rv x = l->items[i];
+        if (x.t == T_STR) count_text(counts, x.u.i);
+        else if (rv_is_container(x) && !count_components(C, counts, x, 1)) return 0;
+        if (i < cells) atom(items + ATOM * i, x, L);
     }
     return 1;
 }

@@ -39,10 +39,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from ..engine.errors import IllegalMoveError
 from ..engine.game import Game
 from ..engine.legal import TERMINAL
-from .encoding import Encoding
-from ..engine.rng import Rng
-from .games import game_seeds, resolve, whole_seed
 from ..engine.native.batch_step import BatchArrays
+from ..engine.rng import Rng
+from .encoding import Encoding
+from .games import game_seeds, resolve, whole_seed
 from .held import Handle, Stepper
 
 

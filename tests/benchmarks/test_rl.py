@@ -38,3 +38,24 @@ def test_rl_compares_an_older_trees_pettingzoo_with_the_current_native_and_batch
     assert row["batch_over_pettingzoo"] == pytest.approx(row["steps_per_s"]["vector"] / row["steps_per_s"]["pettingzoo"])
     text = rl.report(result)
     assert "HEAD's PettingZoo environment" in text and text.splitlines()[-1].startswith("tic-tac-toe")
+
+
+def test_the_batchs_random_draw_picks_each_rows_legal_actions_alike():
+    import numpy as np
+
+    masks = np.array([[0, 1, 1, 0, 1], [0, 0, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 0, 0, 1]], np.int8)
+    draws = np.random.default_rng(0)
+    picked = np.array([rl.random_legal(masks, draws) for _ in range(3000)])
+    assert set(picked[:, 0].tolist()) == {1, 2, 4} and picked[:, 1:].tolist() == [[0, 0, 4]] * 3000
+    counts = np.bincount(picked[:, 0], minlength=5)[[1, 2, 4]]
+    assert counts.min() > 900 and counts.max() < 1100  # 1000 each expected; 4 sigma is about 100
+
+
+def test_the_split_of_a_batched_step_names_its_parts():
+    from benchmarks import rl_split
+
+    native_of(load_game("tic-tac-toe"))
+    (row,) = rl_split.split([("tic-tac-toe", None)], seconds=0.02)
+    assert (row["numbers"], row["actions"]) == (53, 9)
+    assert all(row[part] > 0 for part in ("game_steps_per_s", "draw_us", "native_us", "move_us", "observation_us"))
+    assert rl_split.report([row]).splitlines()[-1].startswith("tic-tac-toe")

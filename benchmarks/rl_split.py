@@ -21,6 +21,7 @@ import numpy as np
 from .rl import BATCH, random_legal
 
 STATES = 200  # states of random games whose observations are timed
+KEEP_ONE_IN = 8  # the share of a random game's states kept for that
 
 
 def split(games: list[tuple[str, int | None]], seconds: float) -> list[dict]:
@@ -77,12 +78,14 @@ def _move_us(stepper, seconds: float) -> float:
 
 
 def _observation_us(stepper, seconds: float) -> float:
-    """One seat's observation vector and the action mask, written natively, over states of random games."""
+    """One seat's observation vector and the action mask, written natively, over states of random games (one in
+    `KEEP_ONE_IN`, so that they come from whole games, the long ones' late states too)."""
     rng, held = random.Random(0), []
     while len(held) < STATES:
         handle = stepper.settle(stepper.new(rng.getrandbits(64)))
         while not handle.is_terminal() and len(held) < STATES:
-            held.append(handle.clone())
+            if rng.randrange(KEEP_ONE_IN) == 0:
+                held.append(handle.clone())
             handle.apply_action(rng.choice(handle.legal_actions()))
             stepper.settle(handle)
     writer = stepper._writer

@@ -31,6 +31,7 @@ BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
 KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "dirs", "dir_vec", "perimeter", "line_of",
                            "offset", "area", "components", "kind", "is_component", "adjacent", "nodes", "reachable",
                            "distance"})
+SITE_TABLE_MAX = 4096  # slots of a call site's table (`_site_at`); sites with more combinations hash them
 FLOW_INTS = {"seat", "players", "round", "turn", "start"}
 FOLDS = ("len", "sum", "max", "min")  # builtins of a comprehension written as one loop (`_fold`)
 ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
@@ -62,7 +63,7 @@ class ExprLowering(Checks):
         self.phase_index = phase_index
         self.rule_index = rule_index
         self.positions: list[A.Pos] = []
-        self.n_slots = 0
+        self.site_sizes: list[int] = []  # each call site's kept results: its table's size, 0 hashed
         self.member_tables: list[list[int]] = []  # `_members`' tables, IM1, IM2, ...
         self.boards: dict[str, Any] = {}
         self.functions: dict[str, str] = {}  # user function -> its C name
@@ -70,10 +71,41 @@ class ExprLowering(Checks):
         self.f: CFunc = CFunc("", "void")
 
     # ------------------------------------------------------------ helpers
-    def site_slots(self) -> str:
-        """A new array of a call site's kept results (declared with the module's tables)."""
-        self.n_slots += 1
-        return f"M{self.n_slots}"
+    def site_slots(self, size: int = 0) -> str:
+        """A new array of a call site's kept results (declared with the module's tables): `size` slots, one
+        per combination of its arguments (`rp_site_at`), or (0) hashed slots (`rp_site_call`)."""
+        self.site_sizes.append(size)
+        return f"M{len(self.site_sizes)}"
+
+    def _site_at(self, varying: list[Val], cells: int) -> tuple[str, int] | None:
+        """The C int numbering the values of a kept builtin's varying arguments, and how many numbers there
+        are, when each argument takes few values: the item of a loop over a constant list (its place in the
+        list) or, at a site of a board of `cells` cells, a cell (the int itself; -1 for anything else, whose
+        call is then kept in the site's hashed slots); None when they take more values than SITE_TABLE_MAX
+        slots hold."""
+        codes: list[tuple[str, int]] = []  # each argument's number, and how many numbers it has
+        outside: list[str] = []  # the tests of the arguments that may lie outside their numbers
+        for value in varying:
+            if value.items is not None and value.known is not None:
+                codes.append((value.items, len(value.known)))
+            elif cells and value.kind in ("rv", "int"):
+                code = self.f.integer()
+                self.f.emit(f"{code} = rp_site_int({value.rv}, {cells});")
+                codes.append((code, cells))
+                outside.append(f"{code} < 0")
+            else:
+                return None
+        size = 1
+        for _, n in codes:
+            size *= n
+        if not codes or size > SITE_TABLE_MAX:
+            return None
+        terms, stride = [], 1
+        for code, n in codes:
+            terms.append(code if stride == 1 else f"{code} * {stride}")
+            stride *= n
+        at = " + ".join(terms)
+        return (f"({' || '.join(outside)} ? -1 : {at})" if outside else f"({at})"), size
 
     def _board(self, node: A.Expr) -> Any:
         """The board a literal text names, or None."""
@@ -493,10 +525,13 @@ class ExprLowering(Checks):
                 return Val(out)
             argv = f.array([a.rv for a in args]) if args else "NULL"
             if spec.name in KEPT_BUILTINS:
-                slots = self.site_slots()
                 vary = sum(1 << k for k, a in enumerate(node.args) if not isinstance(a, A.Literal))
-                return f.assign_owned(f"rp_site_call(C, {slots}, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, "
-                                      f"{vary}u, {w})")
+                hashed = f"{self.site_slots()}, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {vary}u, {w}"
+                varying = [a for node_arg, a in zip(node.args, args) if not isinstance(node_arg, A.Literal)]
+                at = self._site_at(varying, board.width * board.height if board is not None else 0)
+                if at is not None:
+                    return f.assign_owned(f"rp_site_at(C, {self.site_slots(at[1])}, {at[0]}, {hashed})")
+                return f.assign_owned(f"rp_site_call(C, {hashed})")
             return f.assign_owned(f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
         if not isinstance(spec, Callable_):
             raise NotLowered(f"the call of `{node.func}`", node.pos)

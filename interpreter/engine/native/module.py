@@ -201,7 +201,8 @@ class _ModuleWriter:
 
     def _site_slots(self) -> str:
         """The call sites' kept results and the tables of sets the lowering made (`ExprLowering._members`)."""
-        slots = "".join(f"static rp_kept *M{k}[RP_SITE_SLOTS];\n" for k in range(1, self.low.n_slots + 1))
+        slots = "".join(f"static rp_kept *M{k}[{size or 'RP_SITE_SLOTS'}];\n"
+                        for k, size in enumerate(self.low.site_sizes, 1))
         return slots + "".join(self._array(f"static const uint64_t IM{k}", [f"UINT64_C({s})" for s in sets])
                                for k, sets in enumerate(self.low.member_tables, 1))
 

@@ -484,6 +484,34 @@ static inline __attribute__((always_inline)) rv rp_site_call(rp_ctx *C, rp_kept 
     return rp_site_fill(C, NULL, bi, args, nargs, where);
 }
 
+/* A site whose varying arguments each take few values keeps its results in a table with a slot per
+ * combination: the lowering numbers the combination (`at`: a cell of a board as itself, the item of a loop
+ * over a constant list by its place in the list) and gives -1 for arguments outside those values, which
+ * are then kept in the site's hashed slots (`hashed`, rp_site_call).  A slot names its arguments exactly,
+ * so no argument is compared. */
+static inline __attribute__((always_inline)) rv rp_site_at(rp_ctx *C, rp_kept **slots, int64_t at, rp_kept **hashed,
+                                                           int32_t bi, const rv *args, int32_t nargs, uint32_t vary,
+                                                           int32_t where)
+{
+    if (RP_LIKELY(at >= 0)) {
+        rp_kept *k = __atomic_load_n(&slots[at], __ATOMIC_ACQUIRE);
+        if (RP_LIKELY(k != NULL && C->b->iterations >= k->iterations && C->b->copies >= k->copies)) {
+            C->b->iterations -= k->iterations;
+            C->b->copies -= k->copies;
+            return k->result;
+        }
+        /* never filled: filled now; filled but more than the budget left: the call itself bails */
+        return rp_site_fill(C, k == NULL ? &slots[at] : NULL, bi, args, nargs, where);
+    }
+    return rp_site_call(C, hashed, bi, args, nargs, vary, where);
+}
+
+/* An argument's number among the ints 0..n-1 (a board's cells), or -1. */
+static inline int64_t rp_site_int(rv v, int64_t n)
+{
+    return v.t == T_INT && (uint64_t)v.u.i < (uint64_t)n ? v.u.i : -1;
+}
+
 /* `for x in obj[lo:hi]` in an expression, over a list: its items where they lie, charged as the slice is
  * made and walked; anything else through rp_slice_view. */
 static inline rv rp_slice_walk(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where)

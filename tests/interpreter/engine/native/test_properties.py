@@ -324,6 +324,12 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     # a kept builtin's call site meeting more arguments than its slots' hashes keep apart, twice over
     '[len(line_of("b", c, d)) for k in range(2) for c in range(len(nums) * 4) for d in ["N", "E", "S", "W", "NE", "NW", "SE", "SW"]]',
     '[sum(line_of("b", c, "E")) + len(line_of("b", c, "SW")) for c in range(i + 5)]',
+    # a kept builtin's call site with a slot per cell and item of a constant list, each met twice; anything
+    # else (off the board, not an int) kept in its hashed slots or called anew
+    '[len(line_of("b", c, d)) for k in range(2) for c in [0, 11, 12, -1, 2.0, true, 3, 11] for d in ["N", "E", "SW"]]',
+    '[[step("b", c, d) for d in ["N", "E", "S", "W"]] for k in nums for c in range(i + 6)]',
+    '[neighbors("b", c, "king") for c in [11, 0, 11, 0, 5.0, 4611686018427387904]]',
+    '[line_of(w, 1, "E") for w in ["b", "b", "g"]]', '[len(line_of("b", c, "E")) for c in ["a", null, L]]',
 ]
 
 

@@ -2,7 +2,9 @@
 
 The lowering writes every operation that can fail, charge the budget or
 make a value as a statement of its own, followed by `if (C->err) goto out;`,
-so a bail leaves the function at once and its one exit frees what it held.
+so a bail leaves the function at once and its one exit frees what it held;
+an operation with an inline common case that cannot fail (`fast`) tests the
+error only where it leaves that case to the runtime.
 Values are `Val`s: a C expression of an `rv` (borrowed for as long as the
 statement that made it lasts), or, where the lowering knows the type, a
 plain C int (`int`) or truth value (`bool`).  A value the function owns is
@@ -122,6 +124,12 @@ class CFunc:
 
     def check(self) -> None:
         self.emit(ERR_CHECK)
+
+    def fast(self, tried: str, slow: str) -> None:
+        """An operation's common case `tried` (an inline `rp_..._try` of rp.h, which cannot fail) and, where it
+        leaves the operation to the runtime, the statement `slow` and the error check: the common case tests
+        no error."""
+        self.emit(f"if (RP_UNLIKELY(!{tried})) {{ {slow} {ERR_CHECK} }}")
 
     def assign_owned(self, expr: str) -> Val:
         """`expr` (a new reference) into an owned temporary, checked."""

@@ -101,15 +101,16 @@ class Lowering(ExprLowering):
         for step in target.steps[:-1]:
             if isinstance(step, str):
                 f.emit(f"{obj} = rp_map_field(C, {obj}, {self.text(step)}, {w});")
+                f.check()
             else:
                 key = self.lower(step, scope, lv)
-                f.emit(f"{obj} = rp_index_fast(C, {obj}, {key.rv}, {w});")
-            f.check()
+                f.fast(f"rp_index_try(&{obj}, {obj}, {key.rv})", f"{obj} = rp_index(C, {obj}, {key.rv}, {w});")
         last = target.steps[-1]
         key_rv = f"rv_str({self.text(last)})" if isinstance(last, str) else self.lower(last, scope, lv).rv
-        f.emit(f"rp_assign_item(C, {obj}, {key_rv}, {new.code}, {w});")
-        f.emit(f"{new.code} = rv_null();")  # handed over, even when the assignment failed
-        f.check()
+        # `new` is handed over, even when the assignment fails
+        f.fast(f"rp_assign_try({obj}, {key_rv}, {new.code})",
+               f"rp_assign_item(C, {obj}, {key_rv}, {new.code}, {w}); {new.code} = rv_null();")
+        f.emit(f"{new.code} = rv_null();")
 
     # ------------------------------------------------------------ control
     def _s_If(self, node: A.If, scope: Scope, lv: Locals) -> None:

@@ -198,8 +198,9 @@ class ExprLowering(Checks):
             obj = self.lower(source.obj, scope, lv)
             lo = self.lower(source.lo, scope, lv).rv if source.lo is not None else "rv_null()"
             hi = self.lower(source.hi, scope, lv).rv if source.hi is not None else "rv_null()"
-            items, n = f.pointer(), f.integer()
-            f.assign_owned(f"rp_slice_walk(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w})")
+            items, n, held = f.pointer(), f.integer(), f.owned()
+            f.fast(f"rp_slice_try(C, {obj.rv}, {lo}, {hi}, &{items}, &{n})",
+                   f"{held} = rp_slice_view(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w});")
             return Source(n, lambda i: f"{items}[{i}]")
         src = self.lower(source, scope, lv)
         fn = "rp_iterate_copy" if copy else "rp_iterate"
@@ -373,8 +374,8 @@ class ExprLowering(Checks):
         key = self.lower(node.index, scope, lv)
         f = self.f
         out = f.borrowed()
-        f.emit(f"{out} = rp_index_fast(C, {obj.rv}, {key.rv}, {self.where(node.pos)});")
-        f.check()
+        f.fast(f"rp_index_try(&{out}, {obj.rv}, {key.rv})",
+               f"{out} = rp_index(C, {obj.rv}, {key.rv}, {self.where(node.pos)});")
         return Val(out)
 
     def _e_Slice(self, node: A.Slice, scope: Scope, lv: Locals) -> Val:
@@ -427,20 +428,19 @@ class ExprLowering(Checks):
                 same = f"({left.code} == {right.code})" if left.kind == right.kind else "0"
             else:
                 same = f.integer()
-                f.emit(f"{same} = rp_eq_fast(C, {left.rv}, {right.rv}, {w});")
-                f.check()
+                f.fast(f"rp_eq_try(&{same}, {left.rv}, {right.rv})", f"{same} = rp_equals(C, {left.rv}, {right.rv}, {w});")
             return Val(same if op == "==" else f"(!{same})", "bool")
         if op in ORDER_OPS:
             if left.kind == "int" and right.kind == "int":
                 return Val(f"({left.code} {op} {right.code})", "bool")
             out = f.integer()
-            f.emit(f"{out} = rp_cmp_fast(C, {ORDER_OPS[op]}, {left.rv}, {right.rv}, {w});")
-            f.check()
+            f.fast(f"rp_cmp_try(&{out}, {ORDER_OPS[op]}, {left.rv}, {right.rv})",
+                   f"{out} = rp_compare(C, {ORDER_OPS[op]}, {left.rv}, {right.rv}, {w});")
             return Val(out, "bool")
         if op in INT_OPS and left.kind == "int" and right.kind == "int":
             out = f.integer()
-            f.emit(f"{out} = {INT_OPS[op]}(C, {left.code}, {right.code}, {w});")
-            f.check()
+            f.fast(f"{INT_OPS[op]}_try(&{out}, {left.code}, {right.code})",
+                   f"rp_bail(C, RP_BAIL_NATIVE, RP_WHY_INT, {w});")
             return Val(out, "int")
         return f.assign_owned(f"rp_arith_fast(C, {ARITH_OPS[op]}, {left.rv}, {right.rv}, {w})")
 

@@ -224,25 +224,7 @@ static inline int64_t rp_len_i(rp_ctx *C, rv x, int32_t where)
     return n.t == T_INT ? n.u.i : -1;
 }
 
-/* Two ints a statement knows to be ints: +, - and * checked for 64 bits, // and % as Python rounds them. */
-static inline int64_t rp_iadd(rp_ctx *C, int64_t a, int64_t b, int32_t where)
-{
-    int64_t r;
-    if (RP_UNLIKELY(__builtin_add_overflow(a, b, &r))) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
-    return r;
-}
-static inline int64_t rp_isub(rp_ctx *C, int64_t a, int64_t b, int32_t where)
-{
-    int64_t r;
-    if (RP_UNLIKELY(__builtin_sub_overflow(a, b, &r))) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
-    return r;
-}
-static inline int64_t rp_imul(rp_ctx *C, int64_t a, int64_t b, int32_t where)
-{
-    int64_t r;
-    if (RP_UNLIKELY(__builtin_mul_overflow(a, b, &r))) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
-    return r;
-}
+/* -a for a C int a statement knows to be an int. */
 static inline int64_t rp_ineg(rp_ctx *C, int64_t a, int32_t where)
 {
     if (RP_UNLIKELY(a == INT64_MIN)) { rp_bail(C, RP_BAIL_NATIVE, "an int past 64 bits", where); return 0; }
@@ -259,14 +241,6 @@ static inline rv rp_arith_fast(rp_ctx *C, int op, rv a, rv b, int32_t where)
         else if (op == OP_MUL) { if (!__builtin_mul_overflow(a.u.i, b.u.i, &r)) return rv_int(r); }
     }
     return rp_arith(C, op, a, b, where);
-}
-
-/* `a == b` without a charge when neither side is a list or map (the common case), inline. */
-static inline int rp_eq_fast(rp_ctx *C, rv a, rv b, int32_t where)
-{
-    if (RP_LIKELY(a.t == b.t && a.t <= T_STR && a.t != T_FLT)) return a.u.i == b.u.i;
-    if (a.t == T_NULL || b.t == T_NULL) return a.t == b.t;
-    return rp_equals(C, a, b, where);
 }
 
 /* `item in list` for an item that is a whole number, a text, null or a boolean (equal only to its own kind,
@@ -315,29 +289,55 @@ static inline rv rp_iterate(rp_ctx *C, rv v, int32_t where)
     return rp_iterate_any(C, v, where);
 }
 
-/* `a < b` (and friends) for two ints, inline. */
-static inline int rp_cmp_fast(rp_ctx *C, int op, rv a, rv b, int32_t where)
+rv rp_slice_view(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where);
+
+/* The common case of an operation, inline, for the lowering to write as
+ *     if (RP_UNLIKELY(!rp_..._try(&out, ...))) { out = the runtime's operation; if (C->err) goto out; }
+ * Each says whether it decided (1, `*out` set) or left the operation to the runtime (0, nothing changed);
+ * none of them can fail, so an operation that stays on its common case tests no error afterwards. */
+static inline int rp_index_try(rv *out, rv obj, rv key)   /* obj[key]: a list and an int in range; borrowed */
+{
+    if (RP_LIKELY(obj.t == T_LIST && key.t == T_INT && key.u.i >= 0 && key.u.i < obj.u.l->len)) {
+        *out = obj.u.l->items[key.u.i];
+        return 1;
+    }
+    return 0;
+}
+static inline int rp_eq_try(int64_t *out, rv a, rv b)     /* a == b: neither a list, a map nor a float */
+{
+    if (RP_LIKELY(a.t == b.t && a.t <= T_STR && a.t != T_FLT)) { *out = a.u.i == b.u.i; return 1; }
+    if (a.t == T_NULL || b.t == T_NULL) { *out = a.t == b.t; return 1; }
+    return 0;
+}
+static inline int rp_cmp_try(int64_t *out, int op, rv a, rv b)   /* a < b (and friends): two ints */
 {
     if (RP_LIKELY(a.t == T_INT && b.t == T_INT)) {
         switch (op) {
-        case OP_LT: return a.u.i < b.u.i;
-        case OP_LE: return a.u.i <= b.u.i;
-        case OP_GT: return a.u.i > b.u.i;
-        default: return a.u.i >= b.u.i;
+        case OP_LT: *out = a.u.i < b.u.i; break;
+        case OP_LE: *out = a.u.i <= b.u.i; break;
+        case OP_GT: *out = a.u.i > b.u.i; break;
+        default: *out = a.u.i >= b.u.i; break;
         }
+        return 1;
     }
-    return rp_compare(C, op, a, b, where);
+    return 0;
 }
+/* Two C ints: +, - and * within 64 bits (0 past them, which the runtime cannot hold: the step bails). */
+static inline int rp_iadd_try(int64_t *out, int64_t a, int64_t b) { return !__builtin_add_overflow(a, b, out); }
+static inline int rp_isub_try(int64_t *out, int64_t a, int64_t b) { return !__builtin_sub_overflow(a, b, out); }
+static inline int rp_imul_try(int64_t *out, int64_t a, int64_t b) { return !__builtin_mul_overflow(a, b, out); }
+#define RP_WHY_INT "an int past 64 bits"
 
-/* `obj[key]` for a list and an int in range, inline: borrowed. */
-static inline rv rp_index_fast(rp_ctx *C, rv obj, rv key, int32_t where)
+/* obj[key] = value for a list and an int in range: takes `value` (1), or leaves everything to
+ * rp_assign_item (0). */
+static inline int rp_assign_try(rv obj, rv key, rv value)
 {
-    if (RP_LIKELY(obj.t == T_LIST && key.t == T_INT && key.u.i >= 0 && key.u.i < obj.u.l->len))
-        return obj.u.l->items[key.u.i];
-    return rp_index(C, obj, key, where);
+    if (RP_LIKELY(obj.t == T_LIST && key.t == T_INT && key.u.i >= 0 && key.u.i < obj.u.l->len)) {
+        rv_set(&obj.u.l->items[key.u.i], value);
+        return 1;
+    }
+    return 0;
 }
-
-rv rp_slice_view(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where);
 
 /* ------------------------------------------------------------------ the generator (engine/rng.py) */
 static inline uint64_t rp_next64(uint64_t *state)
@@ -513,8 +513,8 @@ static inline int64_t rp_site_int(rv v, int64_t n)
 }
 
 /* `for x in obj[lo:hi]` in an expression, over a list: its items where they lie, charged as the slice is
- * made and walked; anything else through rp_slice_view. */
-static inline rv rp_slice_walk(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where)
+ * made and walked (1); anything else (0, nothing charged) through rp_slice_view. */
+static inline int rp_slice_try(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n)
 {
     if (RP_LIKELY(obj.t == T_LIST && lo.t == T_INT && hi.t == T_INT && lo.u.i >= 0 && hi.u.i >= lo.u.i
                   && hi.u.i <= obj.u.l->len)) {
@@ -524,12 +524,12 @@ static inline rv rp_slice_walk(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items
         if (RP_LIKELY(C->b->copies >= 0 && C->b->iterations >= 0)) {
             *items = obj.u.l->items + lo.u.i;
             *n = count;
-            return rv_null();
+            return 1;
         }
         C->b->copies += count;
         C->b->iterations += count;
     }
-    return rp_slice_view(C, obj, lo, hi, items, n, where);
+    return 0;
 }
 
 /* sum() as CPython adds, item by item: ints exactly (64 bits here), then a float from the first float on

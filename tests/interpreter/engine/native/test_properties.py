@@ -245,17 +245,24 @@ EFFECTS = ["i = {}", "f = {}", "s = {}", "L = {}", "m.red = {}", "L[{}] = {}", "
 def test_random_effect_blocks_agree(tmp_path_factory, blocks):
     path = tmp_path_factory.mktemp("props") / "properties.yaml"
     path.write_text(RULESET, encoding="utf-8")
-    game = load_game(path)
+    texts = ["\n".join(template.format(*parts[: template.count("{}")]) for template, parts in block)
+             for block in blocks]
+    _effects_agree(load_game(path), texts)
+
+
+def _effects_agree(game, texts):
+    """Each effect block that parses leaves the same state natively as on the Python engine, or both fail (the
+    module may also give up on a value it does not hold); what each path did, in order."""
     native_of(game)
     model = game.model
     trees = []
-    for block in blocks:
-        text = "\n".join(template.format(*parts[: template.count("{}")]) for template, parts in block)
+    for text in texts:
         try:
             trees.append((text, parse_effects(text)))
         except DslSyntaxError:
             continue
     probe = _Probe(game, effects=[t for _, t in trees])
+    outcomes = []
     for k, (text, tree) in enumerate(trees):
         state = game.new_state(0)
         data = copy.deepcopy(state.data)
@@ -274,6 +281,30 @@ def test_random_effect_blocks_agree(tmp_path_factory, blocks):
             assert native[1] == BAIL_NATIVE, (text, python, native)
         else:
             assert _same(json.loads(json.dumps(native[1]["vars"])), json.loads(json.dumps(python[1]))), text
+        outcomes.append((python[0], native[0]))
+    return outcomes
+
+
+# assignments into lists (by an int in range inline, anything else by the runtime) and ints that leave 64 bits
+CURATED_EFFECTS = {
+    "L[1] = 5": ("state", "state"), "L[-1] = 9": ("state", "state"), "L[4] = 1": ("error", "bail"),
+    "L[true] = 1": ("error", "bail"), "L[1.0] = 1": ("error", "bail"), "M[0][1] = 7": ("state", "state"),
+    "M[0][-2] = 3": ("state", "state"), "M[2][0] = 1": ("error", "bail"), "M[1] = M[0]\nM[1][0] = 8": ("state", "state"),
+    "L[i - 7] = [1]\nL[0][0] = 2": ("state", "state"), "m.red = 4": ("state", "state"), "s[0] = 1": ("error", "bail"),
+    "for k in range(4) { L[k] = k * k }": ("state", "state"),
+    "i = len(L) * 4611686018427387904": ("state", "bail"), "i = len(L) - 9223372036854775807 - 9": ("state", "bail"),
+    "i = len(L) + 9223372036854775806": ("state", "bail"), "i = len(L) + 9223372036854775803": ("state", "state"),
+    "if L[0] < L[2] { i = 1 } else { i = 2 }": ("state", "state"), "if L[1] < 2 { i = 1 }": ("error", "bail"),
+    "if s < 1 { i = 1 }": ("error", "bail"), 'if s > "ca" { i = 5 }': ("state", "state"),
+    "if L[1] == null { i = 3 }": ("state", "state"), "if M[0] == [1, 2] { i = 4 }": ("state", "state"),
+    "if f == 2.5 { i = 6 }": ("state", "state"), "if L[0] == 4.0 { i = 7 }": ("state", "state"),
+}
+
+
+def test_curated_effects_agree(tmp_path):
+    path = tmp_path / "properties.yaml"
+    path.write_text(RULESET, encoding="utf-8")
+    assert _effects_agree(load_game(path), list(CURATED_EFFECTS)) == list(CURATED_EFFECTS.values())
 
 
 CURATED = [  # forms the lowering writes specially, each also inside a loop, where its state must start anew

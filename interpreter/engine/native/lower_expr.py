@@ -64,7 +64,7 @@ class ExprLowering(Checks):
         self.rule_index = rule_index
         self.positions: list[A.Pos] = []
         self.site_sizes: list[int] = []  # each call site's kept results: its table's size, 0 hashed
-        self.member_tables: list[list[int]] = []  # `_members`' tables, IM1, IM2, ...
+        self.member_tables: list[list[int]] = []  # `_members`' tables of sets and sizes, IM1, IM2, ...
         self.boards: dict[str, Any] = {}
         self.functions: dict[str, str] = {}  # user function -> its C name
         self.procedures: dict[str, str] = {}
@@ -340,10 +340,11 @@ class ExprLowering(Checks):
             value = Val(held, value.kind, value.known, value.items)
         return self.lower(node.body, scope.with_locals(node.name), {**lv, node.name: value})
 
-    def _members(self, container: Val) -> str | None:
-        """The C expression of a 64-bit set of the whole numbers a constant list holds, when it holds only
-        whole numbers 0..63 (an int is then found in it by one bit: `rp_in_mask`); for the item of a loop
-        over a constant list of such lists, a table of their sets indexed by the loop.  Else None."""
+    def _members(self, container: Val) -> tuple[str, str] | None:
+        """The C expressions of a 64-bit set of the whole numbers a constant list holds and of the list's size,
+        when it holds only whole numbers 0..63 (an int is then found in it by one bit: `rp_in_mask_try`);
+        for the item of a loop over a constant list of such lists, tables of their sets and sizes indexed by
+        the loop.  Else None."""
         def bits(value: Any) -> int | None:
             if type(value) is not list or not all(type(x) is int and 0 <= x < 64 for x in value):
                 return None
@@ -353,15 +354,17 @@ class ExprLowering(Checks):
             return None
         if container.items is None:
             found = bits(list(container.known))
-            return None if found is None else f"UINT64_C({found})"
+            return None if found is None else (f"UINT64_C({found})", str(len(container.known)))
         sets = [bits(item) for item in container.known]
         if not sets or any(s is None for s in sets):
             return None
-        return f"{self.member_table(sets)}[{container.items}]"
+        sizes = {len(item) for item in container.known}  # ints only: a list's size is its length
+        size = str(sizes.pop()) if len(sizes) == 1 else f"{self.member_table([len(item) for item in container.known])}[{container.items}]"
+        return f"{self.member_table(sets)}[{container.items}]", size
 
-    def member_table(self, sets: list) -> str:
-        """A new table of 64-bit sets (declared with the module's tables)."""
-        self.member_tables.append(sets)
+    def member_table(self, values: list) -> str:
+        """A new table of 64-bit numbers (sets or sizes; declared with the module's tables)."""
+        self.member_tables.append(values)
         return f"IM{len(self.member_tables)}"
 
     # ------------------------------------------------------------ parts of values
@@ -416,9 +419,10 @@ class ExprLowering(Checks):
         w = self.where(node.pos)
         if op in ("in", "not in"):
             out = f.integer()
-            mask = self._members(right)
-            if mask is not None:
-                f.emit(f"{out} = rp_in_mask(C, {right.rv}, {left.rv}, {mask}, {w});")
+            members = self._members(right)
+            if members is not None:
+                f.fast(f"rp_in_mask_try(&{out}, C, {left.rv}, {members[0]}, {members[1]})",
+                       f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
             else:
                 f.emit(f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
             f.check()

@@ -263,19 +263,17 @@ static inline int rp_in_fast(rp_ctx *C, rv container, rv item, int32_t where)
     return rp_contains(C, container, item, where);
 }
 
-/* `item in list` where the list holds only whole numbers 0..63, whose set is `members` (a constant's, tabled
- * when the module was made): charged as rp_in_fast charges it, an int found by one bit. */
-static inline int rp_in_mask(rp_ctx *C, rv container, rv item, uint64_t members, int32_t where)
+/* `item in list` where the list is a constant that holds only whole numbers 0..63, whose set is `members` and
+ * size `size` (tabled when the module was made): for an int item, charged as rp_in_fast charges it and found
+ * by one bit (1); anything else, or a charge past the budget, is left to rp_in_fast (0, nothing charged). */
+static inline int rp_in_mask_try(int64_t *out, rp_ctx *C, rv item, uint64_t members, int64_t size)
 {
-    if (RP_LIKELY(item.t == T_INT && container.t == T_LIST)) {
-        rp_list *l = container.u.l;
-        int64_t n = l->size >= 0 ? l->size : rp_size_of_list(C, container, where);
-        if (RP_UNLIKELY(n < 0)) return -1;
-        C->b->iterations -= n;
-        if (RP_UNLIKELY(C->b->iterations < 0)) { rp_bail(C, RP_BAIL_LIMIT, "iterations", where); return -1; }
-        return (uint64_t)item.u.i < 64 && (members >> item.u.i & 1);
+    if (RP_LIKELY(item.t == T_INT && C->b->iterations >= size)) {
+        C->b->iterations -= size;
+        *out = (uint64_t)item.u.i < 64 && (members >> item.u.i & 1);
+        return 1;
     }
-    return rp_in_fast(C, container, item, where);
+    return 0;
 }
 
 /* The items a loop walks (charged as runtime.iterate charges them): a list itself, inline. */

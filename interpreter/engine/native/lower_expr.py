@@ -518,14 +518,12 @@ class ExprLowering(Checks):
             args = [self.lower(a, scope, lv) for a in node.args]
             if spec.name == "len":
                 out = f.integer()
-                f.emit(f"{out} = rp_len_i(C, {args[0].rv}, {w});")
-                f.check()
+                f.fast(f"rp_len_try(&{out}, {args[0].rv})", f"{out} = rp_len_i(C, {args[0].rv}, {w});")
                 return Val(out, "int")
             board = self._board(node.args[0]) if node.args else None
             if spec.name == "cell" and board is not None:
-                out = f.borrowed()
-                f.emit(f"{out} = rp_cell_inline(C, {board.width}, {board.height}, {args[1].rv}, {args[2].rv}, {w});")
-                f.check()
+                out, place = f.borrowed(), f"{board.width}, {board.height}, {args[1].rv}, {args[2].rv}"
+                f.fast(f"rp_cell_try(&{out}, {place})", f"{out} = rp_cell_inline(C, {place}, {w});")
                 return Val(out)
             argv = f.array([a.rv for a in args]) if args else "NULL"
             if spec.name in KEPT_BUILTINS:

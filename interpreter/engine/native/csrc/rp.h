@@ -326,6 +326,12 @@ static inline int rp_isub_try(int64_t *out, int64_t a, int64_t b) { return !__bu
 static inline int rp_imul_try(int64_t *out, int64_t a, int64_t b) { return !__builtin_mul_overflow(a, b, out); }
 #define RP_WHY_INT "an int past 64 bits"
 
+/* len(x) of a list. */
+static inline int rp_len_try(int64_t *out, rv x)
+{
+    if (RP_LIKELY(x.t == T_LIST)) { *out = x.u.l->len; return 1; }
+    return 0;
+}
 /* obj[key] = value for a list and an int in range: takes `value` (1), or leaves everything to
  * rp_assign_item (0). */
 static inline int rp_assign_try(rv obj, rv key, rv value)
@@ -410,16 +416,20 @@ enum {
 rv rp_call_builtin(rp_ctx *C, int32_t builtin, const rv *args, int32_t nargs, int32_t where);
 rv rp_range(rp_ctx *C, rv a, rv b, int32_t nargs, int32_t where);
 
-/* `cell(board, x, y)` of a board the lowering knows: the cell, or null off the board (no charge: its
- * arguments and result are scalars). */
+/* `cell(board, x, y)` of a board the lowering knows, for two ints: the cell, or null off the board (no
+ * charge: its arguments and result are scalars). */
+static inline int rp_cell_try(rv *out, int64_t width, int64_t height, rv x, rv y)
+{
+    if (RP_UNLIKELY(x.t != T_INT || y.t != T_INT)) return 0;
+    *out = x.u.i < 0 || x.u.i >= width || y.u.i < 0 || y.u.i >= height ? rv_null() : rv_int(y.u.i * width + x.u.i);
+    return 1;
+}
 static inline rv rp_cell_inline(rp_ctx *C, int64_t width, int64_t height, rv x, rv y, int32_t where)
 {
-    if (RP_UNLIKELY(x.t != T_INT || y.t != T_INT)) {
-        rp_bail(C, RP_BAIL_RULE, "cell() needs ints", where);
-        return rv_null();
-    }
-    if (x.u.i < 0 || x.u.i >= width || y.u.i < 0 || y.u.i >= height) return rv_null();
-    return rv_int(y.u.i * width + x.u.i);
+    rv out;
+    if (RP_LIKELY(rp_cell_try(&out, width, height, x, y))) return out;
+    rp_bail(C, RP_BAIL_RULE, "cell() needs ints", where);
+    return rv_null();
 }
 
 /* A call of a builtin over static data gives the same result, at the same cost, for the same scalar

@@ -319,6 +319,8 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'len(line_of("b", 5, "E")) + len([c for c in line_of("b", i - 6, "S")][0:1])',
     "[z in nums for z in [1, 3.0, true, -1, 64, 4611686018427387904, null]]", "[any(z in p for p in edges) for z in nums]",
     "[len([p for p in pairs if z in p]) for z in [1.0, true, 4, 99, -4]]", "[not (i in p) for p in edges]",
+    '[cell("b", x, y) for x in [0, 3, 4, -1, 1.0] for y in [0, 2, 3, true]]', '[cell("b", x, 1) for x in nums]',
+    '[len(x) for x in [L, s, m, "", [], M[0]]]', "len(i)", "[len(x) for x in [L, 2.0]]",
     "[[z in p for p in ragged] for z in [0, 3, 5, 63, 64, -1, 1.0, null]]", "[len(p) > 2 and 5 in p for p in ragged]",
     # graphs whose nodes are told apart by ==: 1 and 1.0 one node (its first spelling kept), true another
     'reachable_via([[1, 2.0], [2, true], [true, "a"], [[1], 1.0], [null, [1]], [-0.0, 0]], 1.0)',

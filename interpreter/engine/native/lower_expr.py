@@ -358,8 +358,8 @@ class ExprLowering(Checks):
         sets = [bits(item) for item in container.known]
         if not sets or any(s is None for s in sets):
             return None
-        sizes = {len(item) for item in container.known}  # ints only: a list's size is its length
-        size = str(sizes.pop()) if len(sizes) == 1 else f"{self.member_table([len(item) for item in container.known])}[{container.items}]"
+        lengths = [len(item) for item in container.known]  # ints only: a list's size is its length
+        size = str(lengths[0]) if len(set(lengths)) == 1 else f"{self.member_table(lengths)}[{container.items}]"
         return f"{self.member_table(sets)}[{container.items}]", size
 
     def member_table(self, values: list) -> str:
@@ -432,7 +432,8 @@ class ExprLowering(Checks):
                 same = f"({left.code} == {right.code})" if left.kind == right.kind else "0"
             else:
                 same = f.integer()
-                f.fast(f"rp_eq_try(&{same}, {left.rv}, {right.rv})", f"{same} = rp_equals(C, {left.rv}, {right.rv}, {w});")
+                f.fast(f"rp_eq_try(&{same}, {left.rv}, {right.rv})",
+                       f"{same} = rp_equals(C, {left.rv}, {right.rv}, {w});")
             return Val(same if op == "==" else f"(!{same})", "bool")
         if op in ORDER_OPS:
             if left.kind == "int" and right.kind == "int":

@@ -290,7 +290,8 @@ def _effects_agree(game, texts):
 CURATED_EFFECTS = {
     "L[1] = 5": ("state", "state"), "L[-1] = 9": ("state", "state"), "L[4] = 1": ("error", "bail"),
     "L[true] = 1": ("error", "bail"), "L[1.0] = 1": ("error", "bail"), "M[0][1] = 7": ("state", "state"),
-    "M[0][-2] = 3": ("state", "state"), "M[2][0] = 1": ("error", "bail"), "M[1] = M[0]\nM[1][0] = 8": ("state", "state"),
+    "M[0][-2] = 3": ("state", "state"), "M[2][0] = 1": ("error", "bail"),
+    "M[1] = M[0]\nM[1][0] = 8": ("state", "state"),
     "L[i - 7] = [1]\nL[0][0] = 2": ("state", "state"), "m.red = 4": ("state", "state"), "s[0] = 1": ("error", "bail"),
     "for k in range(4) { L[k] = k * k }": ("state", "state"),
     "i = len(L) * 4611686018427387904": ("state", "bail"), "i = len(L) - 9223372036854775807 - 9": ("state", "bail"),

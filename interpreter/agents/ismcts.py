@@ -11,17 +11,24 @@ are chosen by UCB over the iterations in which they were available.
 
 The search never reads the real state's hidden data: only the
 determinizations, which agree with what the agent observes.
+
+Over the Python engine the tree is `_Tree`'s; over a game's native module
+the module holds and walks the same tree (`NativeTree`, an iteration a
+call), drawing the same numbers, so the decisions are the same.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ..engine.legal import CHANCE
 from ..engine.moves import Move
+from ..engine.rng import Rng
 from ..engine.state import State
-from .positions import Positions
+from .native_positions import NativePositions
+from .native_tree import NativeTree
+from .positions import EnginePositions, Positions
+from .search import ucb
 from .searcher import SearchAgent
 
 
@@ -36,29 +43,10 @@ class _Edge:
 
 
 class _Node:
-    __slots__ = ("edges", "offers")
+    __slots__ = ("edges",)
 
     def __init__(self) -> None:
         self.edges: dict[str, _Edge] = {}
-        self.offers: dict[int, _Offer] = {}  # what a views grouping offers here, by the grouping's identity
-
-
-class _Offer:
-    """What one grouping of the legal moves by view (`Positions.views`) offers at one node: its views (at the root
-    only those of the real moves), their moves, and the node's edge of each view (None for the untried ones,
-    looked up again only after the node gains an edge); `edges` once every view has one.  Native positions hand
-    back the same grouping for the same legal moves, so an iteration that meets one again counts availability
-    and picks by UCB in one pass over a list, with no lookup by view; the grouping is kept here so its identity
-    stays its own for the decision."""
-
-    __slots__ = ("grouping", "views", "choices", "slots", "untried", "known", "edges")
-
-    def __init__(self, grouping: dict[str, list], views: list[str], choices: list[list], edges: dict[str, _Edge]):
-        self.grouping, self.views, self.choices = grouping, views, choices
-        self.slots: list[_Edge | None] = list(map(edges.get, views))
-        self.untried = [k for k, edge in enumerate(self.slots) if edge is None] if None in self.slots else []
-        self.known = len(edges)  # the node's edges when `slots` was last brought up to date
-        self.edges = None if self.untried else self.slots
 
 
 class ISMCTSAgent(SearchAgent):
@@ -70,20 +58,42 @@ class ISMCTSAgent(SearchAgent):
         for move in moves:
             views.setdefault(state.move_view(move, me), move)
         sampler = at.sampler(state, me)
-        root = _Node()
+        native = isinstance(at, NativePositions)
+        tree = NativeTree(at, me, views, self.settings.c) if native else _Tree(self, at, me, views)
         watch = self.settings.stopwatch()
         while watch.more():
-            self._iterate(at, root, sampler.sample(self.rng), me, views)
+            tree.iterate(sampler.sample(self.rng), self.rng)
             watch.tick()
-        edges = root.edges
-        best = max(views, key=lambda v: (edges[v].visits, edges[v].totals[me]) if v in edges else (-1, 0.0))
+        self.spread = tree.spread
+        best = max(views, key=lambda v: tree.root_edge(v) or (-1, 0.0))
         return views[best]
 
-    def _iterate(self, at: Positions, root: _Node, position: Any, me: int, root_views: dict[str, Move]) -> None:
-        node, path = root, []
+
+class _Tree:
+    """The tree of one decision over the Python engine's positions; `NativeTree` walks the same tree in the game's
+    native module."""
+
+    def __init__(self, agent: SearchAgent, at: EnginePositions, me: int, root_views: dict[str, Move]):
+        self.agent, self.at, self.me, self.root_views = agent, at, me, root_views
+        self.root = _Node()
+
+    @property
+    def spread(self) -> float:
+        return self.agent.spread
+
+    def root_edge(self, view: str) -> tuple[int, float] | None:
+        """The visits of the root's edge of `view` and its total for the searching seat, or None: no such edge."""
+        edge = self.root.edges.get(view)
+        return None if edge is None else (edge.visits, edge.totals[self.me])
+
+    def iterate(self, position: State, rng: Rng) -> None:
+        """One iteration over determinization `position`, drawing from `rng`: down the tree by the views of the
+        moves (at the root only the real moves' views) to a view without an edge, given one, or the end; a rollout
+        from there, backed up along the way."""
+        at, me, agent = self.at, self.me, self.agent
+        node, path = self.root, []
         players = at.players(position)
         expanded = False
-        rng = self.rng
         while not expanded:
             mover = at.turn(position)
             if mover is None:
@@ -98,67 +108,39 @@ class ISMCTSAgent(SearchAgent):
                 position, node = at.advance(position, move), edge.child
                 continue
             by_view = at.views(position, me)
-            offer = node.offers.get(id(by_view))
-            if offer is None:
-                if node is root:
-                    views = [v for v in by_view if v in root_views]
-                    offer = _Offer(by_view, views, [by_view[v] for v in views], node.edges)
-                else:
-                    offer = _Offer(by_view, list(by_view), list(by_view.values()), node.edges)
-                node.offers[id(by_view)] = offer
-            if not offer.views:
+            views = [v for v in by_view if v in self.root_views] if node is self.root else list(by_view)
+            if not views:
                 return  # this determinization allows none of the real moves: it teaches nothing
-            k = -1 if offer.edges is not None else self._expand(node, offer, players)
-            if k >= 0:
-                edge, expanded = offer.slots[k], True
+            edges = list(map(node.edges.get, views))
+            untried = [k for k, edge in enumerate(edges) if edge is None]
+            if untried:  # the others counted available, and one of those without an edge, at random, given one
+                for edge in edges:
+                    if edge is not None:
+                        edge.available += 1
+                k = untried[rng.below(len(untried))]
+                edge = node.edges[views[k]] = _Edge(players)
+                edge.available, expanded = 1, True
             else:
-                k = _count_and_pick(offer.edges, mover, self.settings.c, self.spread)
-                edge = offer.edges[k]
-            choices = offer.choices[k]
+                k = _count_and_pick(edges, mover, agent.settings.c, agent.spread)
+                edge = edges[k]
+            choices = by_view[views[k]]
             path.append(edge)
             position, node = at.advance(position, choices[rng.below(len(choices))]), edge.child
         returns = at.rollout(position, rng)
-        self.widen(returns)
+        agent.widen(returns)
         for edge in path:
             edge.visits += 1
             for seat, value in enumerate(returns):
                 edge.totals[seat] += value
 
-    def _expand(self, node: _Node, offer: _Offer, players: int) -> int:
-        """Where some views of `offer` have no edge at `node`: count the others available and give one of those
-        without, picked at random, a new edge (available once), and give its place in the offer.  Else -1, and the
-        offer keeps its edges for the UCB choice."""
-        edges, slots, untried = node.edges, offer.slots, offer.untried
-        if offer.known != len(edges):
-            views = offer.views
-            for k in untried:
-                slots[k] = edges.get(views[k])
-            untried = offer.untried = [k for k in untried if slots[k] is None]
-        if not untried:
-            offer.edges = slots
-            return -1
-        for edge in slots:
-            if edge is not None:
-                edge.available += 1
-        k = untried.pop(self.rng.below(len(untried)))
-        edge = slots[k] = edges[offer.views[k]] = _Edge(players)
-        edge.available = 1
-        offer.known = len(edges)
-        return k
-
 
 def _count_and_pick(edges: list[_Edge], mover: int, c: float, spread: float) -> int:
     """Count every edge available once more, and give the place of the one that then scores highest by
-    `search.ucb` for `mover`, the first of equals (as `max` picks).
-
-    `ucb` is written out here, operation for operation (so each score is the same float), since this runs at
-    every node of every iteration and a call per edge was a tenth of a native search's time."""
-    log, sqrt, inf = math.log, math.sqrt, math.inf
-    chosen, top = 0, -inf
+    `search.ucb` for `mover` over the iterations it was available in, the first of equals (as `max` picks)."""
+    chosen, top = 0, -math.inf
     for k, edge in enumerate(edges):
-        available = edge.available = edge.available + 1
-        visits = edge.visits
-        score = edge.totals[mover] / visits / spread + c * sqrt(log(available) / visits) if visits else inf
+        edge.available += 1
+        score = ucb(edge.totals[mover], edge.visits, edge.available, c, spread)
         if score > top or k == 0:
             chosen, top = k, score
     return chosen

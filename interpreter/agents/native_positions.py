@@ -3,10 +3,10 @@
 A position is a native state (a pointer the module allocated, freed with
 it); a move is its index in the game's numbering.  Steps, rollouts and
 their cut-off judgements, chance draws and move views run in the module
-(csrc/rp_search.c), and so do determinizations that only deal
-(`NativeSampler`, csrc/rp_determinize.c); each draws from the agent's
-generator exactly as `EnginePositions` does, so the tree above them makes
-the same decisions.
+(csrc/rp_search.c), and so do `ismcts`'s tree (`native_tree`) and
+determinizations that only deal (`NativeSampler`, csrc/rp_determinize.c);
+each draws from the agent's generator exactly as `EnginePositions` does,
+so a search over them makes the same decisions.
 
 Where the module gives up — a position it cannot hold, a heuristic it does
 not lower, a rule error, a budget, an int past 64 bits — `NativeBail` is
@@ -21,6 +21,7 @@ the same generator state, and the search goes on natively.
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from ..engine.determinize import DRAWS, DealPlan, Determinizer
 from ..engine.legal import CHANCE
@@ -34,6 +35,11 @@ from .search import CutOff, rollout
 
 PUBLIC = -1  # a move view that shows every argument (its action has no `seen_by`)
 NONE = -1  # a slot's seat in a variable that is not per player (the dealer's plan)
+
+
+# Move views by game, then by viewer and (move, mask): a view's text depends on nothing else, and making one
+# costs more than a tree's iteration, so every decision on the game shares them.
+_TEXTS: WeakKeyDictionary[NativeGame, dict[int, dict[tuple[int, int], str]]] = WeakKeyDictionary()
 
 
 class NativeBail(Exception):
@@ -57,9 +63,7 @@ class NativePositions:
         self.cell = self.ffi.new("uint64_t[1]")
         self.out = self.ffi.new("double[]", max(self.count, 1))
         self.legal = self.ffi.new("int32_t[]", 64)
-        self.masks = self.ffi.new("int64_t[]", 64)
-        self.texts: dict[int, dict[tuple[int, int], str]] = {}  # move views by viewer, then (move, mask)
-        self.groupings: dict[tuple[int, bytes, bytes], dict[str, list[int]]] = {}  # `views` by moves and masks
+        self.texts = _TEXTS.setdefault(ng, {})
 
     # ------------------------------------------------------------ positions
     def root(self, state: State) -> Any:
@@ -94,7 +98,6 @@ class NativePositions:
         n = self.lib.rp_legal(position, self.legal, len(self.legal), self.err)
         if n > len(self.legal):
             self.legal = self.ffi.new("int32_t[]", n)
-            self.masks = self.ffi.new("int64_t[]", n)
             n = self.lib.rp_legal(position, self.legal, n, self.err)
         if n < 0:
             raise NativeBail("a listing")
@@ -161,9 +164,10 @@ class NativePositions:
                                self.max_chance, out, self.err):
             rng.state = cell[0]
             return self.ffi.unpack(out, self.count)
-        return rollout(self._state(position), rng, self.depth, self.cut)  # the Python engine plays it, or raises
+        return rollout(self.state_of(position), rng, self.depth, self.cut)  # the Python engine plays it, or raises
 
-    def _state(self, position: Any) -> State:
+    def state_of(self, position: Any) -> State:
+        """`position` as a state of the Python engine."""
         text = self.lib.rp_to_json(position)
         try:
             data = from_module(self.ng.game.model, self.ffi.string(text).decode("utf-8"))
@@ -172,39 +176,9 @@ class NativePositions:
         return State(self.ng.game, data, None, ())
 
     # ------------------------------------------------------------ what a seat sees
-    def view(self, position: Any, move: int, viewer: int) -> str:
-        mask = self.lib.rp_view(position, move, viewer, self.err)
-        if mask < PUBLIC:
-            raise NativeBail("a move view")
-        return self._text(move, mask, viewer)
-
-    def views(self, position: Any, viewer: int) -> dict[str, list[int]]:
-        """The legal moves by view, as `EnginePositions.views`; the same legal moves with the same masks, met
-        again (the same deal of a determinization, say), give back the same dict, which the caller only reads."""
-        n = self._listed(position)
-        legal, masks, buffer = self.legal, self.masks, self.ffi.buffer
-        if self.lib.rp_views(position, viewer, masks, self.err) < 0:
-            raise NativeBail("the move views")
-        key = (viewer, buffer(legal, 4 * n)[:], buffer(masks, 8 * n)[:])
-        by_view = self.groupings.get(key)
-        if by_view is None:
-            by_view = self.groupings[key] = {}
-            moves = self.ffi.unpack(self.legal, n)
-            seen = self.texts.setdefault(viewer, {})
-            pairs = list(zip(moves, self.ffi.unpack(self.masks, n)))
-            texts = list(map(seen.get, pairs))  # one pass in C: a text is missing only the first time it is met
-            if None in texts:
-                texts = [text or self._text(move, mask, viewer) for text, (move, mask) in zip(texts, pairs)]
-            for text, move in zip(texts, moves):
-                group = by_view.get(text)
-                if group is None:
-                    by_view[text] = [move]
-                else:
-                    group.append(move)
-        return by_view
-
-    def _text(self, move: int, mask: int, viewer: int) -> str:
-        """`view_text` of `move` with the arguments in `mask` shown (PUBLIC: its action keeps none)."""
+    def text(self, move: int, mask: int, viewer: int) -> str:
+        """`view_text` of `move` with the arguments in `mask` shown to `viewer` (as `rp_view` gives them; PUBLIC:
+        its action keeps none)."""
         known = self.texts.setdefault(viewer, {})
         text = known.get((move, mask))
         if text is None:

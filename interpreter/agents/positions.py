@@ -1,13 +1,15 @@
 """What a tree search asks of the positions it walks, answered by the Python engine (`EnginePositions`) or by the
 game's native module (`native_positions.NativePositions`).
 
-`mcts` and `ismcts` are written once, against `Positions`: the tree, its
-statistics and every number drawn from the agent's generator are theirs,
-and only the positions differ.  Both kinds answer alike (the same legal
-moves in the same order, the same chance draws, the same rollouts and
-cut-off judgements for the same generator state), so a search makes the
-same decisions on either.  A move is what the positions name it by: a
-`Move` here, its index natively.
+`mcts` is written once, against `Positions`: the tree, its statistics
+and every number drawn from the agent's generator are its own, and only
+the positions differ.  `ismcts` walks its tree over the Python engine's
+positions, which also show a seat the moves (`view`, `views`), and has
+the native module walk the same tree (`native_tree`).  Both kinds answer
+alike (the same legal moves in the same order, the same chance draws, the
+same rollouts and cut-off judgements for the same generator state), so a
+search makes the same decisions on either.  A move is what the positions
+name it by: a `Move` here, its index natively.
 """
 
 from __future__ import annotations
@@ -40,8 +42,6 @@ class Positions(Protocol):
     def key(self, position: Any) -> str: ...
     def sample_chance(self, position: Any, rng: Rng) -> Hashable: ...
     def rollout(self, position: Any, rng: Rng) -> list[float]: ...
-    def view(self, position: Any, move: Hashable, viewer: int) -> str: ...
-    def views(self, position: Any, viewer: int) -> dict[str, list]: ...
     def sampler(self, state: State, viewer: int) -> Any: ...
 
 
@@ -109,7 +109,7 @@ class EnginePositions:
         return position.move_view(move, viewer)
 
     def views(self, position: State, viewer: int) -> dict[str, list]:
-        """The legal moves by how `viewer` is shown them, in the rules' order (the caller only reads it)."""
+        """The legal moves by how `viewer` is shown them, in the rules' order."""
         by_view: dict[str, list] = {}
         for move in position.legal_moves():
             by_view.setdefault(position.move_view(move, viewer), []).append(move)

@@ -17,9 +17,12 @@ from pathlib import Path
 import pytest
 
 from ruleplay import load_game
-from ruleplay.agents import make_agent
+from ruleplay.agents import make_agent, native_tree
 from ruleplay.agents.native_positions import NativePositions
-from ruleplay.agents.search import CutOff
+from ruleplay.agents.ismcts import _Tree
+from ruleplay.agents.native_tree import NativeTree
+from ruleplay.agents.positions import EnginePositions
+from ruleplay.agents.search import CutOff, rollout
 from ruleplay.engine.loader import builtin_games
 from ruleplay.engine.rng import Rng
 
@@ -121,3 +124,72 @@ def test_advance_makes_the_move_in_place_where_apply_makes_it_on_a_copy():
         assert at.key(walked) == at.key(copied) != before
         steps += 1
     assert steps > 20
+
+
+def _root_statistics(state, backend: str, iterations: int) -> tuple[dict, float]:
+    """Each root view's (visits, total for the seat) after `iterations` of one ismcts decision's tree, and the
+    spread, searched over `backend`'s positions."""
+    agent = make_agent(f"ismcts:iterations={iterations}", 3, backend)
+    cut = CutOff.of(state, agent.settings)
+    at = agent._native(state, cut) if backend == "native" else EnginePositions(cut, None)
+    me = state.current_player
+    views = {state.move_view(move, me): move for move in state.legal_moves()}
+    tree = NativeTree(at, me, views, agent.settings.c) if backend == "native" else _Tree(agent, at, me, views)
+    sampler = at.sampler(state, me)
+    for _ in range(iterations):
+        tree.iterate(sampler.sample(agent.rng), agent.rng)
+    return {view: tree.root_edge(view) for view in views}, tree.spread
+
+
+def test_ismcts_rollouts_the_module_gives_up_on_are_played_on_python_and_backed_up(tmp_path, monkeypatch):
+    """Rollouts to the end of this game pass 64 bits (the module gives up on them): the Python engine plays them
+    from the same generator state, and the tree backs their returns up as the Python tree does."""
+    path = tmp_path / "big.yaml"
+    path.write_text(textwrap.dedent(BIG).replace("then 1 else 0", "then p else 1 - p"), encoding="utf-8")
+    game = load_game(str(path))
+    native_of(game)
+    played = []
+
+    def counted(*args):
+        played.append(args)
+        return rollout(*args)
+
+    monkeypatch.setattr(native_tree, "rollout", counted)
+    state = game.new_state(1)
+    native, python = _root_statistics(state, "native", 60), _root_statistics(state, "python", 60)
+    assert native == python and played
+    assert len({total for _, total in native[0].values()}) > 1
+    python_moves, _ = _play(game, "ismcts:iterations=30", "python")
+    native_moves, agents = _play(game, "ismcts:iterations=30", "native")
+    assert native_moves == python_moves and sum(a.natively for a in agents) > 0
+
+
+@pytest.mark.parametrize("name", ["nautilus-cards", "kuhn-poker", "lovci-pokladu"])
+def test_ismcts_tree_walks_stopped_at_every_new_view_decide_as_python(name, monkeypatch):
+    """One (move, mask) pair named a stop: every node with views the tree has not met stops the walk again and
+    again, and it goes on from where it stopped (a chance outcome drawn before a stop is not drawn again)."""
+    game = load_game(name)
+    native_of(game)
+    monkeypatch.setattr(native_tree, "ASKED", 1)
+    spec = "ismcts:iterations=40:depth=6"
+    native_moves, agents = _play(game, spec, "native", seed=5)
+    assert native_moves == _play(game, spec, "python", seed=5)[0]
+    assert sum(a.bails for a in agents) == 0 and sum(a.natively for a in agents) > 0
+
+
+@pytest.mark.parametrize("name", sorted(builtin_games()))
+def test_ismcts_native_tree_keeps_the_python_tree_statistics(name):
+    """Every root edge's visits and total, and the spread, to the last bit, a few moves into each built-in game."""
+    game = load_game(name)
+    native_of(game)
+    walk, rng, state = game.new_state(4), Rng(4), None
+    while not walk.is_terminal() and walk.data["flow"]["steps"] < 6:  # the last choice of the first six steps
+        if walk.is_chance_node():
+            walk.apply_chance_in_place()
+            continue
+        moves = walk.legal_moves()
+        state = walk.copy() if len(moves) > 1 else state
+        walk.apply_in_place(moves[rng.below(len(moves))])
+    native = _root_statistics(state, "native", 80)
+    assert native == _root_statistics(state, "python", 80)
+    assert sum(visits for visits, _ in filter(None, native[0].values())) > 0

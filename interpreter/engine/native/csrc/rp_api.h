@@ -47,6 +47,18 @@ int rp_rollout(rp_state *S, uint64_t *rng, int64_t depth, int32_t heuristic, dou
 int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e);
 int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e);
 int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e);
+/* ismcts's tree of one decision, walked an iteration a call (rp_search.c; agents/native_tree.py). */
+typedef struct rp_tree rp_tree;
+rp_tree *rp_tree_new(int32_t viewer, int32_t players, double c, int64_t depth, int32_t heuristic, double scale,
+                     int64_t max_chance);
+void rp_tree_free(rp_tree *T);
+int rp_tree_intern(rp_tree *T, int32_t move, int64_t mask, int32_t view);
+int rp_tree_root_view(rp_tree *T, int32_t view);
+int64_t rp_tree_iterate(rp_tree *T, rp_state *S, uint64_t *rng, int32_t *moves, int64_t *masks, int64_t cap,
+                        int64_t *missing, double *out, rp_error *e);
+void rp_tree_backup(rp_tree *T, const double *returns);
+int64_t rp_tree_root(rp_tree *T, int32_t view, double *total);
+double rp_tree_spread(rp_tree *T);
 /* Determinizations that only deal, drawn natively (rp_determinize.c; engine/determinize.py's plan). */
 typedef struct rp_dealer rp_dealer;
 rp_dealer *rp_dealer_new(rp_state *real, int32_t viewer, const int64_t *plan, int64_t nplan, rp_error *e);

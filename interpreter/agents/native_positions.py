@@ -177,7 +177,7 @@ class NativePositions:
 
     # ------------------------------------------------------------ what a seat sees
     def text(self, move: int, mask: int, viewer: int) -> str:
-        """`view_text` of `move` with the arguments in `mask` shown to `viewer` (as `rp_view` gives them; PUBLIC:
+        """`view_text` of `move` with the arguments in `mask` shown to `viewer` (as the tree's walk names them; PUBLIC:
         its action keeps none)."""
         known = self.texts.setdefault(viewer, {})
         text = known.get((move, mask))

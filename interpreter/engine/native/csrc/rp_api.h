@@ -44,8 +44,6 @@ int rp_evaluate(rp_state *S, int32_t heuristic, double scale, double *out, rp_er
 int64_t rp_sample_chance(rp_state *S, uint64_t *rng, int64_t max_chance, rp_error *e);
 int rp_rollout(rp_state *S, uint64_t *rng, int64_t depth, int32_t heuristic, double scale, int64_t max_chance,
                double *out, rp_error *e);
-int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e);
-int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e);
 int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e);
 /* ismcts's tree of one decision, walked an iteration a call (rp_search.c; agents/native_tree.py). */
 typedef struct rp_tree rp_tree;

@@ -1,8 +1,9 @@
-/* What the search agents (agents/native_search.py) ask of a module: random rollouts judged at their end or at a
- * cut-off, chance outcomes drawn with the agent's generator, and how a seat is shown the legal moves.  Each does
- * exactly what agents/search.py does on the Python engine, drawing the same numbers from the agent's generator
- * (SplitMix64, engine/rng.py), so a search makes the same decisions on either engine.  Anything the module gives
- * up on returns 0 (or -1) with the reason in `e`, and the caller does that part on the Python engine. */
+/* What the search agents (agents/native_positions.py, native_tree.py) ask of a module: random rollouts judged at
+ * their end or at a cut-off, chance outcomes drawn with the agent's generator, and `ismcts`'s tree walked an
+ * iteration at a time, with how its seat is shown each move.  Each does exactly what agents/search.py and
+ * ismcts.py do on the Python engine, drawing the same numbers from the agent's generator (SplitMix64,
+ * engine/rng.py), so a search makes the same decisions on either engine.  Anything the module gives up on
+ * returns 0 (or -1) with the reason in `e`, and the caller does that part on the Python engine. */
 #include "rp.h"
 
 #include <math.h>
@@ -187,31 +188,6 @@ static int64_t view_of(rp_state *S, int64_t index, int32_t viewer, rp_ctx *C)
     return mask;
 }
 
-int64_t rp_view(rp_state *S, int64_t index, int32_t viewer, rp_error *e)
-{
-    rp_ctx C;
-    rp_ctx_init(&C, &RP_MODEL, S);
-    int64_t view = view_of(S, index, viewer, &C);
-    report(e, &C);
-    rp_ctx_done(&C);
-    return view;
-}
-
-/* `rp_view` of each legal move of S into views[i]; the number of legal moves, or -1 after a bail. */
-int64_t rp_views(rp_state *S, int32_t viewer, int64_t *views, rp_error *e)
-{
-    rp_ctx C;
-    rp_ctx_init(&C, &RP_MODEL, S);
-    int64_t n = (S->legal_known || rp_state_list(S, &C)) ? S->nlegal : -1;
-    for (int64_t i = 0; i < n; i++) {
-        views[i] = view_of(S, S->legal[i], viewer, &C);
-        if (views[i] == -2) { n = -1; break; }
-    }
-    report(e, &C);
-    rp_ctx_done(&C);
-    return n;
-}
-
 /* The legal moves of S shuffled with the agent's generator as `Rng.shuffle` shuffles a list (a search's untried
  * moves), into `out` when they fit; the number of legal moves, or -1 after a bail. */
 int64_t rp_shuffled(rp_state *S, uint64_t *rng, int32_t *out, int64_t cap, rp_error *e)
@@ -385,7 +361,7 @@ static int node_fits(rp_tree *T, int64_t n)
     return 1;
 }
 
-/* Python's name for the view of `move` shown with the arguments in `mask` (rp_view's): `view`, an id from 0.
+/* Python's name for the view of `move` shown with the arguments in `mask` (`view_of`'s): `view`, an id from 0.
  * 0 when out of memory. */
 int rp_tree_intern(rp_tree *T, int32_t move, int64_t mask, int32_t view)
 {
@@ -470,12 +446,6 @@ static int64_t count_and_pick(rp_tree *T, int64_t ngroups, int64_t mover)
         if (score > top || k == 0) { chosen = k; top = score; }
     }
     return chosen;
-}
-
-static int64_t stop(rp_tree *T, int64_t status)
-{
-    if (status != RP_TREE_TEXTS && status != RP_TREE_ROLLOUT) T->walking = 0;
-    return status;
 }
 
 /* One step of the walk at the decision node of S: the legal moves grouped by view, in the order their first
@@ -624,7 +594,8 @@ int64_t rp_tree_iterate(rp_tree *T, rp_state *S, uint64_t *rng, int32_t *moves, 
     } else {
         status = status < 0 ? -1 : status - 2;
     }
+    if (status != RP_TREE_TEXTS && status != RP_TREE_ROLLOUT) T->walking = 0;   /* else the walk goes on */
     report(e, &C);
     rp_ctx_done(&C);
-    return stop(T, status);
+    return status;
 }

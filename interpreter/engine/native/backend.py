@@ -42,9 +42,11 @@ class NativeGame:
         self.rules = lowered.rules
         self.texts = lowered.texts
         # What a native state handle asks for on every game and move, looked up once (handle.py).
-        self.error_type = module.ffi.typeof("rp_error *")
+        self.io_type = module.ffi.typeof("rp_io *")
+        self.io_legal = len(module.ffi.new(self.io_type).legal)  # the legal moves an `rp_io` holds itself
         self.buffer_type = module.ffi.typeof("int32_t[]")
         self.unpack = module.ffi.unpack
+        self.begin, self.step, self.step_chance = module.lib.rp_begin, module.lib.rp_move, module.lib.rp_move_chance
         self._moves: dict[int, Move] = {}
         # the indexes of the moves of private actions: who saw their arguments is read after each of them
         self.private_moves = frozenset(

@@ -17,7 +17,7 @@ when the module cannot hold it.  A failed step leaves the state as it was.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..history import History
 from ..legal import CHANCE, TERMINAL
@@ -29,29 +29,33 @@ from .convert import from_module, to_module
 BAIL_ILLEGAL = 5
 CHANCE_DRAW = -1  # the op of `apply_chance`: a draw with the state's own generator
 CHECKPOINT_EVERY = 256  # steps replayed at most to rebuild a state before a step the module gave up on
-LEGAL_BUFFER = 64  # legal actions read without another allocation (more are read into a larger buffer)
+WEIGHTS_BUFFER = 64  # chance weights read without another allocation
 NO_HISTORY = History()  # a history is immutable: every new game's handle starts from this one
+NO_SEENS: dict[int, list[int]] = {}  # the moves' masks of a handle that has made no private move (read only)
 
 
 class NativeState:
     """A state in a game's native module, or (after a step only the Python engine could make) a `State`."""
 
-    __slots__ = ("ng", "_lib", "_ptr", "_py", "_checkpoint", "_ops", "_moves", "_seens", "_base", "_err", "_buf",
-                 "_cap", "_nlegal", "_player", "_weights", "_masks")
+    __slots__ = ("ng", "_lib", "_ptr", "_io", "_buf", "_cap", "_py", "_checkpoint", "_ops", "_moves", "_seens",
+                 "_base", "_nlegal", "_player", "_weights", "_masks")
 
-    def __init__(self, ng: NativeGame, ptr: Any, checkpoint: Callable[[], Any], base: History):
+    def __init__(self, ng: NativeGame, checkpoint: int | str | None, base: History):
         self.ng = ng
         self._lib = ng.lib
-        self._ptr = ptr
+        self._ptr: Any = None  # the native state (owned: freed with the last reference), or None
+        # what the module's steps read and write: the state, the error of a step that bailed, the legal moves after a
+        # step (this state's own, so that a step allocates nothing and takes two arguments)
+        self._io = io = ng.ffi.new(ng.io_type)
+        self._buf = io.legal  # where the steps write the legal moves: `io.legal`, or a larger buffer (`io.more`)
+        self._cap = ng.io_legal  # len(self._buf)
         self._py: State | None = None
-        self._checkpoint = checkpoint  # makes a fresh native state as it was when the ops below began
+        # where `_ops` begin: the seed the game was set up from, or the module's JSON of a state (None: no state yet)
+        self._checkpoint = checkpoint
         self._ops: list[int] = []
         self._moves: list[int] = []  # every move since `base`, chance outcomes included
-        self._seens: dict[int, list[int]] = {}  # who saw the private moves' arguments (masks), by position in _moves
+        self._seens: dict[int, list[int]] | None = None  # who saw the private moves' arguments (masks), by position
         self._base = base
-        self._err = ng.ffi.new(ng.error_type)  # this state's own, so steps allocate nothing
-        self._buf = ng.ffi.new(ng.buffer_type, LEGAL_BUFFER)
-        self._cap = LEGAL_BUFFER  # len(self._buf)
         self._nlegal = -1  # the legal actions in `_buf` (read with the last step), or -1: not read
         self._player: int | None = None  # who moves (read with the last step), or None: ask the module
         self._weights: Any = None  # the chance weights' buffer, made at the first chance node asked about
@@ -61,17 +65,23 @@ class NativeState:
     @classmethod
     def new(cls, ng: NativeGame, seed: int) -> "NativeState":
         """The initial state of seed `seed` (as `Game.new_state(seed)`)."""
-        lib = ng.lib
-        handle = cls(ng, ng.ffi.gc(lib.rp_new(), lib.rp_free), _SeedCheckpoint(ng, seed), NO_HISTORY)
-        if not handle._stepped(lib.rp_start(handle._ptr, seed, handle._buf, LEGAL_BUFFER, handle._err)):
-            handle._ptr = None  # set-up itself bailed: the Python engine sets the game up
-            handle._py = ng.game.new_state(seed)
+        handle = cls(ng, seed, NO_HISTORY)
+        io = handle._io
+        step = ng.begin(io, seed)
+        if step >= 0:
+            handle._ptr = ng.ffi.gc(io.S, ng.lib.rp_free)
+            handle._nlegal, handle._player = step >> 5, (step & 31) - 4
+            return handle
+        if io.S != ng.ffi.NULL:  # set-up itself bailed: the Python engine sets the game up
+            ng.lib.rp_free(io.S)
+            io.S = ng.ffi.NULL
+        handle._py = ng.game.new_state(seed)
         return handle
 
     @classmethod
     def of(cls, ng: NativeGame, state: State) -> "NativeState":
         """`state` as a native state (it stays a `State` inside when the module cannot hold it)."""
-        handle = cls(ng, None, lambda: None, state._history)
+        handle = cls(ng, None, state._history)
         handle._resume(state)
         return handle
 
@@ -79,23 +89,30 @@ class NativeState:
         """Go on from `state`: natively when the module holds it, else on the Python engine."""
         text = to_module(self.ng.game.model, state.data)
         ptr = None if text is None else _read(self.ng, text)
-        self._ops, self._moves, self._seens, self._base = [], [], {}, state._history
+        self._ops, self._moves, self._seens, self._base = [], [], None, state._history
         self._nlegal, self._player = -1, None
+        self._hold(ptr)
         if ptr is None:
-            self._ptr, self._py = None, state
+            self._py = state
             return
-        self._ptr, self._py = ptr, None
-        self._checkpoint = lambda: _read(self.ng, text)
+        self._py = None
+        self._checkpoint = text
+
+    def _hold(self, ptr: Any) -> None:
+        """Step the native state `ptr` from now on (None: none, the Python engine holds this state)."""
+        self._ptr = ptr
+        self._io.S = self.ng.ffi.NULL if ptr is None else ptr
 
     def clone(self) -> "NativeState":
-        other = NativeState(self.ng, None, self._checkpoint, self._base)
+        other = NativeState(self.ng, self._checkpoint, self._base)
         if self._py is not None:
             other._py = self._py.copy()
         else:
-            lib = self.ng.lib
-            other._ptr = self.ng.ffi.gc(lib.rp_clone_state(self._ptr), lib.rp_free)
+            lib = self._lib
+            other._hold(self.ng.ffi.gc(lib.rp_clone_state(self._ptr), lib.rp_free))
             other._player = self._player
-        other._ops, other._moves, other._seens = list(self._ops), list(self._moves), dict(self._seens)
+        other._ops, other._moves = list(self._ops), list(self._moves)
+        other._seens = None if self._seens is None else dict(self._seens)
         return other
 
     # ------------------------------------------------------------ questions
@@ -133,15 +150,20 @@ class NativeState:
         n = self._nlegal
         if 0 <= n <= self._cap:  # read with the step that led here
             return self.ng.unpack(self._buf, n)
-        buf = self._buf
-        n = self._lib.rp_legal(self._ptr, buf, self._cap, self._err)
-        if n > self._cap:
-            buf = self._buf = self.ng.ffi.new(self.ng.buffer_type, n)
-            self._cap = n
-            n = self._lib.rp_legal(self._ptr, buf, n, self._err)
+        n = self._lib.rp_legal(self._ptr, self._buf, self._cap, self._error())
+        if n > self._cap:  # room for them in this state's steps from now on
+            io = self._io
+            io.more = self._buf = self.ng.ffi.new(self.ng.buffer_type, n)
+            io.cap = self._cap = n
+            n = self._lib.rp_legal(self._ptr, self._buf, n, self._error())
         if n < 0:  # a listing the module gave up on: the Python engine lists (or raises)
             return self.to_state().legal_actions()
-        return self.ng.unpack(buf, n)
+        self._nlegal = n
+        return self.ng.unpack(self._buf, n)
+
+    def _error(self) -> Any:
+        """Where the module writes why a call bailed (`rp_error *`)."""
+        return self.ng.ffi.addressof(self._io, "err")
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """[(action, probability)] at a chance node, as `State.chance_outcomes` gives them ([] where it gives
@@ -152,8 +174,8 @@ class NativeState:
                 return []
             weights = self._weights
             if weights is None or len(weights) < len(actions):
-                weights = self._weights = self.ng.ffi.new("double[]", max(len(actions), LEGAL_BUFFER))
-            if self._lib.rp_weights(self._ptr, weights, self._err):
+                weights = self._weights = self.ng.ffi.new("double[]", max(len(actions), WEIGHTS_BUFFER))
+            if self._lib.rp_weights(self._ptr, weights, self._error()):
                 drawn = self.ng.ffi.unpack(weights, len(actions))
                 total = sum(drawn)
                 return [(a, w / total) for a, w in zip(actions, drawn)]
@@ -198,7 +220,7 @@ class NativeState:
         finally:
             ng.lib.rp_free_text(text)
         history = self._base
-        seens = self._seens
+        seens = self._seens or NO_SEENS
         for k, index in enumerate(self._moves):
             masks = seens.get(k)
             history = history.then(ng.move(index), None if masks is None else _seen_of(masks))
@@ -213,8 +235,8 @@ class NativeState:
         if self._py is not None:
             self._py.apply_in_place(self.ng.game.index_to_move(action))
             return
-        step = self._lib.rp_step(self._ptr, action, self._buf, self._cap, self._err)
-        if step >= 0:  # `_stepped`, written out: this is the step every loop makes
+        step = self.ng.step(self._io, action)
+        if step >= 0:  # this is the step every loop makes
             self._nlegal, self._player = step >> 5, (step & 31) - 4
             if action in self.ng.private_moves:
                 self._made(action)
@@ -226,25 +248,20 @@ class NativeState:
                     self._checkpoint_here()
             return
         self._nlegal, self._player = -1, None
-        self._hand_over(action, self._err.code)
+        self._hand_over(action, self._io.err.code)
 
     def apply_chance(self) -> None:
         """Draw the outcome at a chance node with the state's own generator and make it."""
         if self._py is not None:
             self._py.apply_chance_in_place()
             return
-        if self._stepped(self._lib.rp_draw(self._ptr, self._buf, self._cap, self._err)):
+        step = self.ng.step_chance(self._io)
+        if step >= 0:
+            self._nlegal, self._player = step >> 5, (step & 31) - 4
             self._made(CHANCE_DRAW)
             return
-        self._hand_over(CHANCE_DRAW, self._err.code)
-
-    def _stepped(self, step: int) -> bool:
-        """Keep what a step (`rp_start`, `rp_step`, `rp_draw`) read: the legal moves and who moves now."""
-        if step < 0:
-            self._nlegal, self._player = -1, None
-            return False
-        self._nlegal, self._player = step >> 5, (step & 31) - 4
-        return True
+        self._nlegal, self._player = -1, None
+        self._hand_over(CHANCE_DRAW, self._io.err.code)
 
     def _made(self, op: int) -> None:
         ng = self.ng
@@ -253,6 +270,8 @@ class NativeState:
             masks = self._masks
             if masks is None:
                 masks = self._masks = ng.ffi.new("uint32_t[17]")
+            if self._seens is None:
+                self._seens = {}
             self._seens[len(self._moves)] = ng.ffi.unpack(masks, self._lib.rp_seen(self._ptr, masks))
         self._moves.append(index)
         self._ops.append(op)
@@ -267,7 +286,7 @@ class NativeState:
             kept = self.ng.ffi.string(text).decode("utf-8")
         finally:
             lib.rp_free_text(text)
-        self._checkpoint = lambda: _read(self.ng, kept)
+        self._checkpoint = kept
         self._ops = []
 
     def _hand_over(self, op: int, code: int) -> None:
@@ -282,14 +301,16 @@ class NativeState:
             else:
                 before.apply_in_place(self.ng.game.index_to_move(op))
         except BaseException:
-            self._ptr, self._py = None, before  # unchanged, as the Python engine leaves a failed move
+            self._hold(None)  # unchanged, as the Python engine leaves a failed move
+            self._py = before
             raise
         self._resume(before)
 
     def _rebuilt(self) -> State:
         """The state before the step that bailed, made again natively from the checkpoint."""
         ng = self.ng
-        ptr = self._checkpoint()
+        kept = self._checkpoint
+        ptr = _seeded(ng, kept) if isinstance(kept, int) else None if kept is None else _read(ng, kept)
         err = ng.ffi.new("rp_error *")
         for op in self._ops:
             ok = ng.lib.rp_apply_chance(ptr, err) if op == CHANCE_DRAW else ng.lib.rp_apply(ptr, op, err)
@@ -298,20 +319,10 @@ class NativeState:
         return self._state_of(ptr)
 
 
-class _SeedCheckpoint:
-    """Makes a fresh native state of the game's seed `seed`: the checkpoint of a new game's handle (a class, not a
-    closure, so that making a handle per game costs as little as it can)."""
-
-    __slots__ = ("ng", "seed")
-
-    def __init__(self, ng: NativeGame, seed: int):
-        self.ng = ng
-        self.seed = seed
-
-    def __call__(self) -> Any:
-        ng = self.ng
-        ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
-        return ptr if ng.lib.rp_setup(ptr, self.seed, ng.ffi.new(ng.error_type)) else None
+def _seeded(ng: NativeGame, seed: int) -> Any:
+    """A fresh native state of the game's seed `seed` (the checkpoint of a new game's handle)."""
+    ptr = ng.ffi.gc(ng.lib.rp_new(), ng.lib.rp_free)
+    return ptr if ng.lib.rp_setup(ptr, seed, ng.ffi.new("rp_error *")) else None
 
 
 def _seen_of(masks: list[int]) -> Seen:

@@ -131,19 +131,31 @@ static int64_t stepped(rp_state *S, int ok, int32_t *legal, int64_t cap)
     return S->nlegal * 32 + (S->flow.player + 4);
 }
 
-int64_t rp_start(rp_state *S, uint64_t seed, int32_t *legal, int64_t cap, rp_error *e)
+static int64_t stepped_io(rp_io *io, int ok)
 {
-    return stepped(S, rp_setup(S, seed, e), legal, cap);
+    if (io->more) return stepped(io->S, ok, io->more, io->cap);
+    return stepped(io->S, ok, io->legal, (int64_t)(sizeof io->legal / sizeof io->legal[0]));
 }
 
-int64_t rp_step(rp_state *S, int64_t index, int32_t *legal, int64_t cap, rp_error *e)
+/* A new state of seed `seed` set up into io->S (NULL when out of memory), as `stepped` reports it. */
+int64_t rp_begin(rp_io *io, uint64_t seed)
 {
-    return stepped(S, rp_apply(S, index, e), legal, cap);
+    io->S = rp_new();
+    if (!io->S) {
+        io->err.code = RP_BAIL_MEMORY; io->err.why = "out of memory"; io->err.where = -1;
+        return -1;
+    }
+    return stepped_io(io, rp_setup(io->S, seed, &io->err));
 }
 
-int64_t rp_draw(rp_state *S, int32_t *legal, int64_t cap, rp_error *e)
+int64_t rp_move(rp_io *io, int64_t index)
 {
-    return stepped(S, rp_apply_chance(S, e), legal, cap);
+    return stepped_io(io, rp_apply(io->S, index, &io->err));
+}
+
+int64_t rp_move_chance(rp_io *io)
+{
+    return stepped_io(io, rp_apply_chance(io->S, &io->err));
 }
 
 int rp_apply_chance(rp_state *S, rp_error *e)

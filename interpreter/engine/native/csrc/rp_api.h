@@ -8,9 +8,14 @@ void rp_free(rp_state *S);
 rp_state *rp_clone_state(rp_state *S);
 int rp_setup(rp_state *S, uint64_t seed, rp_error *e);
 int rp_apply(rp_state *S, int64_t index, rp_error *e);
-int64_t rp_start(rp_state *S, uint64_t seed, int32_t *legal, int64_t cap, rp_error *e);
-int64_t rp_step(rp_state *S, int64_t index, int32_t *legal, int64_t cap, rp_error *e);
-int64_t rp_draw(rp_state *S, int32_t *legal, int64_t cap, rp_error *e);
+/* A state stepped move by move from Python (engine/native/handle.py), with what each step reports: the state,
+ * the error of the last step that bailed, and the legal moves after the last step when they fit: into `legal`, or
+ * into `more` (`cap` of them) when Python has given a larger buffer.  Python owns it; a step takes it and the move
+ * only, since every argument cffi converts costs the caller. */
+typedef struct rp_io { rp_state *S; rp_error err; int32_t *more; int64_t cap; int32_t legal[64]; } rp_io;
+int64_t rp_begin(rp_io *io, uint64_t seed);
+int64_t rp_move(rp_io *io, int64_t index);
+int64_t rp_move_chance(rp_io *io);
 int rp_apply_chance(rp_state *S, rp_error *e);
 int64_t rp_legal(rp_state *S, int32_t *out, int64_t cap, rp_error *e);
 int64_t rp_player(rp_state *S);

@@ -1103,9 +1103,11 @@ int rp_num_cmp(rv a, rv b)
     return -rp_cmp_int_flt(b.u.i, a.u.f);
 }
 
-/* Python's round(x, 12): the correctly rounded decimal, read back. */
+/* Python's round(x, 12): the correctly rounded decimal, read back. A whole number below 2^53 (every
+   two-seat return, the common case) is its own rounding, so it skips the decimal's round trip. */
 static double round12(double x)
 {
+    if (x > -9007199254740992.0 && x < 9007199254740992.0 && x == (double)(int64_t)x) return x;
     char buf[400];
     snprintf(buf, sizeof buf, "%.12f", x);
     return strtod(buf, NULL);

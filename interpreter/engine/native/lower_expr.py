@@ -425,7 +425,7 @@ class ExprLowering(Checks):
                        f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
             else:
                 f.emit(f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
-            f.check()
+                f.check()
             return Val(out if op == "in" else f"(!{out})", "bool")
         if op in ("==", "!="):
             if left.kind != "rv" and right.kind != "rv":

@@ -30,6 +30,7 @@ class Val:
     # C index `items` of a loop over it.  Constants never change, so what is known of them may be tabled.
     known: tuple | None = None
     items: str | None = None
+    var: int | None = None  # the state variable this reads, as it is (`C->S->vars[var]`)
 
     @property
     def rv(self) -> str:
@@ -53,7 +54,7 @@ class CFunc:
 
     def __init__(self, name: str, returns: str):
         self.name = name
-        self.returns = returns  # "rv", "int" or "void"
+        self.returns = returns  # "rv", "int" (a truth), "int64" (a user function's C int or truth) or "void"
         self.lines: list[str] = []
         self.decls: list[str] = []
         self.dropped: list[str] = []  # rv variables the exit drops
@@ -61,6 +62,10 @@ class CFunc:
         self.scopes: list[list[str]] = [[]]
         self.depth = 1
         self.n = 0
+        # An expression changes no state: a function that only computes a value or a truth may read what the
+        # state holds once, where it starts (`view`, `param`); one that runs effects may not.
+        self.pure = returns != "void"
+        self.views: dict[int, tuple[str, str]] = {}
 
     # ------------------------------------------------------------ variables
     def _fresh(self, prefix: str) -> str:
@@ -81,6 +86,25 @@ class CFunc:
         name = self._fresh("l")
         self.decls.append(f"rv {name} = {{0}};")
         self.dropped.append(name)
+        return name
+
+    def view(self, var: int) -> tuple[str, str]:
+        """Where the items of state variable `var` lie and how many there are (0 when it holds no list), read
+        once where the (pure) function starts: its lists cannot change while the function runs."""
+        found = self.views.get(var)
+        if found is None:
+            items, n = self._fresh("p"), self._fresh("c")
+            held = f"C->S->vars[{var}]"
+            self.decls.append(f"const int64_t {n} = {held}.t == T_LIST ? {held}.u.l->len : 0;")
+            self.decls.append(f"const rv *const {items} = {held}.t == T_LIST ? {held}.u.l->items : NULL;")
+            found = self.views[var] = (items, n)
+        return found
+
+    def param(self, k: int) -> str:
+        """Argument `k` of a pure function, read once where it starts (`A` cannot change while it runs, but C
+        cannot know that across the runtime's stores)."""
+        name = self._fresh("a")
+        self.decls.append(f"const rv {name} = A[{k}];")
         return name
 
     def borrowed(self) -> str:
@@ -186,8 +210,8 @@ class CFunc:
         if self.returns == "rv":
             body.insert(0, "    rv r = {0};")
             body.append(f"    r = rv_ref({result});")
-        elif self.returns == "int":
-            body.insert(0, "    int r = 0;")
+        elif self.returns in ("int", "int64"):
+            body.insert(0, f"    {'int' if self.returns == 'int' else 'int64_t'} r = 0;")
             body.append(f"    r = {result};")
         body.append("    goto out;")
         body.append("out:")
@@ -196,7 +220,7 @@ class CFunc:
         if self.returns == "rv":
             body.append("    if (C->err) { rv_drop(r); return rv_null(); }")
             body.append("    return r;")
-        elif self.returns == "int":
+        elif self.returns in ("int", "int64"):
             body.append("    return C->err ? 0 : r;")
         else:
             body.append("    return;")

@@ -8,7 +8,10 @@ charged.  Names resolve as the compilers resolve them (`dsl.compiler.Checks`):
 a local is a C variable (or an argument `A[k]` of the site), a state
 variable `C->S->vars[k]`, a flow value a field of the state's flow, a
 constant a literal or an immortal `K[k]`.  Where the lowering knows a value
-is an int (an int literal, `current`, `len(...)`) it keeps it a C int.
+is an int (an int literal, `current`, `len(...)`, the item of a constant list
+of ints, a user function whose value always is one) it keeps it a C int, and a
+truth a C truth.  In an expression nothing changes the state, so a state
+list is read where its items lie (`CFunc.view`).
 """
 
 from __future__ import annotations
@@ -64,9 +67,10 @@ class ExprLowering(Checks):
         self.rule_index = rule_index
         self.positions: list[A.Pos] = []
         self.site_sizes: list[int] = []  # each call site's kept results: its table's size, 0 hashed
-        self.member_tables: list[list[int]] = []  # `_members`' tables of sets and sizes, IM1, IM2, ...
+        self.member_tables: list[tuple[list[int], bool]] = []  # tables of 64-bit numbers IM1, IM2, ... (signed?)
         self.boards: dict[str, Any] = {}
         self.functions: dict[str, str] = {}  # user function -> its C name
+        self.function_kinds: dict[str, str] = {}  # user function -> "rv", or the C "int" or "bool" it returns
         self.procedures: dict[str, str] = {}
         self.f: CFunc = CFunc("", "void")
 
@@ -160,7 +164,7 @@ class ExprLowering(Checks):
                 raise NotLowered(f"the local `{key}` outside its site", node.pos)
             return lv[key]
         if kind == "var":
-            return Val(f"C->S->vars[{self.var_index[key]}]")
+            return Val(f"C->S->vars[{self.var_index[key]}]", var=self.var_index[key])
         if kind == "flow":
             if key in FLOW_INTS:
                 return Val(f"C->S->flow.{key}", "int")
@@ -203,9 +207,42 @@ class ExprLowering(Checks):
                    f"{held} = rp_slice_view(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w});")
             return Source(n, lambda i: f"{items}[{i}]")
         src = self.lower(source, scope, lv)
+        ints = None if copy else self._int_items(src, w)
+        if ints is not None:
+            return ints
         fn = "rp_iterate_copy" if copy else "rp_iterate"
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
         return Source(f"{held}.u.l->len", lambda i: f"{held}.u.l->items[{i}]", known=src.known)
+
+    def _int_items(self, src: Val, w: int) -> "Source | None":
+        """A constant list of ints, or the item of a loop over a constant list of such lists, walked (in an
+        expression) as C ints read from a table: no tags, nothing held; charged as `rp_iterate` charges."""
+        def ints(value: Any) -> bool:
+            return type(value) in (list, tuple) and all(type(x) is int for x in value)
+
+        if src.known is None:
+            return None
+        f = self.f
+        if src.items is None:
+            if not src.known or not ints(src.known):
+                return None
+            table, count, known = self.member_table(list(src.known), signed=True), str(len(src.known)), src.known
+            item: Callable[[str], str] = lambda i: f"{table}[{i}]"
+        else:
+            if not src.known or not all(ints(v) for v in src.known):
+                return None
+            flat = [x for v in src.known for x in v]
+            starts = [sum(len(v) for v in src.known[:k]) for k in range(len(src.known))]
+            table, lengths, known = self.member_table(flat or [0], signed=True), {len(v) for v in src.known}, None
+            if len(lengths) == 1:  # lists of one length: where each starts is a product, the count a constant
+                count, start = str(lengths.pop()), f"{src.items} * {len(src.known[0])}"
+            else:
+                count, start = f.integer(), f.integer()
+                f.emit(f"{count} = {self.member_table([len(v) for v in src.known])}[{src.items}];")
+                f.emit(f"{start} = {self.member_table(starts)}[{src.items}];")
+            item = lambda i: f"{table}[{start} + {i}]"
+        f.emit(f"if (!rp_spend(C, {count}, {w})) goto out;")
+        return Source(count, item, "int", known)
 
     def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
                    own: bool) -> Locals:
@@ -214,10 +251,11 @@ class ExprLowering(Checks):
         f = self.f
         inner = dict(lv)
         item = items.item(i)
-        if items.kind == "int" and len(names) == 1:  # an int of a range: a C int, nothing to hold
+        if items.kind == "int" and len(names) == 1:  # an int of a range or a table: a C int, nothing to hold
             held = f.integer()
             f.emit(f"{held} = {item};")
-            inner[names[0]] = Val(held, "int")
+            # the item of a constant list keeps its place in it (`_site_at`)
+            inner[names[0]] = Val(held, "int", items.known, i if items.known is not None else None)
             return inner
         if items.kind == "int":
             item = f"rv_int({item})"
@@ -362,9 +400,10 @@ class ExprLowering(Checks):
         size = str(lengths[0]) if len(set(lengths)) == 1 else f"{self.member_table(lengths)}[{container.items}]"
         return f"{self.member_table(sets)}[{container.items}]", size
 
-    def member_table(self, values: list) -> str:
-        """A new table of 64-bit numbers (sets or sizes; declared with the module's tables)."""
-        self.member_tables.append(values)
+    def member_table(self, values: list, signed: bool = False) -> str:
+        """A new table of 64-bit numbers (sets, sizes, or (`signed`) the ints of constant lists; declared with
+        the module's tables)."""
+        self.member_tables.append((values, signed))
         return f"IM{len(self.member_tables)}"
 
     # ------------------------------------------------------------ parts of values
@@ -377,6 +416,12 @@ class ExprLowering(Checks):
         key = self.lower(node.index, scope, lv)
         f = self.f
         out = f.borrowed()
+        if f.pure and obj.var is not None:  # a state list, where its items lie (`CFunc.view`)
+            items, n = f.view(obj.var)
+            tried = (f"rp_index_int_try(&{out}, {items}, {n}, {key.code})" if key.kind == "int"
+                     else f"rp_index_view_try(&{out}, {items}, {n}, {key.rv})")
+            f.fast(tried, f"{out} = rp_index(C, {obj.rv}, {key.rv}, {self.where(node.pos)});")
+            return Val(out)
         f.fast(f"rp_index_try(&{out}, {obj.rv}, {key.rv})",
                f"{out} = rp_index(C, {obj.rv}, {key.rv}, {self.where(node.pos)});")
         return Val(out)
@@ -540,6 +585,13 @@ class ExprLowering(Checks):
             raise NotLowered(f"the call of `{node.func}`", node.pos)
         args = [self.lower(a, scope, lv) for a in node.args]
         argv = f.array([a.rv for a in args]) if args else "NULL"
+        kind = self.function_kinds.get(node.func, "rv")
+        if kind != "rv":  # a C int or truth: nothing held, nothing to charge (a scalar costs nothing)
+            value = f.integer()
+            f.emit(f"if (rp_enter(C, {w})) {value} = {self.functions[node.func]}(C, {argv});")
+            f.emit("rp_leave(C);")
+            f.check()
+            return Val(value, kind)
         out = f.owned()
         f.emit(f"if (rp_enter(C, {w})) {out} = {self.functions[node.func]}(C, {argv});")
         f.emit("rp_leave(C);")

@@ -33,6 +33,7 @@ ORDERS = {"alternate": "ORDER_ALTERNATE", "each": "ORDER_EACH", "chance": "ORDER
 STUCK = {"error": "STUCK_ERROR", "pass": "STUCK_PASS", "end_game": "STUCK_END_GAME"}
 AT = {"now": "AT_NOW", "end_of_round": "AT_END_OF_ROUND", "end_of_next_round": "AT_END_OF_NEXT_ROUND"}
 SIGNATURES = {"rv": "static rv {name}(rp_ctx *C, const rv *A)", "int": "static int {name}(rp_ctx *C, const rv *A)",
+              "int64": "static int64_t {name}(rp_ctx *C, const rv *A)",
               "void": "static void {name}(rp_ctx *C, const rv *A)"}
 
 
@@ -97,7 +98,7 @@ class _ModuleWriter:
     def _function(self, name: str, returns: str, node: A.Node, scope: Any, params: tuple[str, ...]) -> None:
         low = self.low
         f = low.f = CFunc(name, returns)
-        lv = {p: Val(f"A[{k}]") for k, p in enumerate(params)}
+        lv = _params(f, params)
         result = None
         if returns == "void":
             low.block(node, scope, lv)  # type: ignore[arg-type]
@@ -200,11 +201,13 @@ class _ModuleWriter:
         return ["static rv flow_stage(rp_ctx *C);"] + [f.split("\n", 1)[0] + ";" for f in self.functions]
 
     def _site_slots(self) -> str:
-        """The call sites' kept results and the tables of sets the lowering made (`ExprLowering._members`)."""
+        """The call sites' kept results and the tables of numbers the lowering made (`ExprLowering.member_table`)."""
         slots = "".join(f"static rp_kept *M{k}[{size or 'RP_SITE_SLOTS'}];\n"
                         for k, size in enumerate(self.low.site_sizes, 1))
-        return slots + "".join(self._array(f"static const uint64_t IM{k}", [f"UINT64_C({s})" for s in sets])
-                               for k, sets in enumerate(self.low.member_tables, 1))
+        return slots + "".join(
+            self._array(f"static const int64_t IM{k}", [int_literal(v) for v in values]) if signed
+            else self._array(f"static const uint64_t IM{k}", [f"UINT64_C({v})" for v in values])
+            for k, (values, signed) in enumerate(self.low.member_tables, 1))
 
     def _user_code(self) -> None:
         """User functions and procedures: named first (they call each other), then lowered."""
@@ -213,15 +216,54 @@ class _ModuleWriter:
             self.low.functions[name] = self._name("uf")
         for name in (m.data.get("procedures") or {}):
             self.low.procedures[name] = self._name("up")
+        self.low.function_kinds = self._function_kinds()
         for name, c_name in self.low.functions.items():
             node, scope = m.code[("functions", name, "value")]
-            self._function(c_name, "rv", node, scope, m.scope.functions[name].params)
+            kind = self.low.function_kinds[name]
+            if kind == "rv":
+                self._function(c_name, "rv", node, scope, m.scope.functions[name].params)
+            else:
+                self._typed_function(c_name, kind, node, scope, m.scope.functions[name].params)
         for name, c_name in self.low.procedures.items():
             code = m.code.get(("procedures", name, "effects"))
             if code is None:  # switched off by mutation testing
                 self.functions.append(SIGNATURES["void"].format(name=c_name) + "\n{\n    (void)C; (void)A;\n}\n")
             else:
                 self._function(c_name, "void", code[0], code[1], m.scope.procedures[name].params)
+
+    def _function_kinds(self) -> dict[str, str]:
+        """What each user function's value is in C: "int" or "bool" where its lowered value always is a C int
+        or truth (such a function returns an int64_t, and its callers keep a C int: no tagged value, nothing
+        to charge), else "rv".  Each function is lowered for a look, its callees taken as they were found the
+        round before (all "rv" at first), until no function's kind changes; what the looks left in the
+        module's lists (positions, call sites, tables) is taken back."""
+        m, low = self.model, self.low
+        kinds = {name: "rv" for name in low.functions}
+        marks = len(low.positions), len(low.site_sizes), len(low.member_tables)
+        for _ in range(len(kinds) + 1):
+            low.function_kinds = kinds
+            found = {}
+            for name in low.functions:
+                node, scope = m.code[("functions", name, "value")]
+                f = low.f = CFunc(name, "rv")
+                lv = _params(f, m.scope.functions[name].params)
+                found[name] = low.lower(node, scope, lv).kind  # type: ignore[arg-type]
+            if found == kinds:
+                break
+            kinds = found
+        else:  # no fixed point (kinds that keep turning): every function keeps tagged values
+            kinds = {name: "rv" for name in low.functions}
+        del low.positions[marks[0]:], low.site_sizes[marks[1]:], low.member_tables[marks[2]:]
+        return kinds
+
+    def _typed_function(self, name: str, kind: str, node: A.Node, scope: Any, params: tuple[str, ...]) -> None:
+        """A user function whose value is a C int or truth (`_function_kinds`), returned as an int64_t."""
+        low = self.low
+        f = low.f = CFunc(name, "int64")
+        value = low.lower(node, scope, _params(f, params))  # type: ignore[arg-type]
+        if value.kind != kind:  # the kinds are a fixed point: the same lowering finds the same kind
+            raise AssertionError(f"user function {name}: {value.kind}, not {kind}")
+        self.functions.append(f.text(SIGNATURES["int64"].format(name=name), value.code))
 
     # ------------------------------------------------------------ tables
     def _array(self, head: str, rows: list[str]) -> str:
@@ -508,6 +550,11 @@ def _int_table(universe: list) -> tuple[int, int, list[int]]:
     for k, v in enumerate(universe):
         table[v - lo] = k
     return lo, hi - lo + 1, table
+
+
+def _params(f: CFunc, params: tuple[str, ...]) -> dict[str, Val]:
+    """A site's locals, which come in A[0], A[1], ...: read once where the function starts if it is pure."""
+    return {p: Val(f.param(k) if f.pure else f"A[{k}]") for k, p in enumerate(params)}
 
 
 def lower_model(model: GameModel, checking: bool = False, probes: tuple = (), probe_effects: tuple = ()) -> Lowered:

@@ -301,6 +301,18 @@ static inline int rp_index_try(rv *out, rv obj, rv key)   /* obj[key]: a list an
     }
     return 0;
 }
+/* obj[key] where obj is a list whose `n` items lie at `items` (n 0 for anything else): read where the list
+ * cannot change while the code runs (the lowering's views of state lists in expressions). */
+static inline int rp_index_view_try(rv *out, const rv *items, int64_t n, rv key)
+{
+    if (RP_LIKELY(key.t == T_INT && (uint64_t)key.u.i < (uint64_t)n)) { *out = items[key.u.i]; return 1; }
+    return 0;
+}
+static inline int rp_index_int_try(rv *out, const rv *items, int64_t n, int64_t key)   /* a C int key */
+{
+    if (RP_LIKELY((uint64_t)key < (uint64_t)n)) { *out = items[key]; return 1; }
+    return 0;
+}
 static inline int rp_eq_try(int64_t *out, rv a, rv b)     /* a == b: neither a list, a map nor a float */
 {
     if (RP_LIKELY(a.t == b.t && a.t <= T_STR && a.t != T_FLT)) { *out = a.u.i == b.u.i; return 1; }

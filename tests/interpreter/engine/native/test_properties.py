@@ -65,6 +65,25 @@ functions:
   twice:
     params: [x]
     value: x + x
+  # functions whose value is always a C truth or int: lowered to C functions returning one (no tagged value)
+  big:
+    params: [x]
+    value: x > 2
+  above:
+    params: [x]
+    value: len([y for y in nums if y > x])
+  scaled:
+    params: [x]
+    value: above(x) * 4611686018427387904
+  marked:
+    params: [k]
+    value: L[k] == null
+  down:
+    params: [n]
+    value: n <= 0 or not down(n - 1)
+  sure:
+    params: [x]
+    value: "if big(x) then above(x) else 0"
 flow:
   phases:
     - {name: play, order: alternate, actions: [go]}
@@ -300,6 +319,9 @@ CURATED_EFFECTS = {
     "if s < 1 { i = 1 }": ("error", "bail"), 'if s > "ca" { i = 5 }': ("state", "state"),
     "if L[1] == null { i = 3 }": ("state", "state"), "if M[0] == [1, 2] { i = 4 }": ("state", "state"),
     "if f == 2.5 { i = 6 }": ("state", "state"), "if L[0] == 4.0 { i = 7 }": ("state", "state"),
+    # a user function's C int past 64 bits: the module gives up, the Python engine goes on with a big int
+    "i = scaled(0)": ("state", "bail"), "i = scaled(2)": ("state", "state"),
+    "if marked(1) { L[1] = 0 }\nif marked(1) { i = 0 }": ("state", "state"),
 }
 
 
@@ -366,6 +388,29 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '[[step("b", c, d) for d in ["N", "E", "S", "W"]] for k in nums for c in range(i + 6)]',
     '[neighbors("b", c, "king") for c in [11, 0, 11, 0, 5.0, 4611686018427387904]]',
     '[line_of(w, 1, "E") for w in ["b", "b", "g"]]', '[len(line_of("b", c, "E")) for c in ["a", null, L]]',
+    # user functions returning a C truth or int (their calls charged as any call), and what they are given
+    # that makes them fail; a truth or int met beside tagged values (floats, texts, bools)
+    "[big(x) for x in nums]", "big(s)", "big(nul)", "[big(x) for x in fl]", "[above(x) for x in [0, 1, 2.5, 9]]",
+    "above(s)", "above(0) == 3.0", "above(0) + 0.5", "big(3) == true", "big(3) == 1", "[sure(x) for x in nums]",
+    "[down(n) for n in range(6)]", "down(2.5)", "down(s)", "any(big(x) for x in nums) and above(1) == 2",
+    "[scaled(x) for x in [2, 3]]", "str(big(3)) + str(above(1))", "[above(x) for x in L]", "twice(above(0))",
+    # a state list read where its items lie (in an expression it cannot change), by a tagged or a C int key,
+    # and everything else through the runtime: negative keys, keys past its end, keys that are no int,
+    # state that holds no list
+    "[marked(k) for k in [0, 1, 3, -1, -4]]", "marked(4)", "marked(-5)", "marked(1.0)", "marked(true)",
+    "marked(null)", "[L[k] for k in range(4)]", "[L[k] for k in range(-4, 0)]", "[L[k] for k in range(5)]",
+    "[M[k][0] for k in range(2)]", "[s[k] for k in range(3)]", "[f[k] for k in range(1)]", "[m[k] for k in nums]",
+    "[L[k + 9223372036854775807] for k in range(1)]", "[L[len(M) - k] for k in range(3)]",
+    # constant lists of ints walked as C ints from tables (each item of a list of such lists too, of one
+    # length or of several, empty among them), charged as walked; lists holding anything else as before
+    "[x for x in nums]", "[[x, y] for x in nums for y in [1, 2]]", "[[x * 2 for x in p] for p in pairs]",
+    "[sum([x for x in p]) for p in ragged]", "[len([x for x in p if x != 5]) for p in ragged]",
+    "[any(x > 1 for x in p) for p in ragged]", "[max([x for x in p]) for p in ragged]",
+    "[[L[x] for x in p] for p in [[0, 1], [3, -1]]]", "[all(L[x] != null for x in p) for p in [[0, 2], [1]]]",
+    "[x + 1 for x in [-3, -9223372036854775807]]", "[x - 1 for x in [-3, 9223372036854775807]]",
+    "[x for x in [1, 2.0]]", "[x for x in [true, 1]]", "[[x for x in p] for p in [[1], [true], []]]",
+    "[[x for x in p] for p in [[], []]]", "len([x for x in nums for y in range(33333) for z in [1, 2, 3]])",
+    '[len(line_of("b", c, d)) for k in range(2) for c in [0, 5, 11, 12, -1] for d in ["N", "E"]]',
 ]
 
 

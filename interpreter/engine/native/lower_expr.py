@@ -202,9 +202,11 @@ class ExprLowering(Checks):
             obj = self.lower(source.obj, scope, lv)
             lo = self.lower(source.lo, scope, lv).rv if source.lo is not None else "rv_null()"
             hi = self.lower(source.hi, scope, lv).rv if source.hi is not None else "rv_null()"
-            items, n, held = f.pointer(), f.integer(), f.owned()
+            # The runtime's view (made only off the common case) is held until the next one or the function's
+            # end, so the common case has nothing to clear.
+            items, n, held = f.pointer(), f.integer(), f.local()
             f.fast(f"rp_slice_try(C, {obj.rv}, {lo}, {hi}, &{items}, &{n})",
-                   f"{held} = rp_slice_view(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w});")
+                   f"rv_set(&{held}, rp_slice_view(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w}));")
             return Source(n, lambda i: f"{items}[{i}]")
         src = self.lower(source, scope, lv)
         ints = None if copy else self._int_items(src, w)

@@ -411,6 +411,9 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     "[x for x in [1, 2.0]]", "[x for x in [true, 1]]", "[[x for x in p] for p in [[1], [true], []]]",
     "[[x for x in p] for p in [[], []]]", "len([x for x in nums for y in range(33333) for z in [1, 2, 3]])",
     '[len(line_of("b", c, d)) for k in range(2) for c in [0, 5, 11, 12, -1] for d in ["N", "E"]]',
+    # a slice of a text walked in an expression: the runtime's own list of its letters, held while walked
+    "[x for x in s[0:2]]", "[[y for y in s[:z]] for z in range(4)]", "[[y for y in M[z][0:1]] for z in range(2)]",
+    '[[x for x in "abcdefghijklmnopqrstuvwxyz"[z:z + 20]] for z in range(2)]',
 ]
 
 

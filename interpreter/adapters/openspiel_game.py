@@ -41,18 +41,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from ..engine.errors import IllegalMoveError, SeatError
 from ..engine.game import Game
 from ..engine.legal import CHANCE, TERMINAL
 from ..engine.state import State
+from ..engine.native.build import BuildError
 from .encoding import Encoding
-from .games import action_number, numbered_move, resolve
+from .games import resolve
 from .held import Handle, Stepper
+from .openspiel_answers import action_string, chance_list, make_step, state_string, view_string, view_tensor
+from .openspiel_native import engine_state_of, register_cxx
 
 DEFAULT_SEEDS = 1024
 DEFAULT_HISTORY = 32
@@ -62,7 +65,8 @@ _Type = pyspiel.GameType
 
 def register(game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None, *,
              seeds: int = DEFAULT_SEEDS, history: int = DEFAULT_HISTORY,
-             utility: tuple[float, float, float | None] | None = None, backend: str = "auto") -> str:
+             utility: tuple[float, float, float | None] | None = None, backend: str = "auto",
+             cxx: bool | None = None) -> str:
     """Register the ruleset with pyspiel; returns the short name for `pyspiel.load_game`.
 
     The name says the game, its variant and player count, and `seeds` and
@@ -73,18 +77,28 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
     replace a game it has registered.  `backend="python"` keeps the states
     on the Python engine (the reference), under a name ending `_python`;
     "auto" steps them natively where the game has a native module.
+
+    Where the states step natively and a C++ compiler is there, the game is
+    a C++ pyspiel game (`openspiel_native`), which OpenSpiel's loop drives
+    with no Python in a move; else a pyspiel game written in Python (one
+    line on stderr says why).  `cxx=False` asks for the Python one (named
+    with `_pygame` added), `cxx=True` insists on the C++ one (BuildError or
+    RP670 says why it cannot be).
     """
     game = resolve(game, players, variant)
     if type(seeds) is not int or seeds < 1:
         raise ValueError(f"seeds must be a whole number of at least 1, not {seeds!r}")
     if type(history) is not int or history < 0:
         raise ValueError(f"history must be a whole number of at least 0, not {history!r}")
-    spec = _Spec(game, seeds, history, _utility(game, utility), backend)
+    if cxx and backend == "python":
+        raise ValueError("the C++ game steps the native module: cxx=True needs backend 'auto' or 'native'")
+    spec = _Spec(game, seeds, history, _utility(game, utility), backend, cxx is False)
     known = _REGISTERED.get(spec.name)
     if known is not None and known.game.info.ruleset_hash != game.info.ruleset_hash:
         # Another ruleset under the same name (an edited copy of the game): pyspiel cannot replace the one
         # registered, and handing its name back would play the other rules, so this one is named by its hash.
-        spec = _Spec(game, seeds, history, spec.utility, backend, tag=f"_r{game.info.ruleset_hash[:12]}")
+        spec = _Spec(game, seeds, history, spec.utility, backend, cxx is False,
+                     tag=f"_r{game.info.ruleset_hash[:12]}")
         known = _REGISTERED.get(spec.name)
     if known is not None:
         if known.utility != spec.utility:
@@ -92,12 +106,46 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
                              f"not {spec.utility}: pyspiel cannot replace a registered game")
         return spec.name
     _REGISTERED[spec.name] = spec
-    if spec.name not in pyspiel.registered_names():
-        # pyspiel keeps the factory for the life of the process: a class, as OpenSpiel's own Python games
-        # register, whose instances all share `spec`.
-        factory = type(f"RuleplayGame_{spec.name}", (RuleplayGame,), {"spec": spec})
-        pyspiel.register_game(spec.game_type, factory)
+    if spec.name in pyspiel.registered_names() or (not (cxx is False or backend == "python")
+                                                   and _registered_cxx(spec, cxx)):
+        return spec.name
+    # pyspiel keeps the factory for the life of the process: a class, as OpenSpiel's own Python games register,
+    # whose instances all share `spec`.
+    factory = type(f"RuleplayGame_{spec.name}", (RuleplayGame,), {"spec": spec})
+    pyspiel.register_game(spec.game_type, factory)
     return spec.name
+
+
+_SAID: set[str] = set()  # the reasons for a Python game said once already
+
+
+def _registered_cxx(spec: _Spec, cxx: bool | None) -> bool:
+    """Register `spec` as the C++ game when its states step natively and the shim builds; say why not once
+    (or raise it, when `cxx` insists)."""
+    why = spec.stepper.why_not or (None if spec.stepper.backend == "native" else "the game plays on the Python engine")
+    if why is None:
+        try:
+            register_cxx(spec)
+            return True
+        except BuildError as err:
+            if cxx:
+                raise
+            why = str(err)
+    elif cxx:
+        raise ValueError(f"{spec.name} cannot be a C++ game: {why}")
+    if why not in _SAID:
+        _SAID.add(why)
+        print(f"note: ruleplay.openspiel: {spec.name} is a Python pyspiel game: {why}", file=sys.stderr)
+    return False
+
+
+def engine_state(state: Any) -> State | None:
+    """The engine's state of a registered game's pyspiel state, C++ or Python (a copy; None before the seed is
+    drawn)."""
+    if isinstance(state, RuleplayState):
+        return state.engine_state
+
+    return engine_state_of(_registered(state.get_game().get_type().short_name), state.history())
 
 
 def _utility(game: Game, utility: tuple | None) -> tuple[float, float, float | None]:
@@ -120,7 +168,7 @@ class _Spec:
     """Everything fixed about one registered game: its engine game, OpenSpiel headers and encodings."""
 
     def __init__(self, game: Game, seeds: int, history: int, utility: tuple[float, float, float | None],
-                 backend: str, tag: str = ""):
+                 backend: str, pygame: bool = False, tag: str = ""):
         model, info = game.model, game.info
         self.game = game
         self.seeds = seeds if model.shuffles else 0
@@ -132,7 +180,8 @@ class _Spec:
         self.utility = utility
         suffix = "" if info.variant is None else f"_{info.variant}"
         options = (f"_seeds{self.seeds}" if self.seeds not in (0, DEFAULT_SEEDS) else "") \
-            + (f"_history{history}" if history != DEFAULT_HISTORY else "") + ("_python" if backend == "python" else "")
+            + (f"_history{history}" if history != DEFAULT_HISTORY else "") \
+            + ("_python" if backend == "python" else "_pygame" if pygame else "")
         self.name = re.sub(r"[^A-Za-z0-9_]", "_", f"ruleplay_{info.name}{suffix}_{info.players}p{options}{tag}")
         hidden = model.hidden_info or model.shuffles or any(
             p.seen_by is not None for a in model.actions.values() for p in a.params)
@@ -270,62 +319,21 @@ class RuleplayState(pyspiel.State):
                       else game.num_distinct_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        handle = self._held.handle
-        if handle is None:
-            return [(seed, 1.0 / self._spec.seeds) for seed in range(self._spec.seeds)]
-        outcomes = handle.chance_outcomes()
-        if not outcomes:
-            raise ValueError(f"{handle.to_state()!r}: the chance node has more than "
-                             f"{self._spec.game.max_chance_outcomes} outcomes, too many to list explicitly")
-        return sorted(outcomes)
+        return chance_list(self._spec, self._held.handle)
 
     def _apply_action(self, action: int) -> None:
-        """The state after `action`, which must be one the node lists (a legal move, a chance outcome): the
-        root's seed or the step refuses anything else with IllegalMoveError, the state unchanged.  pyspiel
-        calls this for every move, with an int."""
-        handle = self._held.handle
-        if handle is None:
-            self._held = _Held(self._spec.stepper.new(self._seed(action)), self._spec.name)
-        elif 0 <= action < self._spec.actions_count:
-            handle.apply_action(action)
-        else:  # refused with the reason, naming who tried
-            action_number(self._spec.game, action, self._who())
-
-    def _seed(self, action: int) -> int:
-        """The seed the root's outcome `action` draws: one of the `seeds` it lists, nothing else."""
-        seeds = self._spec.seeds
-        if type(action) is not int or not 0 <= action < seeds:
-            raise IllegalMoveError(f"seed {action}", f"the root chance node draws the game's seed from "
-                                                     f"0..{seeds - 1}, one of its {seeds} outcomes", "RP604")
-        return action
-
-    def _who(self) -> str:
-        player = self.current_player()
-        return "chance" if player == pyspiel.PlayerId.CHANCE else f"player {player}"
+        """The state after `action` (see `make_step`); pyspiel calls this for every move, with an int."""
+        self._held.handle = make_step(self._spec, self._held.handle, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        state, game = self.engine_state, self._spec.game
-        players = game.model.players
-        if player != pyspiel.PlayerId.CHANCE and not 0 <= player < players:
-            raise SeatError(f"player {player} is neither a seat of this game (0..{players - 1}) nor chance "
-                            f"({pyspiel.PlayerId.CHANCE})")
-        if state is None:
-            return f"seed {self._seed(action)}"
-        move = numbered_move(game, action, self._who())
-        if player == pyspiel.PlayerId.CHANCE:  # the whole outcome, as the game's record has it
-            return str(move)
-        return state.move_view(move, player)
+        return action_string(self._spec, self._held.handle, player, action)
 
     def returns(self) -> list[float]:
         handle = self._held.handle
         return [0.0] * self._spec.game.model.players if handle is None else handle.returns()
 
     def __str__(self) -> str:
-        """The state's data as JSON: two states print alike exactly when they are equal."""
-        state = self.engine_state
-        if state is None:
-            return "seed: not drawn yet"
-        return json.dumps(state.data, sort_keys=True, separators=(",", ":"))
+        return state_string(self._held.handle)
 
 
 class Observer:
@@ -356,31 +364,7 @@ class Observer:
             at += size
 
     def set_from(self, state: RuleplayState, player: int) -> None:
-        self.tensor.fill(0.0)
-        handle = state._held.handle
-        if handle is None:
-            return
-        self.spec.stepper.observe_into(handle, player, self.dict["observation"])
-        if self.perfect_recall and self.spec.history:
-            self._history(handle.to_state(), player)
-
-    def _history(self, engine: State, player: int) -> None:
-        game, rows = self.spec.game, self.dict["history"]
-        moves, seens = engine.history, engine.history_seen_by()
-        recent = list(zip(moves, seens))[-self.spec.history:]
-        for row, (move, seen) in zip(rows, recent):
-            row[0] = 1.0
-            action = game.model.actions[move.action]
-            row[3 + self.spec.actions[move.action]] = 1.0
-            if seen is None or all(who is None or player in who for who in seen):
-                row[1] = 1.0
-                row[2] = float(game.move_to_index(move) - action.first_index)
+        view_tensor(self.spec, state._held.handle, player, self.perfect_recall, self.tensor)
 
     def string_from(self, state: RuleplayState, player: int) -> str:
-        engine = state.engine_state
-        if engine is None:
-            return "seed: not drawn yet"
-        seen = engine.observe(player)
-        if not self.perfect_recall:
-            del seen["history"]
-        return json.dumps(seen, sort_keys=True, separators=(",", ":"))
+        return view_string(self.spec, state._held.handle, player, self.perfect_recall)

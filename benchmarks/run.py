@@ -10,8 +10,11 @@ Three comparisons, each a table of contenders and their ratio to a reference:
   `legal_actions()`, a random choice, `apply_action` in place).
 - `spiel`: OpenSpiel's own implementation of a game through pyspiel (the
   reference) against ruleplay's native handle and ruleplay's OpenSpiel
-  adapter, on the native backend and on the Python engine, all driven by
-  one loop (`measure.action_playout`), so the ratio compares the games alone.
+  adapter: its C++ game on the native module (`adapter`, what `register`
+  gives where it builds), its pyspiel game written in Python on the native
+  handle (`adapter_pygame`) and on the Python engine (`adapter_python`),
+  all driven by one loop (`measure.action_playout`), so the ratio compares
+  the games alone.
 - `perft_rates`: leaf nodes per CPU-second of a fixed-depth perft of the
   hand-written game (the reference), the Python engine and the native
   module; the counts must agree.
@@ -69,7 +72,7 @@ GAMES = sorted(set(BASELINES) | set(OPENSPIEL))
 # What each contender is, in the reports for people.
 CONTENDERS = {"baseline": "hand-written", "engine": "python engine", "native": "native module",
               "handle": "native handle", "openspiel": "OpenSpiel's own", "adapter": "ruleplay.openspiel",
-               "adapter_python": "ruleplay.openspiel, py"}
+               "adapter_pygame": "ruleplay.openspiel, pygame", "adapter_python": "ruleplay.openspiel, py"}
 LABEL = 36  # the width of a row's label in the tables: "nautilus-cards --variant seed-only" fits
 NO_PYSPIEL = "pyspiel is not installed (the rl extra: pip install -e '.[rl]')"
 
@@ -122,28 +125,37 @@ def playouts(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
 
 def spiel(name: str, pairs: int, seconds: float, seed: int = 0) -> dict:
     """Random playouts per CPU-second through OpenSpiel's loop: OpenSpiel's own game against ruleplay's native
-    handle and ruleplay's OpenSpiel adapter (native, and on the Python engine), alternated, and each one's ratio to
-    OpenSpiel's."""
+    handle and ruleplay's OpenSpiel adapter (its C++ game, its Python game on the native handle and on the Python
+    engine), alternated, and each one's ratio to OpenSpiel's."""
     entry = OPENSPIEL[name]
     head = {"game": entry.game, "label": entry.game, "openspiel_game": entry.spiel_name, "pairs": pairs,
             "seconds": seconds}
     try:
         import pyspiel
 
+        from ruleplay.engine.native.build import BuildError
         from ruleplay.openspiel import register
     except ImportError:
         return head | {"reference": "openspiel", "rates": {}, "ratios": {}, "samples": {},
-                       "not_measured": {k: NO_PYSPIEL for k in ("openspiel", "handle", "adapter", "adapter_python")}}
+                       "not_measured": {k: NO_PYSPIEL for k in ("openspiel", "handle", "adapter", "adapter_pygame",
+                                                                "adapter_python")}}
     game = _load(entry.game)
     own = pyspiel.load_game(entry.spiel_name)
     contenders = {"openspiel": _per_game(action_playout(lambda rng: own.new_initial_state()), seconds, seed)}
     natives, not_measured = _native_contenders(game, seconds, seed, ("handle",))
     contenders |= natives
-    backends = {"adapter": "native", "adapter_python": "python"} if natives else {"adapter_python": "python"}
-    if not natives:
-        not_measured["adapter"] = not_measured["handle"]
-    for name, backend in backends.items():
-        adapted = pyspiel.load_game(register(game, backend=backend))
+    games: dict[str, Any] = {}
+    if natives:
+        try:
+            games["adapter"] = register(game, backend="native", cxx=True)
+        except BuildError as error:
+            not_measured["adapter"] = str(error)
+        games["adapter_pygame"] = register(game, backend="native", cxx=False)
+    else:
+        not_measured["adapter"] = not_measured["adapter_pygame"] = not_measured["handle"]
+    games["adapter_python"] = register(game, backend="python")
+    for name, registered in games.items():
+        adapted = pyspiel.load_game(registered)
         contenders[name] = _per_game(action_playout(lambda rng, g=adapted: g.new_initial_state()), seconds, seed)
     return head | {"not_measured": not_measured, **summary(alternate(contenders, pairs), "openspiel")}
 

@@ -31,7 +31,9 @@ game), since the engine cannot know it.
 
 States step on the game's native module where it has one (`backend`,
 `adapters.held`); a clone copies the native state, and the observation
-tensor is written natively.
+tensor is written natively.  There `register` makes the game a C++ one
+(`openspiel_native`) when a C++ compiler is there: the same answers, with
+no Python in a move; this module's pyspiel game is the other kind.
 A state serializes (pyspiel pickles a Python state's attributes) as the
 engine state's saved form and its game's registered name.
 """

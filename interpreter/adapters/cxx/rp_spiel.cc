@@ -9,7 +9,7 @@
 // the module gave up on (a rule error the Python engine raises, an int past 64 bits, a budget) is held in Python from
 // then on: each of its questions goes through the callback, answered by the Python adapter's own code.
 #include <algorithm>
-#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -282,16 +282,10 @@ class RuleplayCxxState : public open_spiel::State {
 
   // The callback, with this state's history (the moves before a step being made).
   int64_t AskRaw(int32_t kind, Player player, Action action, void *out, int64_t cap, const char **text) const {
-    const std::vector<Action> &history = History();
+    const std::vector<Action> history = State::History();
     static_assert(sizeof(Action) == sizeof(int64_t), "OpenSpiel's Action is an int64");
     return spec_->c.ask(spec_->c.id, kind, player, action, reinterpret_cast<const int64_t *>(history.data()),
                         static_cast<int64_t>(history.size()), out, cap, text);
-  }
-
-  const std::vector<Action> &History() const {
-    history_ids_.clear();
-    for (const auto &made : history_) history_ids_.push_back(made.action);
-    return history_ids_;
   }
 
   int64_t Ask(int32_t kind, Player player, Action action, void *out, int64_t cap) const {
@@ -330,7 +324,6 @@ class RuleplayCxxState : public open_spiel::State {
   Player player_ = kChancePlayer;          // who moves (the seed-drawing root: chance)
   std::vector<int32_t> moves_;       // the legal moves as the module listed them (chance: in its order)
   std::vector<Action> sorted_;       // a seat's legal moves, sorted
-  mutable std::vector<Action> history_ids_;
 };
 
 // One seat's view, as adapters/openspiel_game.py's Observer gives it: the observation vector, and with perfect recall

@@ -74,6 +74,7 @@ CONTENDERS = {"baseline": "hand-written", "engine": "python engine", "native": "
               "handle": "native handle", "openspiel": "OpenSpiel's own", "adapter": "ruleplay.openspiel",
                "adapter_pygame": "ruleplay.openspiel, pygame", "adapter_python": "ruleplay.openspiel, py"}
 LABEL = 36  # the width of a row's label in the tables: "nautilus-cards --variant seed-only" fits
+NAME = 28  # the width of a contender's name: "ruleplay.openspiel, pygame" fits
 NO_PYSPIEL = "pyspiel is not installed (the rl extra: pip install -e '.[rl]')"
 
 
@@ -198,16 +199,17 @@ def table(title: str, rows: list[dict], rate: str, unit: str) -> list[str]:
     """One block per row: each contender's rate (and µs per move, for playouts) and its ratio to the row's
     reference, then the contenders not measured and why."""
     per_move = any("us_per_move" in f for row in rows for f in row["rates"].values())
-    lines = [title, f"{'':<{LABEL}}{'':<22}{unit:>14}" + (f"{'µs/move':>10}" if per_move else "") + f"{'ratio':>9}"]
+    lines = [title, f"{'':<{LABEL}}{'':<{NAME}}{unit:>14}" + (f"{'µs/move':>10}" if per_move else "")
+             + f"{'ratio':>9}"]
     for row in rows:
         label = row["label"]
         for name, figures in row["rates"].items():
             move = f"{figures['us_per_move']:>10.2f}" if per_move else ""
-            lines.append(f"{label:<{LABEL}}{CONTENDERS.get(name, name):<22}{rate_text(figures[rate]):>14}{move}"
+            lines.append(f"{label:<{LABEL}}{CONTENDERS.get(name, name):<{NAME}}{rate_text(figures[rate]):>14}{move}"
                          f"{row['ratios'][name]:>9.3f}")
             label = ""
         for name, why in row["not_measured"].items():
-            lines.append(f"{label:<{LABEL}}{CONTENDERS.get(name, name):<22}  not measured: {why.splitlines()[0]}")
+            lines.append(f"{label:<{LABEL}}{CONTENDERS.get(name, name):<{NAME}}  not measured: {why.splitlines()[0]}")
             label = ""
     return lines
 

@@ -146,7 +146,6 @@ def engine_state(state: Any) -> State | None:
     drawn)."""
     if isinstance(state, RuleplayState):
         return state.engine_state
-
     return engine_state_of(_registered(state.get_game().get_type().short_name), state.history())
 
 

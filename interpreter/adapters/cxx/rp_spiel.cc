@@ -28,10 +28,10 @@ namespace {
 using open_spiel::Action;
 using open_spiel::Player;
 
-constexpr int32_t kBailIllegal = 5;
-constexpr int64_t kFailed = INT64_MIN;  // what the callback returns when Python raised  // the module refused the move before it changed anything (rp.h RP_BAIL_ILLEGAL)
+constexpr int32_t kBailIllegal = 5;  // the module refused the move before it changed anything (rp.h RP_BAIL_ILLEGAL)
+constexpr int64_t kFailed = INT64_MIN;  // what the callback returns when Python raised
 
-// What the callback is asked (adapters/openspiel_native.py `_answer` dispatches on it).
+// What the callback is asked (adapters/openspiel_native.py `_Answers.answer`).
 enum Ask : int32_t {
   kStep = 0,          // make `action` after `history` (raising the engine's error if it is refused)
   kPlayer = 1,        // who moves

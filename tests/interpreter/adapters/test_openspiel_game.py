@@ -266,19 +266,22 @@ def test_an_outcome_the_root_does_not_list_is_refused(kind):
 
 def test_every_other_node_refuses_what_it_does_not_list(kind):
     root = _load(kind, "kuhn-poker", **KUHN).new_initial_state()
-    assert str(_after_refusal(kind, root, 0)) == "illegal move deal(J, J): J is refused by the `where:` of 'b' now [KP-2.2]"
+    assert str(_after_refusal(kind, root, 0)) == \
+        "illegal move deal(J, J): J is refused by the `where:` of 'b' now [KP-2.2]"
     decision = root.child(1)  # deal(J, Q)
     assert decision.legal_actions() == [9, 10]
     assert str(_after_refusal(kind, decision, 11)) == "illegal move call: there is no bet to call [KP-3.2]"
     for action in (13, 10**9):
-        assert str(_after_refusal(kind, decision, action)) == f"illegal move {action}: an action of player 0 is an int 0..12"
+        assert str(_after_refusal(kind, decision, action)) == \
+            f"illegal move {action}: an action of player 0 is an int 0..12"
 
 
 def test_an_action_string_for_a_player_who_is_no_seat_is_refused(kind):
     from ruleplay import SeatError
 
     state = _load(kind, "kuhn-poker", **KUHN).new_initial_state()
-    with pytest.raises(SeatError if kind == "pygame" else pyspiel.SpielError, match=r"player 5 is neither a seat of this game \(0\.\.1\) nor chance"):
+    with pytest.raises(SeatError if kind == "pygame" else pyspiel.SpielError,
+                       match=r"player 5 is neither a seat of this game \(0\.\.1\) nor chance"):
         state.action_to_string(5, 1)
 
 

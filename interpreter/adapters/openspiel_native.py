@@ -52,6 +52,7 @@ SOURCE = Path(__file__).with_name("cxx") / "rp_spiel.cc"
 FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-g0", "-Wno-deprecated-declarations")
 FAILED = -(2**63)  # what the callback returns when Python raised (cxx/rp_spiel.cc kFailed)
 KEPT_HANDLES = 4096  # the handles of recent histories (a tree walk asks about each node, then its children)
+KEPT_VIEWS = 16384  # recent strings and tensors: a solver asks for each node's information state at every pass
 
 CDEF = """
 typedef struct rp_io rp_io;
@@ -189,6 +190,9 @@ class _Answers:
     def __init__(self, spec: Any):
         self.spec = spec
         self.handles: dict[tuple[int, ...], Handle | None] = {}
+        # what the text and tensor kinds answered, by history, kind, player and action: a seed fixes a whole game,
+        # so the state after a history, and all it shows, never changes
+        self.views: dict[tuple, Any] = {}
 
     def handle(self, history: tuple[int, ...]) -> Handle | None:
         """The handle after `history` (None: the seed-drawing root), made from the nearest kept ancestor."""
@@ -207,7 +211,8 @@ class _Answers:
         return handle
 
     def answer(self, kind: int, player: int, action: int, history: tuple[int, ...], out: Any, cap: int) -> Any:
-        """What `kind` asks about the state after `history`: a count (or 0) with `out` filled, or text."""
+        """What `kind` asks about the state after `history`: a count, a player or 0 with `out` filled, or a view
+        (text, or a tensor's bytes), kept for the next time it is asked."""
         spec = self.spec
         if kind == STEP:
             self.handle(history + (action,))
@@ -229,6 +234,18 @@ class _Answers:
             for k, r in enumerate([0.0] * spec.game.model.players if handle is None else handle.returns()):
                 out[k] = r
             return 0
+        key = (history, kind, player, action)
+        view = self.views.get(key)
+        if view is None:
+            view = self._view(kind, player, action, handle, cap)
+            if len(self.views) >= KEPT_VIEWS:
+                del self.views[next(iter(self.views))]
+            self.views[key] = view
+        return view
+
+    def _view(self, kind: int, player: int, action: int, handle: Handle | None, cap: int) -> str | bytes:
+        """A text kind's answer, or a tensor kind's as the bytes of its float32 numbers."""
+        spec = self.spec
         if kind == ACTION_STRING:
             return py.action_string(spec, handle, player, action)
         if kind == TO_STRING:
@@ -237,7 +254,7 @@ class _Answers:
             return py.view_string(spec, handle, player, kind == INFORMATION_STRING)
         tensor = np.zeros(cap, np.float32)
         py.view_tensor(spec, handle, player, kind == INFORMATION_TENSOR, tensor)
-        return tensor
+        return tensor.tobytes()
 
 
 def _legal(spec: Any, handle: Handle | None) -> list[int]:
@@ -272,8 +289,8 @@ def _callback() -> Any:
                 text_slot[0] = ffi.new("char[]", got.encode("utf-8"))
                 text[0] = text_slot[0]
                 return 0
-            if isinstance(got, np.ndarray):
-                ffi.memmove(ffi.cast("float *", out), got.tobytes(), 4 * cap)
+            if isinstance(got, bytes):
+                ffi.memmove(ffi.cast("float *", out), got, len(got))
                 return 0
             return int(got)
         except Exception as err:  # handed to C++, which raises it in pyspiel as SpielError with this message

@@ -84,8 +84,8 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
     a C++ pyspiel game (`openspiel_native`), which OpenSpiel's loop drives
     with no Python in a move; else a pyspiel game written in Python (one
     line on stderr says why).  `cxx=False` asks for the Python one (named
-    with `_pygame` added), `cxx=True` insists on the C++ one (BuildError or
-    RP670 says why it cannot be).
+    with `_pygame` added), `cxx=True` insists on the C++ one (an error says
+    why it cannot be, and nothing is registered).
     """
     game = resolve(game, players, variant)
     if type(seeds) is not int or seeds < 1:
@@ -107,14 +107,13 @@ def register(game: Game | str | os.PathLike, players: int | None = None, variant
             raise ValueError(f"{spec.name} is registered already with utility={known.utility}, "
                              f"not {spec.utility}: pyspiel cannot replace a registered game")
         return spec.name
+    if spec.name not in pyspiel.registered_names() and not (
+            cxx is not False and backend != "python" and _registered_cxx(spec, cxx)):
+        # pyspiel keeps the factory for the life of the process: a class, as OpenSpiel's own Python games
+        # register, whose instances all share `spec`.
+        factory = type(f"RuleplayGame_{spec.name}", (RuleplayGame,), {"spec": spec})
+        pyspiel.register_game(spec.game_type, factory)
     _REGISTERED[spec.name] = spec
-    if spec.name in pyspiel.registered_names() or (not (cxx is False or backend == "python")
-                                                   and _registered_cxx(spec, cxx)):
-        return spec.name
-    # pyspiel keeps the factory for the life of the process: a class, as OpenSpiel's own Python games register,
-    # whose instances all share `spec`.
-    factory = type(f"RuleplayGame_{spec.name}", (RuleplayGame,), {"spec": spec})
-    pyspiel.register_game(spec.game_type, factory)
     return spec.name
 
 

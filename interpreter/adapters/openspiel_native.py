@@ -265,7 +265,7 @@ def _legal(spec: Any, handle: Handle | None) -> list[int]:
 
 _GAMES: dict[int, _Answers] = {}
 _GAMES_BY_NAME: dict[str, _Answers] = {}
-_KEEP: list[Any] = []  # what the registered games' C++ side points at, alive for the life of the process
+_KEEP: list[Any] = []  # the native modules the registered games' C++ side steps, alive for the life of the process
 
 
 @lru_cache(maxsize=1)
@@ -335,7 +335,7 @@ def register_cxx(spec: Any) -> None:
     error = ffi.new("char[]", 1000)
     if not lib.rpx_register(c, error, 1000):
         raise BuildError(f"pyspiel refused the game {kind.short_name}: {ffi.string(error).decode()}")
-    _KEEP.extend([c, names, native])
+    _KEEP.append(native)  # the C++ side copied the rest
 
 
 def engine_state_of(spec: Any, history: list[int]) -> Any:

@@ -44,3 +44,18 @@ def test_the_shim_is_cached_checked_and_rebuilt_when_broken(tmp_path):
     assert again.returncode == 0, again.stderr
     assert again.stdout == first.stdout and library.read_bytes() != built[: len(built) // 2]
     assert json.loads(record.read_text())["sha256"] == hashlib.sha256(library.read_bytes()).hexdigest()
+
+
+def test_without_a_cxx_compiler_the_game_is_the_python_one_and_says_why(tmp_path):
+    script = ("import pyspiel\nfrom ruleplay.openspiel import register\n"
+              "print(type(pyspiel.load_game(register('tic-tac-toe')).new_initial_state()).__name__)\n"
+              "register('connect-four')\n"
+              "try:\n    register('kuhn-poker', cxx=True)\nexcept Exception as err:\n    print(type(err).__name__)\n"
+              "print(type(pyspiel.load_game(register('kuhn-poker')).new_initial_state()).__name__)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                          env=os.environ | {"CXX": "no-such-compiler"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["RuleplayState", "BuildError", "RuleplayState"]
+    assert done.stderr.splitlines() == [  # said once, for the first game
+        "note: ruleplay.openspiel: ruleplay_tic_tac_toe_2p is a Python pyspiel game: no C++ compiler: "
+        "'no-such-compiler' is not on the PATH (install g++)"]

@@ -299,6 +299,20 @@ def _answers(state, players):
     return out
 
 
+TYPE_FIELDS = ("long_name", "dynamics", "chance_mode", "information", "utility", "reward_model", "max_num_players",
+               "min_num_players", "provides_information_state_string", "provides_information_state_tensor",
+               "provides_observation_string", "provides_observation_tensor", "parameter_specification",
+               "default_loadable", "provides_factored_observation_string", "is_concrete")
+
+
+def _game_answers(game):
+    """What a game says of itself: its type (but its name), sizes, utilities, length and tensor shapes."""
+    kind = game.get_type()
+    return ([getattr(kind, f) for f in TYPE_FIELDS], game.num_distinct_actions(), game.max_chance_outcomes(),
+            game.num_players(), game.min_utility(), game.max_utility(), game.utility_sum(), game.max_game_length(),
+            game.observation_tensor_shape(), game.information_state_tensor_shape())
+
+
 def test_the_cxx_game_and_the_python_games_play_alike(config):
     """Along random paths, the C++ game, the Python game on the native handle and the Python game on the Python
     engine answer alike: actions, chance outcomes, strings, tensors and returns, for every seat."""
@@ -310,6 +324,7 @@ def test_the_cxx_game_and_the_python_games_play_alike(config):
              for backend, cxx in (("native", True), ("native", False), ("python", None))]
     names = [g.get_type().short_name for g in games]
     assert names[0] + "_pygame" == names[1] and names[0] + "_python" == names[2]
+    assert _game_answers(games[0]) == _game_answers(games[1]) == _game_answers(games[2])
     players = games[0].num_players()
     rnd = random.Random(1)
     for _ in range(2):

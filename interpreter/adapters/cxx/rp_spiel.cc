@@ -99,8 +99,6 @@ constexpr Player kTerminalPlayer = open_spiel::kTerminalPlayerId;
 
 [[noreturn]] void Fail(const char *text) { open_spiel::SpielFatalError(text ? text : "ruleplay: unknown error"); }
 
-class RuleplayCxxGame;
-
 class RuleplayCxxState : public open_spiel::State {
  public:
   RuleplayCxxState(std::shared_ptr<const open_spiel::Game> game, std::shared_ptr<const Spec> spec)
@@ -119,6 +117,8 @@ class RuleplayCxxState : public open_spiel::State {
     io_.more = nullptr;
     io_.cap = 0;
   }
+
+  RuleplayCxxState &operator=(const RuleplayCxxState &) = delete;  // a state owns its native state
 
   ~RuleplayCxxState() override {
     if (io_.S) spec_->c.free(io_.S);

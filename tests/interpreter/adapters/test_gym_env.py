@@ -151,6 +151,58 @@ def test_a_game_the_module_hands_back_goes_on_in_python_and_its_slot_comes_back(
     assert max(handed) > 0 and min(handed[1:]) < max(handed), "no game was handed back, or none came back"
 
 
+# Rows past rp_batch.c's CLEAR_WHOLE (4,096 bytes of vector, of mask), cleared only where their last write wrote: a
+# list of 300 items kept by position that shrinks and grows, 4,200 actions of which 84 are legal, different ones
+# every step, and a game handed back now and then (an int past 64 bits), whose slot's rows Python writes meanwhile.
+BIG_ROWS = """\
+ruleplay: 1
+game: big-rows
+players: 2
+state:
+  pile: {init: "range(300)"}
+  x: {init: "1"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go]}
+actions:
+  go:
+    params:
+      k: {of: "range(4200)"}
+    require: ["k % 50 == n % 50"]
+    effects: |
+      n += 1
+      pile = if k % 2 == 0 then pile[k % 7 * 45:] else pile + range(k % 97)
+      if k % 13 == 0 { x = x * 1000000000 }
+end:
+  - when: n >= 16
+scoring:
+  score: "if x > 10 then 1 else 0"
+"""
+
+
+def test_large_rows_cleared_where_they_were_written_answer_as_single_games(tmp_path):
+    from native_support import native_of
+
+    path = tmp_path / "big-rows.yaml"
+    path.write_text(BIG_ROWS, encoding="utf-8")
+    game = load_game(path)
+    native_of(game)  # skips where no module can be built
+    ours = vector_env(game, num_envs=4, backend="native")
+    assert ours.games.encoding.size * 4 > 4096 and ours.games.actions > 4096
+    handed = []
+    step = ours._step
+
+    def counting(actions=None):
+        answer = step(actions)
+        handed.append(int((ours._arrays.mine == 0).sum()))
+        return answer
+
+    ours._step = counting
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=40)
+    assert max(handed) > 0 and min(handed[1:]) < max(handed), "no game was handed back, or none came back"
+
+
 def test_a_rule_error_in_one_game_of_the_batch_raises_as_that_game_does_alone(tmp_path):
     game = _handed_back_game(tmp_path, 'if n == 5 { fail "stopped at five" }')
     batch, alone = vector_env(game, num_envs=3, backend="native"), turn_env(game, backend="python")

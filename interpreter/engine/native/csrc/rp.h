@@ -819,5 +819,13 @@ typedef struct rp_seen_var {
     rp_expr_fn back;          /* or NULL */
 } rp_seen_var;
 extern const rp_seen_var RP_SEEN_VARS[];
+/* A row of a batch written over and over (rp_batch.c): only what the row's last vector or mask wrote is cleared. */
+struct rp_layout;
+struct rp_error;
+int64_t rp_view_entries(const rp_model *M);
+void rp_view_unknown(const rp_model *M, const struct rp_layout *L, int32_t *used);
+int rp_observe_row(rp_state *S, const struct rp_layout *L, int32_t seat, float *out, int32_t *used,
+                   struct rp_error *e);
+int rp_mask_row(rp_state *S, int32_t masked, int8_t *mask, int64_t nactions, const int32_t *was, int64_t nwas);
 
 #endif

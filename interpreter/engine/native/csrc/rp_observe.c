@@ -101,10 +101,11 @@ static int looks_masked(rv v, const rp_layout *L, double *n)
 }
 
 /* An entry the viewer is shown as `v` (the value itself, or what `visible_if` left of a value that is no
- * list): its atom, its component counts and its first `cells` items. */
-static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cells, float *out)
+ * list): its atom, its component counts and its first `cells` items (how many it wrote into *written). */
+static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cells, float *out, int64_t *written)
 {
     double n;
+    *written = 0;
     if (maskable && looks_masked(v, L, &n)) {
         out[1] = 1.0f;
         out[2] = (float)clipped(n);
@@ -115,6 +116,7 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
     /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
     float *counts = out + ATOM, *items = counts + RP_MODEL.ncomponents;
     const rp_list *l = v.u.l;
+    *written = l->len < cells ? l->len : cells;
     for (int64_t i = 0; i < l->len; i++) {
         rv x = l->items[i];
         if (x.t == T_STR) count_text(counts, x.u.i);
@@ -143,23 +145,26 @@ static int seen_item(rp_ctx *C, const rp_seen_var *V, rv item, rv index, int32_t
     return 1;
 }
 
-/* One variable's entry (a per-player variable's entry of seat `owner`; -1 for one that is not per player). */
-static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t viewer, int32_t owner, float *out)
+/* One variable's entry (a per-player variable's entry of seat `owner`; -1 for one that is not per player), into
+ * zeros; how many of its items it wrote into *written. */
+static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t viewer, int32_t owner, float *out,
+                 int64_t *written)
 {
     const rp_seen_var *V = &RP_SEEN_VARS[var];
     int64_t cells = L->cells[var];
     int maskable = V->visibility != SEEN_PUBLIC;
+    *written = 0;
     if (V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer)) {
         out[1] = 1.0f;   /* masked: only a list's length is left */
         out[2] = value.t == T_LIST ? (float)value.u.l->len : 1.0f;
         return 1;
     }
-    if (!V->visible_if) return shown(C, L, maskable, value, cells, out);
+    if (!V->visible_if) return shown(C, L, maskable, value, cells, out, written);
     rv seen;
     int owned;
     if (value.t != T_LIST) {   /* one item, with `index` null */
         if (!seen_item(C, V, value, rv_null(), viewer, owner, &seen, &owned)) return 0;
-        int ok = shown(C, L, maskable, seen, cells, out);
+        int ok = shown(C, L, maskable, seen, cells, out, written);
         if (owned) rv_drop(seen);
         return ok;
     }
@@ -167,6 +172,7 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     const rp_list *l = value.u.l;
     atom(out, value, L);
     float *items = out + ATOM + RP_MODEL.ncomponents;
+    *written = l->len < cells ? l->len : cells;
     int ok = 1;
     for (int64_t i = 0; ok && i < l->len; i++) {
         ok = seen_item(C, V, l->items[i], rv_int(i), viewer, owner, &seen, &owned);
@@ -178,7 +184,7 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     return ok;
 }
 
-static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out);
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used);
 
 /* The numbers a vector of layout L holds for this module's game (encoding.py's Encoding.size). */
 static int64_t layout_size(const rp_model *M, const rp_layout *L)
@@ -189,42 +195,80 @@ static int64_t layout_size(const rp_model *M, const rp_layout *L)
     return size;
 }
 
-/* Seat `seat`'s observation of S into `out` (L->size numbers): 1, or 0 with the bail in `e`. */
-int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e)
+/* The entries of a vector: one per state variable, one per seat of a per-player one (rp_observe_row's `used`). */
+int64_t rp_view_entries(const rp_model *M)
+{
+    int64_t n = 0;
+    for (int32_t i = 0; i < M->nvars; i++) n += M->vars[i].per_player ? M->players : 1;
+    return n;
+}
+
+/* Every entry's items, as many as its variable keeps: what `used` says of a row whose numbers are not known. */
+void rp_view_unknown(const rp_model *M, const rp_layout *L, int32_t *used)
+{
+    int64_t k = 0;
+    for (int32_t i = 0; i < M->nvars; i++)
+        for (int64_t q = 0; q < (M->vars[i].per_player ? M->players : 1); q++) used[k++] = L->cells[i];
+}
+
+/* Seat `seat`'s observation of S into `out` (L->size numbers): 1, or 0 with the bail in `e`.  `used` NULL: `out`
+ * holds anything, and is cleared whole first.  Else `out` holds zeros but for the head, each entry's atom and
+ * counts, and the first used[k] items of entry k (rp_view_entries of them): only those are cleared, and used[k]
+ * is set to the items written now, so that a row written over and over is cleared only where it was written
+ * (most of a vector is items past a list's length).  After a bail `out` and `used` are undefined. */
+int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used, rp_error *e)
 {
     const rp_model *M = S->M;
     int64_t n = M->players;
     rp_ctx C;
     rp_ctx_init(&C, M, S);
-    memset(out, 0, (size_t)L->size * sizeof(float));
+    if (!used) memset(out, 0, (size_t)L->size * sizeof(float));
     if (!rp_views_lowered()) rp_bail(&C, RP_BAIL_NATIVE, "a visible_if or back the module does not hold", -1);
     else if (layout_size(M, L) != L->size) rp_bail(&C, RP_BAIL_NATIVE, "a layout made for another game", -1);
     else if (seat < 0 || seat >= n) rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
-    else write_view(&C, S, L, seat, out);
+    else write_view(&C, S, L, seat, out, used);
     if (e) { e->code = C.err; e->why = C.why ? C.why : ""; e->where = C.where; }
     rp_ctx_done(&C);
     return C.err == RP_OK;
 }
 
-/* The vector itself (rp_observe checked the seat). */
-static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out)
+int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e)
+{
+    return rp_observe_row(S, L, seat, out, NULL, e);
+}
+
+/* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row), what the row
+ * held there is cleared first and *used set to the items written. */
+static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
+                                                           int32_t viewer, int32_t owner, float *out, int32_t *used)
+{
+    int64_t written;
+    if (used) memset(out, 0, (size_t)(ATOM + RP_MODEL.ncomponents + ATOM * (int64_t)*used) * sizeof(float));
+    entry(C, L, var, value, viewer, owner, out, &written);
+    if (used) *used = (int32_t)written;
+}
+
+/* The vector itself (rp_observe_row checked the seat). */
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used)
 {
     const rp_model *M = S->M;
-    int64_t n = M->players, at;
+    int64_t n = M->players, at = 2 * n + 2 + M->nphases + L->nstages + 2, k = 0;
+    if (used) memset(out, 0, (size_t)at * sizeof(float));
     out[seat] = 1.0f;
     int64_t current = S->flow.player;
     out[n + (current >= 0 && current < n ? current : S->flow.done ? n + 1 : n)] = 1.0f;
-    at = 2 * n + 2;
-    out[at + S->flow.phase] = 1.0f;
-    at += M->nphases;
-    out[at + (S->flow.stage >= 0 ? L->stage_slot[L->phase_stages[S->flow.phase] + S->flow.stage] : L->nstages)] = 1.0f;
-    at += L->nstages + 1;
-    out[at++] = (float)clipped((double)S->flow.round);
+    int64_t head = 2 * n + 2;
+    out[head + S->flow.phase] = 1.0f;
+    head += M->nphases;
+    int64_t stage = S->flow.stage >= 0 ? L->stage_slot[L->phase_stages[S->flow.phase] + S->flow.stage] : L->nstages;
+    out[head + stage] = 1.0f;
+    head += L->nstages + 1;
+    out[head] = (float)clipped((double)S->flow.round);
     for (int32_t i = 0; i < M->nvars && !C->err; i++) {
         int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
         rv value = S->vars[i];
         if (!M->vars[i].per_player) {
-            entry(C, L, i, value, seat, -1, out + at);
+            entry_at(C, L, i, value, seat, -1, out + at, used ? used + k++ : NULL);
             at += width;
             continue;
         }
@@ -233,20 +277,20 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
             return;
         }
         for (int32_t q = 0; q < n && !C->err; q++) {
-            entry(C, L, i, value.u.l->items[q], seat, q, out + at);
+            entry_at(C, L, i, value.u.l->items[q], seat, q, out + at, used ? used + k++ : NULL);
             at += width;
         }
     }
 }
 
-/* Seat `seat`'s vector of S into `out` and S's action mask into `mask` (nactions numbers): a 1 for each legal
- * move when `masked`, else all 0s.  1, or 0 when this cannot write them exactly (a view or a listing that
- * bails): the caller writes them through the Python engine, which raises what the rules raise. */
-int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t masked, float *out, int8_t *mask,
-                      int64_t nactions)
+/* S's action mask into `mask` (nactions numbers): a 1 for each legal move when `masked`, else all 0s.  `was` NULL:
+ * `mask` holds anything and is cleared whole first; else it holds 1s exactly at the `nwas` moves of `was`, and
+ * only those are cleared (a mask is mostly 0s).  1, or 0 (`mask` then undefined) when the listing bails or lists a
+ * move past `nactions`: the caller writes the mask through the Python engine, which raises what the rules raise. */
+int rp_mask_row(rp_state *S, int32_t masked, int8_t *mask, int64_t nactions, const int32_t *was, int64_t nwas)
 {
-    if (!rp_observe(S, L, seat, out, NULL)) return 0;
-    memset(mask, 0, (size_t)nactions);
+    if (!was) memset(mask, 0, (size_t)nactions);
+    for (int64_t k = 0; k < nwas; k++) mask[was[k]] = 0;
     if (!masked) return 1;
     rp_ctx C;
     rp_ctx_init(&C, S->M, S);
@@ -259,4 +303,13 @@ int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t mas
         mask[a] = 1;
     }
     return 1;
+}
+
+/* Seat `seat`'s vector of S into `out` and S's action mask into `mask` (nactions numbers): a 1 for each legal move
+ * when `masked`, else all 0s.  1, or 0 when this cannot write them exactly (a view or a listing that bails): the
+ * caller writes them through the Python engine, which raises what the rules raise. */
+int rp_observe_masked(rp_state *S, const rp_layout *L, int32_t seat, int32_t masked, float *out, int8_t *mask,
+                      int64_t nactions)
+{
+    return rp_observe(S, L, seat, out, NULL) && rp_mask_row(S, masked, mask, nactions, NULL, 0);
 }

@@ -71,7 +71,8 @@ def parser() -> argparse.ArgumentParser:
                          default=sorted({g for g, _, _ in search.ROWS}), help="the rows of these games (default: all)")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
     command = commands.add_parser("rl", help="steps per CPU-second of the PettingZoo environment and the batched "
-                                             "Gymnasium one, against an older commit's PettingZoo environment")
+                                             "Gymnasium one (with and without copy), against an older commit's "
+                                             "PettingZoo environment")
     command.add_argument("commit", nargs="?", default=against.NATIVE_REFERENCE,
                          help=f"the commit to compare with (default {against.NATIVE_REFERENCE}, issue 35's)")
     command.add_argument("--games", nargs="+", choices=BUILTIN_NAMES, default=[g for g, _ in rl.RL_GAMES],

@@ -4,8 +4,10 @@
 `ruleplay.pettingzoo.env` in an older commit (issue 35's reference is
 5970966, on its Python engine) against the current tree's PettingZoo
 environment on the native backend and its batch of `BATCH` games per call
-(`vector_env`), each tree in a worker process of its own
-(`benchmarks.worker`), the three alternated pair after pair.  A step is
+(`vector_env`: with a copy of each step's observations, as
+`SyncVectorEnv` makes by default, and with `copy=False`), each tree in a
+worker process of its own (`benchmarks.worker`), the four alternated pair
+after pair.  A step is
 one `env.step` (PettingZoo's loop steps each agent once more at the end,
 with None, in every tree alike) or one game's move in a batch step.
 Actions are uniform choices among the mask's legal actions: in PettingZoo's
@@ -30,7 +32,8 @@ from .measure import Chunk, Playout, Sample, alternate
 BATCH = 64  # games per batched step
 # The configurations issue 35 names: the card game and Nautilus at three seats.
 RL_GAMES = [("nautilus-cards", None), ("nautilus", 3)]
-KINDS = {"reference": "PettingZoo, older commit", "pettingzoo": "PettingZoo, native", "vector": f"batch of {BATCH}"}
+KINDS = {"reference": "PettingZoo, older commit", "pettingzoo": "PettingZoo, native", "vector": f"batch of {BATCH}",
+         "vector-nocopy": "batch, copy=False"}
 
 
 def pettingzoo_playout(env: Any) -> Playout:
@@ -93,7 +96,8 @@ def _row(workers: dict, key: dict, pairs: int, seconds: float) -> dict:
 
     requests = {"reference": (workers["reference"], {"env": "pettingzoo", "backend": None}),
                 "pettingzoo": (workers["current"], {"env": "pettingzoo", "backend": "native"}),
-                "vector": (workers["current"], {"env": "vector", "backend": "native"})}
+                "vector": (workers["current"], {"env": "vector", "backend": "native"}),
+                "vector-nocopy": (workers["current"], {"env": "vector-nocopy", "backend": "native"})}
     for worker, extra in requests.values():  # built (and warmed up) before any is timed
         _asker(worker, {"op": "rl", **key, **extra, "seconds": 0})()
     samples = alternate({name: lambda ask=_asker(w, {"op": "rl", **key, **extra, "seconds": seconds}):
@@ -101,6 +105,7 @@ def _row(workers: dict, key: dict, pairs: int, seconds: float) -> dict:
     rates = {name: statistics.median(s.moves_per_s for s in v) for name, v in samples.items()}
     return key | {"steps_per_s": rates, "ratios": {name: r / rates["reference"] for name, r in rates.items()},
                   "batch_over_pettingzoo": rates["vector"] / rates["pettingzoo"],
+                  "nocopy_over_pettingzoo": rates["vector-nocopy"] / rates["pettingzoo"],
                   "samples": {k: [s.to_dict() for s in v] for k, v in samples.items()}}
 
 
@@ -109,9 +114,10 @@ def report(result: dict) -> str:
              f"environment (Python engine) against the current tree's on the native backend, and its batch of "
              f"{result['batch']} games per step (median of {result['pairs']} alternated pairs of "
              f"{result['seconds']:g} s)",
-             f"{'game':<28}" + "".join(f"{KINDS[k]:>28}" for k in KINDS) + f"{'batch/PettingZoo':>18}"]
+             f"{'game':<28}" + "".join(f"{KINDS[k]:>28}" for k in KINDS) + f"{'batch/PettingZoo':>18}"
+             f"{'no copy/PettingZoo':>20}"]
     for row in result["rows"]:
         label = row["game"] + (f" -p {row['players']}" if row["players"] else "")
         cells = "".join(f"{row['steps_per_s'][k]:>19,.0f} ({row['ratios'][k]:>5.1f}x)" for k in KINDS)
-        lines.append(f"{label:<28}{cells}{row['batch_over_pettingzoo']:>17.2f}x")
+        lines.append(f"{label:<28}{cells}{row['batch_over_pettingzoo']:>17.2f}x{row['nocopy_over_pettingzoo']:>19.2f}x")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ playouts: the engine's loop on "python", whole games in C a chunk at a
 time (`native.batch_player`) on "native".  `{"op": "perft", ..., "depth",
 "seconds"}` answers with a `PerftSample` of the tree's own perft from the
 initial state (counted in the native module on "native").  `{"op": "rl",
-..., "env": "pettingzoo"|"vector", "backend", "seconds"}` answers with a
+..., "env": "pettingzoo"|"vector"|"vector-nocopy", "backend", "seconds"}` answers with a
 `Sample` of steps of the tree's own `ruleplay.pettingzoo` environment
 (`rl`: PettingZoo's loop, or a batch per step; `backend` None for a tree
 whose environment takes none), made and warmed up on the first request.  A request that
@@ -108,8 +108,9 @@ def _rl_sampler(key: tuple, kind: str, backend: str | None) -> Callable[[float],
     environments = importlib.import_module("ruleplay.pettingzoo")
     options = {"players": key[1], "variant": key[2]} | ({} if backend is None else {"backend": backend})
     rng = random.Random(0)
-    if kind == "vector":
-        chunk = rl.vector_chunk(environments.vector_env(key[0], num_envs=rl.BATCH, **options), rng)
+    if kind in ("vector", "vector-nocopy"):
+        copies = {"copy": False} if kind == "vector-nocopy" else {}
+        chunk = rl.vector_chunk(environments.vector_env(key[0], num_envs=rl.BATCH, **options, **copies), rng)
         return lambda seconds: sample_chunks(chunk, seconds)
     play = rl.pettingzoo_playout(environments.env(key[0], **options))
     warm_up(play)

@@ -24,6 +24,12 @@ autoreset and infos included), only without a Python environment per game.
   `SyncVectorEnv` seeds its environments) and the games after it;
   autoreset is Gymnasium's default, next-step: the step after a game ended
   starts the next game of that slot and ignores its action.
+- Copies: the vector API asks for none; `SyncVectorEnv(copy=True)`, its
+  default, hands out a copy of the batch's observations at each step and
+  reset, and so does `VectorTurnEnv`.  With `copy=False` both hand out their
+  own buffers, which the next step rewrites; `VectorTurnEnv`'s are read-only
+  views (the native batch clears only what a row's last observation wrote, so
+  a write into them would show in later observations).
 """
 
 from __future__ import annotations
@@ -160,10 +166,15 @@ class VectorTurnEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: Game | str | os.PathLike, num_envs: int, players: int | None = None,
-                 variant: str | None = None, backend: str = "auto"):
+                 variant: str | None = None, backend: str = "auto", copy: bool = True):
+        """`copy`: as `SyncVectorEnv`'s, whether reset and step hand out copies of the observations (else
+        read-only views of the batch's own arrays, rewritten by the next step)."""
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+        if type(copy) is not bool:
+            raise ValueError(f"copy must be True or False, not {copy!r}")
         self.num_envs = num_envs
+        self.copy = copy
         self.games = _Games(game, players, variant, backend, num_envs)
         self.single_observation_space, self.single_action_space = _single_spaces(self.games.game,
                                                                                  self.games.encoding)
@@ -176,6 +187,8 @@ class VectorTurnEnv(VectorEnv):
             returns=np.zeros((num_envs, players), np.float64), movers=np.zeros(num_envs, np.int64),
             observations=np.zeros((num_envs, self.games.encoding.size), np.float32),
             masks=np.zeros((num_envs, self.games.actions), np.int8))
+        self._views = {"observation": _read_only(self._arrays.observations),
+                       "action_mask": _read_only(self._arrays.masks)}
         self._native = self.games.stepper.batch(self._arrays)  # None where the games are stepped in Python
         self._in_python: set[int] = set()  # the slots whose games the native batch handed back, till they end
         self._arrays.mine[:] = self._native is not None
@@ -270,6 +283,8 @@ class VectorTurnEnv(VectorEnv):
         games.observe_into(slot, arrays.observations[slot], arrays.masks[slot])
 
     def _batch(self) -> dict:
+        if not self.copy:
+            return dict(self._views)
         return {"observation": self._arrays.observations.copy(), "action_mask": self._arrays.masks.copy()}
 
     def _infos(self, ended: np.ndarray | None = None) -> dict:
@@ -280,6 +295,12 @@ class VectorTurnEnv(VectorEnv):
         return infos
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def turn_env(game: Game | str | os.PathLike, players: int | None = None, variant: str | None = None,
              backend: str = "auto", render_mode: str | None = None) -> TurnEnv:
     """One game as a Gymnasium environment played from the seat to move."""
@@ -287,6 +308,7 @@ def turn_env(game: Game | str | os.PathLike, players: int | None = None, variant
 
 
 def vector_env(game: Game | str | os.PathLike, num_envs: int, players: int | None = None,
-               variant: str | None = None, backend: str = "auto") -> VectorTurnEnv:
-    """`num_envs` games of one ruleset as a Gymnasium vector environment (next-step autoreset)."""
-    return VectorTurnEnv(game, num_envs, players, variant, backend)
+               variant: str | None = None, backend: str = "auto", copy: bool = True) -> VectorTurnEnv:
+    """`num_envs` games of one ruleset as a Gymnasium vector environment (next-step autoreset); `copy` as
+    `SyncVectorEnv`'s."""
+    return VectorTurnEnv(game, num_envs, players, variant, backend, copy)

@@ -46,7 +46,7 @@ def test_a_batch_answers_as_sync_vector_env_over_single_games(config, backend):
 def _play_alike(ours, single, steps: int = STEPS, seed: int = 11):
     """`ours` and `SyncVectorEnv` over its number of `single()` games, stepped with the same random legal actions
     until `steps` steps are made and a game has ended and its slot started again: equal answers at every step."""
-    theirs = gymnasium.vector.SyncVectorEnv([single] * ours.num_envs)
+    theirs = gymnasium.vector.SyncVectorEnv([single] * ours.num_envs, copy=ours.copy)
     rnd = random.Random(5)
     seen = [ours.reset(seed=seed), theirs.reset(seed=seed)]
     made = ended = 0
@@ -71,6 +71,27 @@ def _assert_same(a, b):
                 assert ours[key].dtype == theirs[key].dtype, key
         else:
             assert np.array_equal(ours, theirs) and ours.dtype == theirs.dtype
+
+
+@pytest.mark.parametrize("game", ["nautilus-cards", "tic-tac-toe"])
+def test_without_copies_a_batch_hands_out_its_own_arrays_read_only_and_answers_alike(game):
+    """`copy=False`, as SyncVectorEnv's: the same answers, in read-only views of the batch's arrays, which the
+    next step rewrites (a write into them would show in later observations: the native batch clears only what a
+    row's last observation wrote)."""
+    ours = vector_env(game, num_envs=5, backend="native", copy=False)
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=60)
+    observations, _ = ours.reset(seed=3)
+    assert observations["observation"].base is ours._arrays.observations
+    assert observations["action_mask"].base is ours._arrays.masks
+    for array in observations.values():
+        with pytest.raises(ValueError, match="read-only"):
+            array[0, 0] = 1
+    before = observations["observation"].copy()
+    again, *_ = ours.step(observations["action_mask"].argmax(axis=1))  # each game's first legal move
+    assert again["observation"].base is ours._arrays.observations
+    assert not np.array_equal(observations["observation"], before)  # the same buffer, rewritten
+    with pytest.raises(ValueError, match="copy must be True or False"):
+        vector_env(game, num_envs=2, copy="no")
 
 
 def test_the_seat_to_move_is_in_the_info_and_rewards_go_to_the_mover():

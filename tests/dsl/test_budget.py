@@ -114,7 +114,9 @@ def test_ranks_takes_n_log_n_time_and_is_charged_for_it():
     n = 60_000
     began = time.perf_counter()
     value, budget = both(f"ranks([x % 7 for x in range({n})])", iterations=10_000_000)
-    assert time.perf_counter() - began < 5  # pairwise counting took minutes
+    # A guard against pairwise counting (n^2 = 3.6e9 comparisons: many minutes), not a speed measurement: the
+    # bound holds on a loaded machine, where the sort takes a few seconds.
+    assert time.perf_counter() - began < 60
     per_residue = [len(range(r, n, 7)) for r in range(7)]
     assert value[:7] == [sum(per_residue[r + 1:]) for r in range(7)] and value[7] == value[0]
     # range: n built; the comprehension: n turns; ranks: its list walked ceil(log2 n) = 16 times

@@ -31,6 +31,7 @@ from .verify import CSRC, verify
 RUNTIME_SOURCES = ("rp_value.c", "rp_ops.c", "rp_builtins.c", "rp_engine.c", "rp_api.c", "rp_search.c",
                    "rp_observe.c", "rp_determinize.c", "rp_batch.c")
 HEADERS = ("rp.h", "rp_api.h")
+STEP_SOURCE = "rp_step.c"  # the engine's step: compiled into each module, with the module's model a constant
 VERIFIER = Path(__file__).with_name("verify.py")
 OPTIMIZE = os.environ.get("RULEPLAY_NATIVE_OPT", "-O2")
 FLAGS = ("-std=gnu11", "-fno-strict-overflow", "-Wno-unused-label", "-Wno-unused-variable",
@@ -68,7 +69,7 @@ def compiler_identity() -> str:
 
 def runtime_text() -> str:
     """The runtime's sources as they are now (read each time: a key must never name other sources than it built)."""
-    return "".join((CSRC / name).read_text(encoding="utf-8") for name in HEADERS + RUNTIME_SOURCES)
+    return "".join((CSRC / name).read_text(encoding="utf-8") for name in (*HEADERS, *RUNTIME_SOURCES, STEP_SOURCE))
 
 
 def cdef() -> str:
@@ -198,8 +199,9 @@ def _build(name: str, source: str, so: Path, record: Path, key: str) -> None:
     ffi = cffi.FFI()
     ffi.cdef(cdef())
     args, link = _compile_args()
-    # The API's declarations follow the verified source: cffi's wrapper, written after it, calls them.
-    ffi.set_source(name, source + '\n#include "rp_api.h"\n', extra_objects=runtime_objects(),
+    # The API's declarations follow the verified source: cffi's wrapper, written after it, calls them.  The
+    # engine's step follows the model it reads as a constant (rp_step.c).
+    ffi.set_source(name, source + f'\n#include "rp_api.h"\n#include "{STEP_SOURCE}"\n', extra_objects=runtime_objects(),
                    include_dirs=[str(CSRC)], extra_compile_args=args, extra_link_args=link)
     folder = so.parent
     work = Path(tempfile.mkdtemp(prefix="build-", dir=folder))

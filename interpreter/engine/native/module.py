@@ -166,6 +166,7 @@ class _ModuleWriter:
             self.texts.c_arrays(), constants,
             *self._prototypes(), *self.tables, self._site_slots(), *self.functions,
             f"rp_model RP_MODEL = {{\n{body}\n}};\n",
+            f"static const rp_model RP_SHAPE = {{\n{body}\n}};\n",  # the same, a constant for the step (rp_step.c)
             self._init_function(),
         ])
         rules = [r for r, _ in sorted(self.rules.items(), key=lambda item: item[1])]
@@ -304,7 +305,7 @@ class _ModuleWriter:
         rows = []
         for a in self.model.actions.values():
             rows.append(self._action(a))
-        self.tables.append(self._array("static rp_action ACTIONS", rows))
+        self.tables.append(self._array("static const rp_action ACTIONS", rows))
         return "ACTIONS"
 
     def _action(self, a: Action) -> str:

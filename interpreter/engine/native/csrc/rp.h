@@ -808,6 +808,29 @@ void rp_state_free(rp_state *S);
 void rp_ctx_init(rp_ctx *C, const rp_model *M, rp_state *S);
 void rp_ctx_done(rp_ctx *C);
 
+/* A move's (or a listing's) budget as the model's limits set it, and no signal raised. */
+static inline void rp_fresh_budget(const rp_model *M, rp_budget *b)
+{
+    b->iterations = M->limit_iterations;
+    b->copies = M->limit_copies;
+    b->depth = 0;
+    b->max_depth = M->limit_max_depth;
+}
+static inline void rp_clear_signals(rp_signals *s)
+{
+    s->end_turn = s->end_phase = s->end_game = s->stage_set = 0;
+    s->stage = -1;
+    s->go = -1;
+}
+
+/* The step (rp_step.c, compiled into each module): the game started from a set-up state (C->S) and its
+ * first legal moves listed; a move's action and arguments; the rest of the engine's help to the step. */
+int rp_step_start(rp_ctx *C);
+void rp_decode(int64_t index, int32_t *action, rv *args);
+int rp_list_unlowered(rp_ctx *C, const rp_action *a, rp_moves *out);
+double rp_outcome_weight(rp_ctx *C, const rp_action *a, int64_t index);
+int rp_invariants(rp_state *S);
+
 /* ------------------------------------------------------------------ what a seat sees (rp_observe.c) */
 /* Each state variable's visibility, and its `visible_if` and `back` lowered from the ruleset (item, index,
  * viewer and owner in A[0..3]), in the model's order: the module's table RP_SEEN_VARS (lower_observe.py). */

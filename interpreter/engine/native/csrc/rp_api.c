@@ -331,51 +331,6 @@ int rp_playout(uint64_t seed, const int32_t *kinds, uint64_t *agent_rng, int64_t
     return 1;
 }
 
-/* `Rng(seed_state(seed)).derive(index)` (engine/rng.py): the seed of game `index` of a batch, of a seat's agent. */
-static uint64_t derive(uint64_t seed, uint64_t index)
-{
-    uint64_t state = rp_seed_state(seed) ^ rp_seed_state(index + 1);
-    return rp_next64(&state);
-}
-
-/* Games first, first+1, ... of the batch `batch_seed`, seated and seeded as `simulate` seats and seeds them,
- * played to their ends and thrown away (a benchmark's loop), up to `count` games or the first the module
- * gives up on.  Returns the games played; `moves` gets the moves they made. */
-int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int32_t *kinds, int64_t *moves)
-{
-    const rp_model *M = &RP_MODEL;
-    int64_t played = 0;
-    *moves = 0;
-    rp_state *S = rp_state_alloc(M);
-    if (!S) return 0;
-    rp_ctx C;
-    int32_t *fired = NULL, cfired = 0;   /* the fired-rule log's buffer, kept from game to game */
-    for (int64_t g = first; g < first + count; g++) {
-        uint64_t seed = derive(batch_seed, (uint64_t)g), rng[RP_MAX_PLAYERS];
-        for (int32_t k = 0; k < M->players; k++) rng[k] = rp_seed_state(derive(seed, (uint64_t)k));
-        rp_ctx_init(&C, M, S);
-        C.fired = fired; C.cfired = cfired;
-        int ok = rp_state_setup(M, S, seed, &C);
-        int64_t made = 0;
-        while (ok && !S->flow.done) {
-            if (S->flow.player == RP_CHANCE) ok = rp_state_apply_chance(S, &C);
-            else {
-                int64_t who = S->flow.player;
-                int64_t pick = kinds[who] == 0 ? (int64_t)rp_below(&rng[who], (uint64_t)S->nlegal) : 0;
-                ok = rp_state_apply_at(S, pick, &C);
-            }
-            made += ok;
-        }
-        fired = C.fired; cfired = C.cfired;
-        if (!ok) break;
-        *moves += made;
-        played++;
-    }
-    free(fired);
-    rp_state_free(S);
-    return played;
-}
-
 /* ------------------------------------------------------------------ perft */
 typedef struct frame { rp_state *s; int64_t next; int32_t k; } frame;
 

@@ -360,8 +360,9 @@ static int copy_flat_over(rv *slot, rv from)
     if (slot->t != T_LIST || from.t != T_LIST) return 0;
     rp_list *to = slot->u.l, *src = from.u.l;
     if (to == src || to->immortal || to->rc != 1 || to->size != -1 || to->len != src->len) return 0;
-    for (int64_t k = 0; k < to->len; k++)
-        if (rv_is_container(to->items[k]) || rv_is_container(src->items[k])) return 0;
+    int flat = 1;   /* tested item by item without a branch: a board's cells are all scalars */
+    for (int64_t k = 0; k < to->len; k++) flat &= (to->items[k].t < T_LIST) & (src->items[k].t < T_LIST);
+    if (!flat) return 0;
     rp_memcpy(to->items, src->items, (size_t)to->len * sizeof(rv));
     return 1;
 }

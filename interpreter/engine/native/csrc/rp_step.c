@@ -518,16 +518,19 @@ static int keep_fired(rp_state *S, rp_ctx *C)
         if (!more) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
         S->fired = more; S->cfired = C->nfired;
     }
-    if (C->nfired <= 1) {   /* most moves fire one rule or none: nothing to compare */
-        if (C->nfired) S->fired[0] = C->fired[0];
-        S->nfired = C->nfired;
+    const int32_t *fired = C->fired;
+    int32_t nfired = C->nfired, *kept = S->fired;
+    if (nfired <= 2) {   /* most moves fire two rules or fewer (the action's, an effect's): one compare */
+        if (nfired) kept[0] = fired[0];
+        if (nfired == 2 && fired[1] != fired[0]) kept[1] = fired[1];
+        S->nfired = nfired - (nfired == 2 && fired[1] == fired[0]);
         return 1;
     }
     int32_t n = 0;
-    for (int32_t i = 0; i < C->nfired; i++) {
-        int seen = 0;
-        for (int32_t j = 0; j < n && !seen; j++) seen = S->fired[j] == C->fired[i];
-        if (!seen) S->fired[n++] = C->fired[i];
+    for (int32_t i = 0; i < nfired; i++) {
+        int32_t j = 0;
+        while (j < n && kept[j] != fired[i]) j++;
+        if (j == n) kept[n++] = fired[i];
     }
     S->nfired = n;
     return 1;
@@ -548,7 +551,7 @@ int rp_state_apply(rp_state *S, int64_t index, rp_ctx *C)
 
 /* Make the legal move at position `at` of the state's listed moves (a playout's pick): rp_state_apply
  * without looking the move up among them. */
-static inline __attribute__((always_inline)) int apply_at(rp_state *S, int64_t at, rp_ctx *C)
+int rp_state_apply_at(rp_state *S, int64_t at, rp_ctx *C)
 {
     if (S->flow.done || !S->legal_known || at < 0 || at >= S->nlegal) {
         rp_bail(C, RP_BAIL_ILLEGAL, "not a legal move now", -1);
@@ -556,8 +559,6 @@ static inline __attribute__((always_inline)) int apply_at(rp_state *S, int64_t a
     }
     return apply_legal(S, S->legal[at], C);
 }
-
-int rp_state_apply_at(rp_state *S, int64_t at, rp_ctx *C) { return apply_at(S, at, C); }
 
 /* Make move `index`, one of the moves S lists now. */
 static int apply_legal(rp_state *S, int64_t index, rp_ctx *C)
@@ -640,7 +641,7 @@ int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int
             else {
                 int64_t who = S->flow.player;
                 int64_t pick = kinds[who] == 0 ? (int64_t)rp_below(&rng[who], (uint64_t)S->nlegal) : 0;
-                ok = apply_at(S, pick, &C);
+                ok = apply_legal(S, S->legal[pick], &C);   /* listed (settle), and the pick below their number */
             }
             made += ok;
         }

@@ -1,6 +1,7 @@
-/* What Python calls (declared to cffi by engine/native/build.py): states, moves, whole playouts, perft, and
- * the exact conversion of a state to and from JSON.  Every lowered ruleset module links this file with
- * its own model (`RP_MODEL`, made by `rp_model_init`). */
+/* What Python calls (declared to cffi by engine/native/build.py): states, moves, a whole game, perft, and
+ * the exact conversion of a state to and from JSON (a batch's whole playouts, `rp_playouts`, are in
+ * rp_step.c, beside the step they make).  Every lowered ruleset module links this file with its own model
+ * (`RP_MODEL`, made by `rp_model_init`). */
 #include "rp.h"
 
 #include <math.h>

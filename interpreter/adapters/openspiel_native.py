@@ -29,7 +29,6 @@ OpenSpiel's C++ games do, as its history.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -43,7 +42,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ..engine.native.build import BuildError, cache_dir
+from ..engine.native.build import BuildError, cache_dir, is_kept, keep
 from ..engine.native.verify import CSRC
 from . import openspiel_answers as py
 from .held import Handle
@@ -127,10 +126,6 @@ def shim_key() -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def _file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @lru_cache(maxsize=1)
 def shim() -> tuple[Any, Any]:
     """The compiled shim (its cffi `ffi` and library): from the cache when its bytes are what its record says,
@@ -143,12 +138,7 @@ def shim() -> tuple[Any, Any]:
     folder = cache_dir()
     name = f"_ruleplay_spiel_{key[:24]}"
     so, record = folder / f"{name}.so", folder / f"{name}.json"
-    try:
-        kept = json.loads(record.read_text(encoding="utf-8"))
-        sound = kept.get("key") == key and kept.get("sha256") == _file_hash(so)
-    except (OSError, ValueError):
-        sound = False
-    if not sound:
+    if not is_kept(so, record, key):
         _build(so, record, key)
     ffi = cffi.FFI()
     ffi.cdef(CDEF)
@@ -170,14 +160,7 @@ def _build(so: Path, record: Path, key: str) -> None:
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             raise BuildError(f"the C++ compiler failed on the OpenSpiel shim: {done.stderr.strip()[-500:]}")
-        digest = _file_hash(built)
-        staged = folder / f".{so.name}.{os.getpid()}"
-        shutil.copyfile(built, staged)
-        os.chmod(staged, 0o700)
-        os.replace(staged, so)
-        staged_record = folder / f".{record.name}.{os.getpid()}"
-        staged_record.write_text(json.dumps({"key": key, "sha256": digest}), encoding="utf-8")
-        os.replace(staged_record, record)
+        keep(built, so, record, key)
     except (OSError, subprocess.SubprocessError) as err:
         raise BuildError(f"the OpenSpiel shim could not be built: {err}") from None
     finally:

@@ -116,10 +116,9 @@ def load_module(source: str) -> Any:
     record = folder / f"{name}.json"
     module = None
     try:
-        kept = json.loads(record.read_text(encoding="utf-8"))
-        if kept.get("key") == key and kept.get("sha256") == _file_hash(so):
+        if is_kept(so, record, key):
             module = _import(name, so)
-    except (OSError, ValueError, ImportError):
+    except ImportError:
         module = None
     if module is None:
         verify(source)
@@ -129,6 +128,30 @@ def load_module(source: str) -> Any:
         raise BuildError("the native module could not set up its constants (out of memory?)")
     _LOADED[key] = module
     return module
+
+
+def is_kept(so: Path, record: Path, key: str) -> bool:
+    """Whether the cached library `so` was built for `key` and is, byte for byte, what its record says: a
+    truncated or changed library is built again, never loaded."""
+    try:
+        kept = json.loads(record.read_text(encoding="utf-8"))
+        return kept.get("key") == key and kept.get("sha256") == _file_hash(so)
+    except (OSError, ValueError):
+        return False
+
+
+def keep(built: Path, so: Path, record: Path, key: str) -> None:
+    """The library `built` for `key` put in the cache as `so`, with its record: each is written beside its
+    place and renamed into it, so a process loading it at the same time sees the old file or the new one."""
+    folder = so.parent
+    digest = _file_hash(built)
+    staged = folder / f".{so.name}.{os.getpid()}"
+    shutil.copyfile(built, staged)
+    os.chmod(staged, 0o700)
+    os.replace(staged, so)
+    staged_record = folder / f".{record.name}.{os.getpid()}"
+    staged_record.write_text(json.dumps({"key": key, "sha256": digest}), encoding="utf-8")
+    os.replace(staged_record, record)
 
 
 def _compile_args() -> tuple[list[str], list[str]]:
@@ -206,15 +229,7 @@ def _build(name: str, source: str, so: Path, record: Path, key: str) -> None:
     folder = so.parent
     work = Path(tempfile.mkdtemp(prefix="build-", dir=folder))
     try:
-        built = Path(ffi.compile(tmpdir=str(work), verbose=False))
-        digest = _file_hash(built)
-        staged = folder / f".{so.name}.{os.getpid()}"
-        shutil.copyfile(built, staged)
-        os.chmod(staged, 0o700)
-        os.replace(staged, so)
-        staged_record = folder / f".{record.name}.{os.getpid()}"
-        staged_record.write_text(json.dumps({"key": key, "sha256": digest}), encoding="utf-8")
-        os.replace(staged_record, record)
+        keep(Path(ffi.compile(tmpdir=str(work), verbose=False)), so, record, key)
     except (OSError, cffi.VerificationError, cffi.CDefError, CompileError, LinkError) as err:
         raise BuildError(f"the C compiler failed on the lowered ruleset: {str(err).strip()[:500]}") from None
     finally:

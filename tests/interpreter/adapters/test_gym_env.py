@@ -159,6 +159,12 @@ def test_a_game_the_module_hands_back_goes_on_in_python_and_its_slot_comes_back(
     native again: every step answers as single games on the Python engine do."""
     game = _handed_back_game(tmp_path, "if v == 3 { x = x * 1000000000 }")
     ours = vector_env(game, num_envs=6, backend="native")
+    _play_alike_handing_back(ours, game, steps=60)
+
+
+def _play_alike_handing_back(ours, game, steps: int) -> None:
+    """`_play_alike` against single games on the Python engine, counting at every step the batch's slots held in
+    Python: some game must be handed back, and some slot must come back to the module."""
     handed = []
     step = ours._step
 
@@ -168,7 +174,7 @@ def test_a_game_the_module_hands_back_goes_on_in_python_and_its_slot_comes_back(
         return answer
 
     ours._step = counting
-    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=60)
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=steps)
     assert max(handed) > 0 and min(handed[1:]) < max(handed), "no game was handed back, or none came back"
 
 
@@ -211,17 +217,7 @@ def test_large_rows_cleared_where_they_were_written_answer_as_single_games(tmp_p
     native_of(game)  # skips where no module can be built
     ours = vector_env(game, num_envs=4, backend="native")
     assert ours.games.encoding.size * 4 > 4096 and ours.games.actions > 4096
-    handed = []
-    step = ours._step
-
-    def counting(actions=None):
-        answer = step(actions)
-        handed.append(int((ours._arrays.mine == 0).sum()))
-        return answer
-
-    ours._step = counting
-    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=40)
-    assert max(handed) > 0 and min(handed[1:]) < max(handed), "no game was handed back, or none came back"
+    _play_alike_handing_back(ours, game, steps=40)
 
 
 def test_a_rule_error_in_one_game_of_the_batch_raises_as_that_game_does_alone(tmp_path):

@@ -26,7 +26,6 @@ writes the observation vectors and masks there too (`adapters.held`);
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import numpy as np
 from gymnasium import spaces

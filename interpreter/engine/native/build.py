@@ -118,7 +118,7 @@ def load_module(source: str) -> Any:
     try:
         if is_kept(so, record, key):
             module = _import(name, so)
-    except ImportError:
+    except (OSError, ImportError):  # gone or unloadable since it was checked: built again
         module = None
     if module is None:
         verify(source)

@@ -167,17 +167,26 @@ rv rp_map_sorted_keys(rp_ctx *C, const rp_map *m)
 
 /* ------------------------------------------------------------------ interned texts */
 /* Texts live in chunks that never move, so a text's bytes can be read without a lock once its id is
- * known; interning (finding or adding a text) takes the lock.  The module's own texts come first. */
+ * known.  Finding a text already there takes no lock either: a slot is written (with release order)
+ * only after its text, and a table that grows is replaced, not freed, so a reader still probing the old
+ * one reads a table that holds fewer texts, never a freed one; a text not found without the lock is
+ * looked for again, and added, under it.  The module's own texts come first. */
 #define CHUNK_BITS 12
 #define CHUNK (1 << CHUNK_BITS)
 #define MAX_CHUNKS 16384
 #define MAX_TEXT_BYTES (64LL << 20)   /* bytes of texts made in play a process keeps; past them, bail */
 
+typedef struct text_table {
+    struct text_table *older;   /* the tables it replaced, kept for readers still probing them */
+    int64_t n;                  /* a power of two */
+    int64_t slot[];             /* open addressing: text id + 1, 0 empty */
+} text_table;
+
 static rp_text *chunks[MAX_CHUNKS];
 static int64_t ntexts;
 static int64_t made_bytes;
-static int64_t *slots;                 /* open addressing: text id + 1, 0 empty */
-static int64_t nslots;
+static text_table *table;
+static int64_t one_byte[256];          /* a one-byte text's id + 1, 0 while it has none: its own table */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 int64_t RP_EMPTY_TEXT = -1;
 
@@ -197,32 +206,43 @@ static int64_t count_chars(const char *s, int64_t n)
 
 rp_text rp_text_of(int64_t id) { return chunks[id >> CHUNK_BITS][id & (CHUNK - 1)]; }
 
-static int grow_slots(void)
+/* The id of the text, or -1 with `*at` the empty slot where it would go (safe without the lock). */
+static int64_t table_find(const text_table *T, const char *bytes, int64_t n, uint64_t hash, int64_t *at)
 {
-    int64_t n = nslots ? nslots * 2 : 1024;
-    int64_t *fresh = calloc((size_t)n, sizeof(int64_t));
+    uint64_t mask = (uint64_t)(T->n - 1), h = hash & mask;
+    for (int64_t got; (got = __atomic_load_n(&T->slot[h], __ATOMIC_ACQUIRE)); h = (h + 1) & mask) {
+        rp_text t = rp_text_of(got - 1);
+        if (t.nbytes == n && memcmp(t.bytes, bytes, (size_t)n) == 0) return got - 1;
+    }
+    *at = (int64_t)h;
+    return -1;
+}
+
+static int grow_table(void)
+{
+    int64_t n = table ? table->n * 2 : 1024;
+    text_table *fresh = calloc(1, sizeof(text_table) + (size_t)n * sizeof(int64_t));
     if (!fresh) return 0;
+    fresh->older = table;
+    fresh->n = n;
     for (int64_t id = 0; id < ntexts; id++) {
         rp_text t = rp_text_of(id);
         uint64_t h = hash_bytes(t.bytes, t.nbytes) & (uint64_t)(n - 1);
-        while (fresh[h]) h = (h + 1) & (uint64_t)(n - 1);
-        fresh[h] = id + 1;
+        while (fresh->slot[h]) h = (h + 1) & (uint64_t)(n - 1);
+        fresh->slot[h] = id + 1;
     }
-    free(slots);
-    slots = fresh; nslots = n;
+    __atomic_store_n(&table, fresh, __ATOMIC_RELEASE);
     return 1;
 }
 
-/* Find or add a text; `keep` says the bytes outlive the table (the module's own), else they are copied. */
-static int64_t intern_locked(const char *bytes, int64_t n, int keep)
+/* Find or add a text (the lock held); `keep` says the bytes outlive the table (the module's own), else
+ * they are copied. */
+static int64_t intern_locked(const char *bytes, int64_t n, uint64_t hash, int keep)
 {
-    if ((ntexts + 1) * 2 > nslots && !grow_slots()) return -1;
-    uint64_t h = hash_bytes(bytes, n) & (uint64_t)(nslots - 1);
-    while (slots[h]) {
-        rp_text t = rp_text_of(slots[h] - 1);
-        if (t.nbytes == n && memcmp(t.bytes, bytes, (size_t)n) == 0) return slots[h] - 1;
-        h = (h + 1) & (uint64_t)(nslots - 1);
-    }
+    if ((!table || (ntexts + 1) * 2 > table->n) && !grow_table()) return -1;
+    int64_t h;
+    int64_t found = table_find(table, bytes, n, hash, &h);
+    if (found >= 0) return found;
     int64_t id = ntexts;
     if ((id >> CHUNK_BITS) >= MAX_CHUNKS) return -1;
     if (!chunks[id >> CHUNK_BITS]) {
@@ -242,7 +262,8 @@ static int64_t intern_locked(const char *bytes, int64_t n, int keep)
     rp_text *t = &chunks[id >> CHUNK_BITS][id & (CHUNK - 1)];
     t->bytes = stored; t->nbytes = n; t->nchars = count_chars(stored, n);
     __atomic_store_n(&ntexts, id + 1, __ATOMIC_RELEASE);
-    slots[h] = id + 1;
+    __atomic_store_n(&table->slot[h], id + 1, __ATOMIC_RELEASE);
+    if (n == 1) __atomic_store_n(&one_byte[(unsigned char)bytes[0]], id + 1, __ATOMIC_RELEASE);
     return id;
 }
 
@@ -254,12 +275,13 @@ int rp_texts_init(const unsigned char *blob, const int64_t *ends, int64_t n)
     if (ntexts == 0) {
         int64_t start = 0;
         for (int64_t k = 0; k < n && ok; k++) {
-            int64_t id = intern_locked((const char *)blob + start, ends[k] - start, 1);
+            const char *bytes = (const char *)blob + start;
+            int64_t id = intern_locked(bytes, ends[k] - start, hash_bytes(bytes, ends[k] - start), 1);
             ok = id == k;
             start = ends[k];
         }
         if (ok) {
-            RP_EMPTY_TEXT = intern_locked("", 0, 1);
+            RP_EMPTY_TEXT = intern_locked("", 0, hash_bytes("", 0), 1);
             ok = RP_EMPTY_TEXT >= 0;
         }
     }
@@ -269,8 +291,15 @@ int rp_texts_init(const unsigned char *blob, const int64_t *ends, int64_t n)
 
 int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes)
 {
+    int64_t id;
+    if (nbytes == 1 && (id = __atomic_load_n(&one_byte[(unsigned char)bytes[0]], __ATOMIC_ACQUIRE)))
+        return id - 1;
+    uint64_t hash = hash_bytes(bytes, nbytes);
+    const text_table *T = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    int64_t at;
+    if (T && (id = table_find(T, bytes, nbytes, hash, &at)) >= 0) return id;
     pthread_mutex_lock(&lock);
-    int64_t id = intern_locked(bytes, nbytes, 0);
+    id = intern_locked(bytes, nbytes, hash, 0);
     pthread_mutex_unlock(&lock);
     if (id < 0) rp_bail(C, RP_BAIL_NATIVE, "too many texts made in play", -1);
     return id;

@@ -309,6 +309,16 @@ static rv b_flatten(rp_ctx *C, rv xs, int32_t where)
     return rv_list(l);
 }
 
+/* An int's decimal digits (Python's str of it) written at the end of `tmp`: where they start. */
+static char *int_text(int64_t x, char *end)
+{
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    char *at = end;
+    do { *--at = (char)('0' + u % 10); u /= 10; } while (u);
+    if (x < 0) *--at = '-';
+    return at;
+}
+
 /* The text form of a scalar (str's): appended to `buf` of `cap` bytes; -1 when it does not fit. */
 static int64_t text_form(rp_ctx *C, rv x, char *buf, int64_t cap, int32_t where)
 {
@@ -318,7 +328,7 @@ static int64_t text_form(rp_ctx *C, rv x, char *buf, int64_t cap, int32_t where)
     switch (x.t) {
     case T_NULL: s = "null"; n = 4; break;
     case T_BOOL: s = x.u.i ? "true" : "false"; n = x.u.i ? 4 : 5; break;
-    case T_INT: n = snprintf(tmp, sizeof tmp, "%lld", (long long)x.u.i); break;
+    case T_INT: s = int_text(x.u.i, tmp + sizeof tmp); n = tmp + sizeof tmp - s; break;
     case T_FLT: if (!rp_float_text(C, x.u.f, tmp, where)) return -1; n = (int64_t)strlen(tmp); break;
     case T_STR: { rp_text t = rp_text_of(x.u.i); s = t.bytes; n = t.nbytes; break; }
     case T_LIST: s = "list"; n = 4; break;

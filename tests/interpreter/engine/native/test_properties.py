@@ -394,6 +394,9 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     "above(s)", "above(0) == 3.0", "above(0) + 0.5", "big(3) == true", "big(3) == 1", "[sure(x) for x in nums]",
     "[down(n) for n in range(6)]", "down(2.5)", "down(s)", "any(big(x) for x in nums) and above(1) == 2",
     "[scaled(x) for x in [2, 3]]", "str(big(3)) + str(above(1))", "[above(x) for x in L]", "twice(above(0))",
+    # an int's text (written by the runtime's own digits): zero, one digit, signs, both ends of 64 bits
+    "[str(x) for x in [0, 7, -7, 10, -10, 9223372036854775807, -9223372036854775807 - 1]]",
+    '"player " + str(i - 3) + " has " + str(len(L) * 1000001)',
     # a state list read where its items lie (in an expression it cannot change), by a tagged or a C int key,
     # and everything else through the runtime: negative keys, keys past its end, keys that are no int,
     # state that holds no list

@@ -164,6 +164,26 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* `ks` (places among `radix` values) made ascending, each once, as the listing walks them: their count.  A
+ * small universe is marked in a bitmap and read back in order; a large one is sorted. */
+#define BITMAP_RADIX 4096
+static int64_t ascending_once(int64_t *ks, int64_t n, int64_t radix)
+{
+    int64_t m = 0;
+    if (radix <= BITMAP_RADIX) {
+        uint64_t bits[BITMAP_RADIX / 64];
+        int64_t words = (radix + 63) / 64;
+        memset(bits, 0, (size_t)words * sizeof(uint64_t));
+        for (int64_t j = 0; j < n; j++) bits[ks[j] >> 6] |= 1ULL << (ks[j] & 63);
+        for (int64_t w = 0; w < words; w++)
+            for (uint64_t b = bits[w]; b; b &= b - 1) ks[m++] = w * 64 + __builtin_ctzll(b);
+        return m;
+    }
+    qsort(ks, (size_t)n, sizeof(int64_t), cmp_i64);
+    for (int64_t j = 0; j < n; j++) if (m == 0 || ks[m - 1] != ks[j]) ks[m++] = ks[j];
+    return m;
+}
+
 static int charge_tries(rp_ctx *C, int64_t count)
 {
     C->b->iterations -= count;
@@ -184,11 +204,8 @@ int64_t rp_from_candidates(rp_ctx *C, const rp_param *p, rv values, int64_t **ou
         if (k < 0) { free(ks); return -1; }
         ks[n++] = k;
     }
-    qsort(ks, (size_t)n, sizeof(int64_t), cmp_i64);
-    int64_t m = 0;
-    for (int64_t j = 0; j < n; j++) if (m == 0 || ks[m - 1] != ks[j]) ks[m++] = ks[j];
     *out = ks;
-    return m;
+    return ascending_once(ks, n, p->radix);
 }
 
 static int list_level(rp_ctx *C, const rp_action *a, int32_t i, int64_t prefix, rv *A, rp_moves *out)

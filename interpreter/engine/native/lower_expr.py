@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Callable
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS, Builtin
 from ruleplay.dsl.checks import Checks
+from ruleplay.dsl.geometry import step_vector
 from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
@@ -208,6 +210,10 @@ class ExprLowering(Checks):
             f.fast(f"rp_slice_try(C, {obj.rv}, {lo}, {hi}, &{items}, &{n})",
                    f"rv_set(&{held}, rp_slice_view(C, {obj.rv}, {lo}, {hi}, &{items}, &{n}, {w}));")
             return Source(n, lambda i: f"{items}[{i}]")
+        if not copy and isinstance(source, A.Call) and source.func == "line_of":
+            line = self._line_items(source, scope, lv, w)
+            if line is not None:
+                return line
         src = self.lower(source, scope, lv)
         ints = None if copy else self._int_items(src, w)
         if ints is not None:
@@ -245,6 +251,52 @@ class ExprLowering(Checks):
             item = lambda i: f"{table}[{start} + {i}]"
         f.emit(f"if (!rp_spend(C, {count}, {w})) goto out;")
         return Source(count, item, "int", known)
+
+    def _line_items(self, call: A.Call, scope: Scope, lv: Locals, w: int) -> "Source | None":
+        """`line_of(BOARD, c, d)` walked in an expression, with BOARD and the direction constant (or the item of
+        a loop over a constant list of directions), as C ints read from a table of every cell's line: no list
+        made, nothing held; charged as the call and `rp_iterate` charge (the line built, then walked).  A cell
+        off the board (or not an int) hands the step to the Python path, which raises the error as it does.
+        None (nothing written) for any other call."""
+        board = self._board(call.args[0]) if len(call.args) == 3 else None
+        if board is None or not isinstance(self.callee(call, scope), Builtin):
+            return None
+        headings, d_at = self._constant_choice(call.args[2], scope, lv)
+        vectors = [step_vector(h) for h in headings]
+        n_cells = board.width * board.height
+        if not vectors or any(v is None or v == (0, 0) for v in vectors) or len(vectors) * n_cells > SITE_TABLE_MAX:
+            return None
+        lines = [list(reversed(board.ray(c, (-v[0], -v[1])))) + [c] + board.ray(c, v)
+                 for v in vectors for c in range(n_cells)]
+        f = self.f
+        cell = self.lower(call.args[1], scope, lv)
+        at, count, start = f.integer(), f.integer(), f.integer()
+        if cell.kind == "int":
+            f.emit(f"{at} = (uint64_t){cell.code} < {n_cells} ? {cell.code} : -1;")
+        else:  # a C truth is no cell: Python's line_of() refuses a bool
+            f.emit(f"{at} = rp_site_int({cell.rv}, {n_cells});" if cell.kind == "rv" else f"{at} = -1;")
+        f.emit(f"if (RP_UNLIKELY({at} < 0)) {{ rp_bail(C, RP_BAIL_NATIVE, RP_WHY_CELL, {w}); goto out; }}")
+        if len(vectors) > 1:
+            f.emit(f"{at} += {d_at} * {n_cells};")
+        f.emit(f"{count} = {self.member_table([len(line) for line in lines])}[{at}];")
+        f.emit(f"{start} = {self.member_table([0, *accumulate(len(line) for line in lines)][:-1])}[{at}];")
+        f.emit(f"if (!rp_built(C, {count}, {w}) || !rp_spend(C, {count}, {w})) goto out;")
+        table = self.member_table([c for line in lines for c in line], signed=True)
+        return Source(count, lambda i: f"{table}[{start} + {i}]", "int")
+
+    def _constant_choice(self, node: A.Expr, scope: Scope, lv: Locals) -> tuple[list, str]:
+        """The values an argument may take when the lowering knows them all, writing no code: a literal (one
+        value, numbered 0), or a local that is the item of a loop over a constant list (its items, numbered by
+        the loop's index); ([], "") for anything else."""
+        if isinstance(node, A.Literal):
+            return [node.value], "0"
+        if isinstance(node, A.Name):
+            found = self.name_of(node, scope)
+            if not callable(found) and found[0] == "local" and found[1] in lv:
+                value = lv[found[1]]
+                if value.items is not None and value.known:
+                    return list(value.known), value.items
+        return [], ""
 
     def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
                    own: bool) -> Locals:

@@ -130,6 +130,7 @@ typedef struct rp_ctx {
 #define RP_WHY_FAIL "a `fail` statement"
 #define RP_WHY_TRIES "too many parameter values"
 #define RP_WHY_FOLD "max() or min() of no numbers"
+#define RP_WHY_CELL "a cell off its board's table"
 
 /* Stop the step: the first reason is kept. */
 static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)

@@ -417,6 +417,17 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     # a slice of a text walked in an expression: the runtime's own list of its letters, held while walked
     "[x for x in s[0:2]]", "[[y for y in s[:z]] for z in range(4)]", "[[y for y in M[z][0:1]] for z in range(2)]",
     '[[x for x in "abcdefghijklmnopqrstuvwxyz"[z:z + 20]] for z in range(2)]',
+    # line_of() over a named board and a constant direction (or the item of a loop over constant directions,
+    # names or vectors) walked as C ints from a table of every cell's line, by a tagged or a C int cell; a cell
+    # off the board, not an int, or a direction that does not move: the error through the hand-over
+    '[c for c in line_of("b", 5, "E")]', '[c * 2 for c in line_of("b", i, "NE") if c != 4]',
+    '[[c for c in line_of("b", x, d)] for d in ["E", "S", "NW", [1, 1], [2, -1]] for x in [0, 6, 11]]',
+    '[sum([c for c in line_of("b", x, "SE")]) for x in nums]', 'any(c == 5 for c in line_of("b", i - 6, "W"))',
+    '[max([c for c in line_of("b", x, "N") if L[c % 4] != null]) for x in range(12)]',
+    '[c for c in line_of("b", 12, "E")]', '[c for c in line_of("b", -1, "E")]',
+    '[c for c in line_of("b", 1.0, "E")]', '[c for c in line_of("b", true, "E")]', '[c for c in line_of("b", nul, "S")]',
+    '[c for c in line_of("b", 3, [0, 0])]', '[[c for c in line_of("b", 3, d)] for d in ["E", "up"]]',
+    '[c for c in line_of("g", 3, "E")]', 'len([c for k in range(30000) for c in line_of("b", 0, "E")])',
 ]
 
 

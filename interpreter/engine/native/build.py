@@ -17,6 +17,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -34,7 +35,11 @@ HEADERS = ("rp.h", "rp_api.h")
 STEP_SOURCE = "rp_step.c"  # the engine's step: compiled into each module, with the module's model a constant
 VERIFIER = Path(__file__).with_name("verify.py")
 OPTIMIZE = os.environ.get("RULEPLAY_NATIVE_OPT", "-O2")
-FLAGS = ("-std=gnu11", "-fno-strict-overflow", "-Wno-unused-label", "-Wno-unused-variable",
+# -mno-mmx on x86: GCC 12's vectorizer may move 64-bit values through an MMX register (movq2dq) without
+# `emms`, which leaves the x87 stack full for the rest of the process: NumPy's next fmod then gives NaN
+# (matplotlib failed on it in a later `analyze`). Nothing the runtime does needs MMX; SSE is kept.
+NO_MMX = ("-mno-mmx",) if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686") else ()
+FLAGS = ("-std=gnu11", "-fno-strict-overflow", *NO_MMX, "-Wno-unused-label", "-Wno-unused-variable",
          "-Wno-unused-but-set-variable", "-Wno-unused-function")
 SANITIZE = os.environ.get("RULEPLAY_NATIVE_SANITIZE", "")  # "address,undefined" for the sanitizer run
 

@@ -19,13 +19,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
+from .cdata import NotLowered
+
 ERR_CHECK = "if (RP_UNLIKELY(C->err)) goto out;"
 
 
 @dataclass(frozen=True)
 class Val:
     code: str
-    kind: str = "rv"  # "rv", "int" (an int64_t known to be a whole number) or "bool" (a C truth value)
+    # "rv", "int" (an int64_t known to be a whole number), "bool" (a C truth value) or "ints" (a list of ints
+    # held as an `rp_ints`, where it lies in a module table: `lower_tables`)
+    kind: str = "rv"
     # Known while lowering: the constant list this is (`items` None), or (`items` set) the item of that list at
     # C index `items` of a loop over it.  Constants never change, so what is known of them may be tabled.
     known: tuple | None = None
@@ -34,6 +38,8 @@ class Val:
 
     @property
     def rv(self) -> str:
+        if self.kind == "ints":  # the tagged list is not made: the code taking it keeps to tagged values
+            raise NotLowered("a board's line held as a table, used as a list")
         if self.kind == "int":
             return f"rv_int({self.code})"
         if self.kind == "bool":
@@ -42,6 +48,8 @@ class Val:
 
     @property
     def truth(self) -> str:
+        if self.kind == "ints":
+            raise NotLowered("a board's line held as a table, used as a truth")
         if self.kind == "bool":
             return self.code
         if self.kind == "int":
@@ -105,6 +113,18 @@ class CFunc:
         cannot know that across the runtime's stores)."""
         name = self._fresh("a")
         self.decls.append(f"const rv {name} = A[{k}];")
+        return name
+
+    def table_param(self, k: int) -> str:
+        """Argument `k` of a function's version that takes it as a table of C ints (`T[k]`), read once."""
+        name = self._fresh("s")
+        self.decls.append(f"const rp_ints {name} = T[{k}];")
+        return name
+
+    def ints(self, n: int = 0) -> str:
+        """An `rp_ints` (a list of ints where it lies in a table), or an array of `n` of them."""
+        name = self._fresh("s")
+        self.decls.append(f"rp_ints {name}[{n}];" if n else f"rp_ints {name} = {{0}};")
         return name
 
     def borrowed(self) -> str:

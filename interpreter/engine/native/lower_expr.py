@@ -17,18 +17,16 @@ list is read where its items lie (`CFunc.view`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from itertools import accumulate
 from typing import Any, Callable
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS, Builtin
 from ruleplay.dsl.checks import Checks
-from ruleplay.dsl.geometry import step_vector
 from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
 from .cfunc import CFunc, Val
+from .lower_tables import SITE_TABLE_MAX, Locals, Source, TableLowering
 
 BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
 # Builtins over static data whose call sites keep the results they meet (rp.h `rp_site_call`; the runtime's
@@ -36,27 +34,13 @@ BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
 KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "dirs", "dir_vec", "perimeter", "line_of",
                            "offset", "area", "components", "kind", "is_component", "adjacent", "nodes", "reachable",
                            "distance"})
-SITE_TABLE_MAX = 4096  # slots of a call site's table (`_site_at`); sites with more combinations hash them
 FLOW_INTS = {"seat", "players", "round", "turn", "start"}
 FOLDS = ("len", "sum", "max", "min")  # builtins of a comprehension written as one loop (`_fold`)
 ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
 ARITH_OPS = {"+": "OP_ADD", "-": "OP_SUB", "*": "OP_MUL", "/": "OP_DIV", "//": "OP_FLOORDIV", "%": "OP_MOD"}
 INT_OPS = {"+": "rp_iadd", "-": "rp_isub", "*": "rp_imul"}
 
-Locals = dict  # a rules name -> its Val in the function being written
-
-
-@dataclass(frozen=True)
-class Source:
-    """What a loop walks: how many items (a C expression) and the C expression of item `i`."""
-
-    count: str
-    item: Callable[[str], str]
-    kind: str = "rv"  # what each item is: an rv, or ("int") a C int
-    known: tuple | None = None  # the items, when the loop walks a constant list
-
-
-class ExprLowering(Checks):
+class ExprLowering(TableLowering, Checks):
     """Lowers expressions into the current function (`self.f`); the effects half is `lower_effects`."""
 
     def __init__(self, texts: Texts, constants: Constants, var_index: dict[str, int], phase_index: dict[str, int],
@@ -74,6 +58,7 @@ class ExprLowering(Checks):
         self.functions: dict[str, str] = {}  # user function -> its C name
         self.function_kinds: dict[str, str] = {}  # user function -> "rv", or the C "int" or "bool" it returns
         self.procedures: dict[str, str] = {}
+        self.specialise = None  # set by the module writer once the functions' kinds are known
         self.f: CFunc = CFunc("", "void")
 
     # ------------------------------------------------------------ helpers
@@ -202,6 +187,9 @@ class ExprLowering(Checks):
             return Source(n, lambda i: f"({lo} + {i})", "int")
         if isinstance(source, A.Slice) and not copy:
             obj = self.lower(source.obj, scope, lv)
+            if obj.kind == "ints":
+                bounds = [self.lower(b, scope, lv) if b is not None else None for b in (source.lo, source.hi)]
+                return self._table_slice(obj, bounds[0], bounds[1], w)
             lo = self.lower(source.lo, scope, lv).rv if source.lo is not None else "rv_null()"
             hi = self.lower(source.hi, scope, lv).rv if source.hi is not None else "rv_null()"
             # The runtime's view (made only off the common case) is held until the next one or the function's
@@ -221,82 +209,6 @@ class ExprLowering(Checks):
         fn = "rp_iterate_copy" if copy else "rp_iterate"
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
         return Source(f"{held}.u.l->len", lambda i: f"{held}.u.l->items[{i}]", known=src.known)
-
-    def _int_items(self, src: Val, w: int) -> "Source | None":
-        """A constant list of ints, or the item of a loop over a constant list of such lists, walked (in an
-        expression) as C ints read from a table: no tags, nothing held; charged as `rp_iterate` charges."""
-        def ints(value: Any) -> bool:
-            return type(value) in (list, tuple) and all(type(x) is int for x in value)
-
-        if src.known is None:
-            return None
-        f = self.f
-        if src.items is None:
-            if not src.known or not ints(src.known):
-                return None
-            table, count, known = self.member_table(list(src.known), signed=True), str(len(src.known)), src.known
-            item: Callable[[str], str] = lambda i: f"{table}[{i}]"
-        else:
-            if not src.known or not all(ints(v) for v in src.known):
-                return None
-            flat = [x for v in src.known for x in v]
-            starts = [sum(len(v) for v in src.known[:k]) for k in range(len(src.known))]
-            table, lengths, known = self.member_table(flat or [0], signed=True), {len(v) for v in src.known}, None
-            if len(lengths) == 1:  # lists of one length: where each starts is a product, the count a constant
-                count, start = str(lengths.pop()), f"{src.items} * {len(src.known[0])}"
-            else:
-                count, start = f.integer(), f.integer()
-                f.emit(f"{count} = {self.member_table([len(v) for v in src.known])}[{src.items}];")
-                f.emit(f"{start} = {self.member_table(starts)}[{src.items}];")
-            item = lambda i: f"{table}[{start} + {i}]"
-        f.emit(f"if (!rp_spend(C, {count}, {w})) goto out;")
-        return Source(count, item, "int", known)
-
-    def _line_items(self, call: A.Call, scope: Scope, lv: Locals, w: int) -> "Source | None":
-        """`line_of(BOARD, c, d)` walked in an expression, with BOARD and the direction constant (or the item of
-        a loop over a constant list of directions), as C ints read from a table of every cell's line: no list
-        made, nothing held; charged as the call and `rp_iterate` charge (the line built, then walked).  A cell
-        off the board (or not an int) hands the step to the Python path, which raises the error as it does.
-        None (nothing written) for any other call."""
-        board = self._board(call.args[0]) if len(call.args) == 3 else None
-        if board is None or not isinstance(self.callee(call, scope), Builtin):
-            return None
-        headings, d_at = self._constant_choice(call.args[2], scope, lv)
-        vectors = [step_vector(h) for h in headings]
-        n_cells = board.width * board.height
-        if not vectors or any(v is None or v == (0, 0) for v in vectors) or len(vectors) * n_cells > SITE_TABLE_MAX:
-            return None
-        lines = [list(reversed(board.ray(c, (-v[0], -v[1])))) + [c] + board.ray(c, v)
-                 for v in vectors for c in range(n_cells)]
-        f = self.f
-        cell = self.lower(call.args[1], scope, lv)
-        at, count, start = f.integer(), f.integer(), f.integer()
-        if cell.kind == "int":
-            f.emit(f"{at} = (uint64_t){cell.code} < {n_cells} ? {cell.code} : -1;")
-        else:  # a C truth is no cell: Python's line_of() refuses a bool
-            f.emit(f"{at} = rp_site_int({cell.rv}, {n_cells});" if cell.kind == "rv" else f"{at} = -1;")
-        f.emit(f"if (RP_UNLIKELY({at} < 0)) {{ rp_bail(C, RP_BAIL_NATIVE, RP_WHY_CELL, {w}); goto out; }}")
-        if len(vectors) > 1:
-            f.emit(f"{at} += {d_at} * {n_cells};")
-        f.emit(f"{count} = {self.member_table([len(line) for line in lines])}[{at}];")
-        f.emit(f"{start} = {self.member_table([0, *accumulate(len(line) for line in lines)][:-1])}[{at}];")
-        f.emit(f"if (!rp_built(C, {count}, {w}) || !rp_spend(C, {count}, {w})) goto out;")
-        table = self.member_table([c for line in lines for c in line], signed=True)
-        return Source(count, lambda i: f"{table}[{start} + {i}]", "int")
-
-    def _constant_choice(self, node: A.Expr, scope: Scope, lv: Locals) -> tuple[list, str]:
-        """The values an argument may take when the lowering knows them all, writing no code: a literal (one
-        value, numbered 0), or a local that is the item of a loop over a constant list (its items, numbered by
-        the loop's index); ([], "") for anything else."""
-        if isinstance(node, A.Literal):
-            return [node.value], "0"
-        if isinstance(node, A.Name):
-            found = self.name_of(node, scope)
-            if not callable(found) and found[0] == "local" and found[1] in lv:
-                value = lv[found[1]]
-                if value.items is not None and value.known:
-                    return list(value.known), value.items
-        return [], ""
 
     def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
                    own: bool) -> Locals:
@@ -432,34 +344,6 @@ class ExprLowering(Checks):
             value = Val(held, value.kind, value.known, value.items)
         return self.lower(node.body, scope.with_locals(node.name), {**lv, node.name: value})
 
-    def _members(self, container: Val) -> tuple[str, str] | None:
-        """The C expressions of a 64-bit set of the whole numbers a constant list holds and of the list's size,
-        when it holds only whole numbers 0..63 (an int is then found in it by one bit: `rp_in_mask_try`);
-        for the item of a loop over a constant list of such lists, tables of their sets and sizes indexed by
-        the loop.  Else None."""
-        def bits(value: Any) -> int | None:
-            if type(value) is not list or not all(type(x) is int and 0 <= x < 64 for x in value):
-                return None
-            return sum(1 << x for x in set(value))
-
-        if container.known is None:
-            return None
-        if container.items is None:
-            found = bits(list(container.known))
-            return None if found is None else (f"UINT64_C({found})", str(len(container.known)))
-        sets = [bits(item) for item in container.known]
-        if not sets or any(s is None for s in sets):
-            return None
-        lengths = [len(item) for item in container.known]  # ints only: a list's size is its length
-        size = str(lengths[0]) if len(set(lengths)) == 1 else f"{self.member_table(lengths)}[{container.items}]"
-        return f"{self.member_table(sets)}[{container.items}]", size
-
-    def member_table(self, values: list, signed: bool = False) -> str:
-        """A new table of 64-bit numbers (sets, sizes, or (`signed`) the ints of constant lists; declared with
-        the module's tables)."""
-        self.member_tables.append((values, signed))
-        return f"IM{len(self.member_tables)}"
-
     # ------------------------------------------------------------ parts of values
     def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals) -> Val:
         obj = self.lower(node.obj, scope, lv)
@@ -468,6 +352,8 @@ class ExprLowering(Checks):
     def _e_Index(self, node: A.Index, scope: Scope, lv: Locals) -> Val:
         obj = self.lower(node.obj, scope, lv)
         key = self.lower(node.index, scope, lv)
+        if obj.kind == "ints":
+            return self._table_index(obj, key, self.where(node.pos))
         f = self.f
         out = f.borrowed()
         if f.pure and obj.var is not None:  # a state list, where its items lie (`CFunc.view`)
@@ -616,6 +502,8 @@ class ExprLowering(Checks):
             if spec.name in FOLDS and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension):
                 return self._fold(spec.name, node.args[0], scope, lv, w)
             args = [self.lower(a, scope, lv) for a in node.args]
+            if spec.name == "len" and args[0].kind == "ints":
+                return Val(f"{args[0].code}.n", "int")
             if spec.name == "len":
                 out = f.integer()
                 f.fast(f"rp_len_try(&{out}, {args[0].rv})", f"{out} = rp_len_i(C, {args[0].rv}, {w});")
@@ -637,17 +525,22 @@ class ExprLowering(Checks):
             return f.assign_owned(f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
         if not isinstance(spec, Callable_):
             raise NotLowered(f"the call of `{node.func}`", node.pos)
-        args = [self.lower(a, scope, lv) for a in node.args]
-        argv = f.array([a.rv for a in args]) if args else "NULL"
+        tabled = self._tabled_call(node, scope, lv, w)
+        if tabled is not None:  # the version taking some arguments as tables of C ints (`lower_tables`)
+            call = f"{tabled[0]}(C, {tabled[1]}, {tabled[2]})"
+        else:
+            args = [self.lower(a, scope, lv) for a in node.args]
+            argv = f.array([a.rv for a in args]) if args else "NULL"
+            call = f"{self.functions[node.func]}(C, {argv})"
         kind = self.function_kinds.get(node.func, "rv")
         if kind != "rv":  # a C int or truth: nothing held, nothing to charge (a scalar costs nothing)
             value = f.integer()
-            f.emit(f"if (rp_enter(C, {w})) {value} = {self.functions[node.func]}(C, {argv});")
+            f.emit(f"if (rp_enter(C, {w})) {value} = {call};")
             f.emit("rp_leave(C);")
             f.check()
             return Val(value, kind)
         out = f.owned()
-        f.emit(f"if (rp_enter(C, {w})) {out} = {self.functions[node.func]}(C, {argv});")
+        f.emit(f"if (rp_enter(C, {w})) {out} = {call};")
         f.emit("rp_leave(C);")
         f.check()
         f.emit(f"if (!rp_charge_fast(C, {out}, {w})) goto out;")

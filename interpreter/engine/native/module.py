@@ -35,6 +35,7 @@ AT = {"now": "AT_NOW", "end_of_round": "AT_END_OF_ROUND", "end_of_next_round": "
 SIGNATURES = {"rv": "static rv {name}(rp_ctx *C, const rv *A)", "int": "static int {name}(rp_ctx *C, const rv *A)",
               "int64": "static int64_t {name}(rp_ctx *C, const rv *A)",
               "void": "static void {name}(rp_ctx *C, const rv *A)"}
+TABLED = "static {returns} {name}(rp_ctx *C, const rv *A, const rp_ints *T)"  # a user function's version (`_tabled`)
 
 
 @dataclass
@@ -78,6 +79,7 @@ class _ModuleWriter:
         self.init: list[str] = []  # statements of rp_model_init after the constants are decoded
         self.n = 0
         self.unlowered_heuristics: dict[str, NotLowered] = {}
+        self.tabled: dict[tuple[str, tuple[int, ...]], str | None] = {}  # `_tabled`'s versions, None for none
 
     # ------------------------------------------------------------ sites
     def _name(self, prefix: str) -> str:
@@ -218,6 +220,7 @@ class _ModuleWriter:
         for name in (m.data.get("procedures") or {}):
             self.low.procedures[name] = self._name("up")
         self.low.function_kinds = self._function_kinds()
+        self.low.specialise = self._tabled
         for name, c_name in self.low.functions.items():
             node, scope = m.code[("functions", name, "value")]
             kind = self.low.function_kinds[name]
@@ -256,6 +259,37 @@ class _ModuleWriter:
             kinds = {name: "rv" for name in low.functions}
         del low.positions[marks[0]:], low.site_sizes[marks[1]:], low.member_tables[marks[2]:]
         return kinds
+
+    def _tabled(self, name: str, positions: tuple[int, ...]) -> str | None:
+        """The C name of user function `name`'s version taking the arguments at `positions` as tables of C
+        ints (`lower_tables`), lowered the first time it is asked for; None where the function uses one of
+        them otherwise (the call keeps to the generic function).  A call of a version from within itself
+        (while it is being lowered) keeps to the generic function too, so no version names one that fails."""
+        key = (name, positions)
+        if key in self.tabled:
+            return self.tabled[key]
+        self.tabled[key] = None
+        m, low = self.model, self.low
+        node, scope = m.code[("functions", name, "value")]
+        params = m.scope.functions[name].params
+        kind = low.function_kinds[name]
+        c_name = f"{low.functions[name]}_t{'_'.join(map(str, positions))}"
+        caller = low.f
+        f = low.f = CFunc(c_name, "rv" if kind == "rv" else "int64")
+        lv = {p: Val(f.table_param(k), "ints") if k in positions else Val(f.param(k)) for k, p in enumerate(params)}
+        try:
+            value = low.lower(node, scope, lv)  # type: ignore[arg-type]
+            if kind != "rv" and value.kind != kind:  # what its callers take: the generic function's kind
+                return None
+            result = value.rv if kind == "rv" else value.code
+        except NotLowered:
+            return None
+        finally:
+            low.f = caller
+        returns = "rv" if kind == "rv" else "int64_t"
+        self.functions.append(f.text(TABLED.format(returns=returns, name=c_name), result))
+        self.tabled[key] = c_name
+        return c_name
 
     def _typed_function(self, name: str, kind: str, node: A.Node, scope: Any, params: tuple[str, ...]) -> None:
         """A user function whose value is a C int or truth (`_function_kinds`), returned as an int64_t."""

@@ -131,6 +131,7 @@ typedef struct rp_ctx {
 #define RP_WHY_TRIES "too many parameter values"
 #define RP_WHY_FOLD "max() or min() of no numbers"
 #define RP_WHY_CELL "a cell off its board's table"
+#define RP_WHY_TABLE "a bound or index a line's table does not decide"
 
 /* Stop the step: the first reason is kept. */
 static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)
@@ -549,6 +550,40 @@ static inline int rp_slice_try(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items
         }
         C->b->copies += count;
         C->b->iterations += count;
+    }
+    return 0;
+}
+
+/* A list of ints where it lies in a module table (a board's line from `line_of`, handed to a user function
+ * whose version takes it so: lower_tables.py): where its items start, and how many. */
+typedef struct rp_ints { const int64_t *at; int64_t n; } rp_ints;
+
+/* `for x in T[lo:hi]` in an expression over such a list: bounds as Python takes them (null, or ints counted
+ * from the end when negative, clamped), charged as rp_slice_view charges (made, then walked); 0 after a
+ * bail, or for bounds of any other type (the Python path decides). */
+static inline int rp_ints_slice(rp_ctx *C, rp_ints t, rv lo, rv hi, rp_ints *part, int32_t where)
+{
+    if (RP_UNLIKELY((lo.t != T_NULL && lo.t != T_INT) || (hi.t != T_NULL && hi.t != T_INT))) {
+        rp_bail(C, RP_BAIL_NATIVE, RP_WHY_TABLE, where);
+        return 0;
+    }
+    int64_t a = lo.t == T_NULL ? 0 : lo.u.i, b = hi.t == T_NULL ? t.n : hi.u.i;
+    if (a < 0) { a += t.n; if (a < 0) a = 0; } else if (a > t.n) a = t.n;
+    if (b < 0) { b += t.n; if (b < 0) b = 0; } else if (b > t.n) b = t.n;
+    int64_t count = b > a ? b - a : 0;
+    if (!rp_built(C, count, where) || !rp_spend(C, count, where)) return 0;
+    part->at = t.at + a;
+    part->n = count;
+    return 1;
+}
+
+/* `T[k]` of such a list for an int key on the list (negative counts from the end): 1 with `*out` set; 0 for
+ * any other key, which the Python path decides (an error, or a bool's index). */
+static inline int rp_ints_index_try(int64_t *out, rp_ints t, rv key)
+{
+    if (RP_LIKELY(key.t == T_INT)) {
+        int64_t k = key.u.i < 0 ? key.u.i + t.n : key.u.i;
+        if (RP_LIKELY((uint64_t)k < (uint64_t)t.n)) { *out = t.at[k]; return 1; }
     }
     return 0;
 }

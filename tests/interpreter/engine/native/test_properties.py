@@ -84,6 +84,32 @@ functions:
   sure:
     params: [x]
     value: "if big(x) then above(x) else 0"
+  # functions handed a board's line (`line_of` over a named board): versions taking it as a table of C ints,
+  # where every use is a walk, a slice walked, an index or len(); any other use keeps the tagged list
+  run:
+    params: [p, line]
+    value: any(all(L[c % 4] == p for c in line[k:k + 2]) for k in range(len(line) - 1))
+  ends:
+    params: [line, k]
+    value: line[k] * 100 + line[-1] * 10 + len(line)
+  walked:
+    params: [line]
+    value: sum([c for c in line if c != 5]) + len([c for c in line[1:]]) + len([c for c in line[:-1]])
+  span:
+    params: [line, lo, hi]
+    value: "[c for c in line[lo:hi]]"
+  handed:
+    params: [line]
+    value: ends(line, 0) + walked(line) + ends(line, -1)
+  same:
+    params: [line]
+    value: line == [0, 1, 2, 3]
+  deep:
+    params: [line, n]
+    value: "if n <= 0 then len(line) else deep(line, n - 1)"
+  picked:
+    params: [line]
+    value: "(if len(line) > 3 then line else line)[0]"
 flow:
   phases:
     - {name: play, order: alternate, actions: [go]}
@@ -428,6 +454,23 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '[c for c in line_of("b", 1.0, "E")]', '[c for c in line_of("b", true, "E")]', '[c for c in line_of("b", nul, "S")]',
     '[c for c in line_of("b", 3, [0, 0])]', '[[c for c in line_of("b", 3, d)] for d in ["E", "up"]]',
     '[c for c in line_of("g", 3, "E")]', 'len([c for k in range(30000) for c in line_of("b", 0, "E")])',
+    # a board's line handed to a user function: the version taking it as C ints (walked, sliced, indexed, its
+    # len) and its fallbacks: the generic function where a use needs the list (compared, returned, a call of
+    # itself), errors the Python path raises (an index off the line, bounds or indexes not ints, a cell off
+    # the board), the budget running out in the version
+    '[run(p, line_of("b", c, d)) for p in [null, 1, 3, 4] for c in range(12) for d in ["E", "S", "NE", "SW"]]',
+    '[ends(line_of("b", c, "E"), k) for c in [0, 5, 11] for k in [0, 1, -1, -2]]', 'ends(line_of("b", 5, "E"), 4)',
+    'ends(line_of("b", 5, "E"), -5)', 'ends(line_of("b", 5, "E"), true)', 'ends(line_of("b", 5, "E"), 1.0)',
+    'ends(line_of("b", 5, "E"), null)', '[walked(line_of("b", c, d)) for c in range(12) for d in ["N", "SE", [1, 2]]]',
+    '[span(line_of("b", 6, "E"), lo, hi) for lo in [null, -9, -2, 0, 1, 3, 7] for hi in [null, -9, -1, 0, 2, 9]]',
+    'span(line_of("b", 6, "E"), true, 2)', 'span(line_of("b", 6, "E"), 0, 2.0)', 'span(line_of("b", 6, "E"), "a", 2)',
+    '[handed(line_of("b", c, "W")) for c in range(12)]', '[same(line_of("b", c, "E")) for c in [0, 1, 4]]',
+    '[deep(line_of("b", c, "S"), 2) for c in [1, 2]]', '[picked(line_of("b", c, "NW")) for c in range(12)]',
+    'run(1, line_of("b", 12, "E"))', 'run(1, line_of("b", -1, "E"))', 'run(1, line_of("b", 2.0, "E"))',
+    'run(1, line_of("b", true, "E"))', 'ends(line_of("b", nul, "E"), 0)', 'run(1, line_of("g", "a", "E"))',
+    'run(1, [0, 1, 2])', 'ends([4, 5], 1)', '[run(1, line_of("b", c, d)) for c in [0, 1.5] for d in ["E", "S"]]',
+    'len([k for k in range(20000) if run(3, line_of("b", k % 12, "E"))])',
+    'len([k for k in range(20000) if span(line_of("b", k % 12, "E"), 0, 4) != []])',
 ]
 
 

@@ -1,0 +1,246 @@
+"""Lists the lowering knows while it writes, kept in module tables of C ints instead of tagged values.
+
+Constant lists of ints, a board's lines (`line_of` over a named board, in a
+constant direction or one of a constant list of directions), and the members
+of constant lists tested with `in` are all known before the game starts: the
+module holds them as tables of 64-bit numbers (`IM1`, `IM2`, ...) and the
+lowered code reads them as C ints, with no list made and no tag checked.
+
+A board's line may also be handed to a user function (`four_on(p,
+line_of("grid", c, d))`): the call then goes to a version of the function
+lowered for that argument, which takes the line as an `rp_ints` (where its
+items start in the table, and how many) and walks, slices, indexes and
+measures it as C ints.  A version is made only when every use the function
+makes of the argument is one of those; anything else (the list compared,
+returned, handed on to a function that takes tagged values, ...) needs the
+tagged list, which the version does not have: `Val.rv` refuses it, and the
+call keeps to the generic function and the kept list of `line_of`.
+Everything is charged as the tagged path charges it (the builtin's call, the
+slice made and walked, the walk), and every bound or index the table path
+does not decide (a bool, a float, an index off the line) hands the step to
+the Python path, which decides it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any, Callable
+
+from ruleplay.dsl import ast as A
+from ruleplay.dsl.builtins import Builtin
+from ruleplay.dsl.geometry import step_vector
+from ruleplay.dsl.scope import Scope
+
+from .cfunc import CFunc, Val
+
+SITE_TABLE_MAX = 4096  # slots of a call site's table (`_site_at`), and lines of a `line_of` table
+
+Locals = dict  # a rules name -> its Val in the function being written
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a loop walks: how many items (a C expression) and the C expression of item `i`."""
+
+    count: str
+    item: Callable[[str], str]
+    kind: str = "rv"  # what each item is: an rv, or ("int") a C int
+    known: tuple | None = None  # the items, when the loop walks a constant list
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """Every line a `line_of` call may give: per direction (numbered by `d_at`), per cell."""
+
+    lines: list[list[int]]
+    cells: int
+    d_at: str
+    directions: int
+
+
+class TableLowering:
+    """The table half of `ExprLowering` (which provides `f`, `lower`, `where`, `name_of`, `callee`, `_board`)."""
+
+    f: CFunc
+    member_tables: list[tuple[list[int], bool]]
+    # Made by the module writer: the C name of user function `name`'s version taking the arguments at
+    # `positions` as `rp_ints`, or None where it makes none (the function uses one of them as a list).
+    specialise: Callable[[str, tuple[int, ...]], "str | None"] | None
+
+    def member_table(self, values: list, signed: bool = False) -> str:
+        """A new table of 64-bit numbers (sets, sizes, or (`signed`) the ints of constant lists; declared with
+        the module's tables)."""
+        self.member_tables.append((values, signed))
+        return f"IM{len(self.member_tables)}"
+
+    def _members(self, container: Val) -> tuple[str, str] | None:
+        """The C expressions of a 64-bit set of the whole numbers a constant list holds and of the list's size,
+        when it holds only whole numbers 0..63 (an int is then found in it by one bit: `rp_in_mask_try`);
+        for the item of a loop over a constant list of such lists, tables of their sets and sizes indexed by
+        the loop.  Else None."""
+        def bits(value: Any) -> int | None:
+            if type(value) is not list or not all(type(x) is int and 0 <= x < 64 for x in value):
+                return None
+            return sum(1 << x for x in set(value))
+
+        if container.known is None:
+            return None
+        if container.items is None:
+            found = bits(list(container.known))
+            return None if found is None else (f"UINT64_C({found})", str(len(container.known)))
+        sets = [bits(item) for item in container.known]
+        if not sets or any(s is None for s in sets):
+            return None
+        lengths = [len(item) for item in container.known]  # ints only: a list's size is its length
+        size = str(lengths[0]) if len(set(lengths)) == 1 else f"{self.member_table(lengths)}[{container.items}]"
+        return f"{self.member_table(sets)}[{container.items}]", size
+
+    def _int_items(self, src: Val, w: int) -> "Source | None":
+        """A constant list of ints, or the item of a loop over a constant list of such lists, or a list held as
+        `rp_ints`, walked (in an expression) as C ints read from a table: no tags, nothing held; charged as
+        `rp_iterate` charges."""
+        def ints(value: Any) -> bool:
+            return type(value) in (list, tuple) and all(type(x) is int for x in value)
+
+        f = self.f
+        if src.kind == "ints":
+            f.emit(f"if (!rp_spend(C, {src.code}.n, {w})) goto out;")
+            return Source(f"{src.code}.n", lambda i: f"{src.code}.at[{i}]", "int")
+        if src.known is None:
+            return None
+        if src.items is None:
+            if not src.known or not ints(src.known):
+                return None
+            table, count, known = self.member_table(list(src.known), signed=True), str(len(src.known)), src.known
+            item: Callable[[str], str] = lambda i: f"{table}[{i}]"
+        else:
+            if not src.known or not all(ints(v) for v in src.known):
+                return None
+            flat = [x for v in src.known for x in v]
+            starts = [sum(len(v) for v in src.known[:k]) for k in range(len(src.known))]
+            table, lengths, known = self.member_table(flat or [0], signed=True), {len(v) for v in src.known}, None
+            if len(lengths) == 1:  # lists of one length: where each starts is a product, the count a constant
+                count, start = str(lengths.pop()), f"{src.items} * {len(src.known[0])}"
+            else:
+                count, start = f.integer(), f.integer()
+                f.emit(f"{count} = {self.member_table([len(v) for v in src.known])}[{src.items}];")
+                f.emit(f"{start} = {self.member_table(starts)}[{src.items}];")
+            item = lambda i: f"{table}[{start} + {i}]"
+        f.emit(f"if (!rp_spend(C, {count}, {w})) goto out;")
+        return Source(count, item, "int", known)
+
+    # ------------------------------------------------------------ a board's lines
+    def _lines(self, call: A.Expr, scope: Scope, lv: Locals) -> _Lines | None:
+        """Every line `line_of(BOARD, c, d)` may give, with BOARD a named board and the direction constant (or
+        the item of a loop over a constant list of directions), made at lowering time as
+        `dsl.builtins.line_of` makes them; None (nothing written) for any other expression."""
+        if not (isinstance(call, A.Call) and call.func == "line_of" and len(call.args) == 3):
+            return None
+        board = self._board(call.args[0])  # type: ignore[attr-defined]
+        if board is None or not isinstance(self.callee(call, scope), Builtin):  # type: ignore[attr-defined]
+            return None
+        headings, d_at = self._constant_choice(call.args[2], scope, lv)
+        vectors = [step_vector(h) for h in headings]
+        cells = board.width * board.height
+        if not vectors or any(v is None or v == (0, 0) for v in vectors) or len(vectors) * cells > SITE_TABLE_MAX:
+            return None
+        lines = [list(reversed(board.ray(c, (-v[0], -v[1])))) + [c] + board.ray(c, v)
+                 for v in vectors for c in range(cells)]
+        return _Lines(lines, cells, d_at, len(vectors))
+
+    def _line(self, call: A.Call, lines: _Lines, scope: Scope, lv: Locals, w: int) -> tuple[str, str, str]:
+        """The C ints of the line the call gives: (its table, where it starts, how many items), the call charged
+        as the builtin charges it (the line built).  A cell off the board (or not an int) hands the step to the
+        Python path, which raises the error as it does."""
+        f = self.f
+        cell = self.lower(call.args[1], scope, lv)  # type: ignore[attr-defined]
+        at, count, start = f.integer(), f.integer(), f.integer()
+        if cell.kind == "int":
+            f.emit(f"{at} = (uint64_t){cell.code} < {lines.cells} ? {cell.code} : -1;")
+        else:  # a C truth is no cell: Python's line_of() refuses a bool
+            f.emit(f"{at} = rp_site_int({cell.rv}, {lines.cells});" if cell.kind == "rv" else f"{at} = -1;")
+        f.emit(f"if (RP_UNLIKELY({at} < 0)) {{ rp_bail(C, RP_BAIL_NATIVE, RP_WHY_CELL, {w}); goto out; }}")
+        if lines.directions > 1:
+            f.emit(f"{at} += {lines.d_at} * {lines.cells};")
+        f.emit(f"{count} = {self.member_table([len(line) for line in lines.lines])}[{at}];")
+        f.emit(f"{start} = {self.member_table([0, *accumulate(len(line) for line in lines.lines)][:-1])}[{at}];")
+        f.emit(f"if (!rp_built(C, {count}, {w})) goto out;")
+        return self.member_table([c for line in lines.lines for c in line], signed=True), start, count
+
+    def _line_items(self, call: A.Call, scope: Scope, lv: Locals, w: int) -> "Source | None":
+        """`line_of(BOARD, c, d)` walked in an expression (`_lines`) as C ints read from a table: no list made,
+        nothing held; charged as the call and `rp_iterate` charge (the line built, then walked).  None (nothing
+        written) for any other call."""
+        lines = self._lines(call, scope, lv)
+        if lines is None:
+            return None
+        table, start, count = self._line(call, lines, scope, lv, w)
+        self.f.emit(f"if (!rp_spend(C, {count}, {w})) goto out;")
+        return Source(count, lambda i: f"{table}[{start} + {i}]", "int")
+
+    def _constant_choice(self, node: A.Expr, scope: Scope, lv: Locals) -> tuple[list, str]:
+        """The values an argument may take when the lowering knows them all, writing no code: a literal (one
+        value, numbered 0), or a local that is the item of a loop over a constant list (its items, numbered by
+        the loop's index); ([], "") for anything else."""
+        if isinstance(node, A.Literal):
+            return [node.value], "0"
+        if isinstance(node, A.Name):
+            found = self.name_of(node, scope)  # type: ignore[attr-defined]
+            if not callable(found) and found[0] == "local" and found[1] in lv:
+                value = lv[found[1]]
+                if value.items is not None and value.known:
+                    return list(value.known), value.items
+        return [], ""
+
+    # ------------------------------------------------------------ lists held as rp_ints
+    def _table_slice(self, obj: Val, lo: Val | None, hi: Val | None, w: int) -> Source:
+        """`for x in T[lo:hi]` over a list held as `rp_ints`, in an expression: bounds as Python takes them,
+        charged as `rp_slice_view` charges (the slice made, then walked)."""
+        f = self.f
+        part = f.ints()
+        bounds = ", ".join(b.rv if b is not None else "rv_null()" for b in (lo, hi))
+        f.emit(f"if (!rp_ints_slice(C, {obj.code}, {bounds}, &{part}, {w})) goto out;")
+        return Source(f"{part}.n", lambda i: f"{part}.at[{i}]", "int")
+
+    def _table_index(self, obj: Val, key: Val, w: int) -> Val:
+        """`T[k]` of a list held as `rp_ints`: a C int; a key the table does not decide (off the list, not an
+        int) hands the step to the Python path."""
+        out = self.f.integer()
+        self.f.fast(f"rp_ints_index_try(&{out}, {obj.code}, {key.rv})",
+                    f"rp_bail(C, RP_BAIL_NATIVE, RP_WHY_TABLE, {w});")
+        return Val(out, "int")
+
+    def _is_table(self, node: A.Expr, scope: Scope, lv: Locals) -> bool:
+        """Whether an argument can be handed over as `rp_ints` (writing no code): a board's line (`_lines`), or
+        a local that already is one."""
+        if isinstance(node, A.Name):
+            found = self.name_of(node, scope)  # type: ignore[attr-defined]
+            return not callable(found) and found[0] == "local" and found[1] in lv and lv[found[1]].kind == "ints"
+        return self._lines(node, scope, lv) is not None
+
+    def _tabled_call(self, node: A.Call, scope: Scope, lv: Locals, w: int) -> tuple[str, str, str] | None:
+        """The arguments of a call of a user function whose version taking some of them as `rp_ints` exists:
+        (its C name, the tagged arguments, the `rp_ints` ones), written in the order Python evaluates them;
+        None (nothing written) where no argument can be handed over so or the function has no such version."""
+        positions = tuple(k for k, arg in enumerate(node.args) if self._is_table(arg, scope, lv))
+        name = self.specialise(node.func, positions) if positions and self.specialise is not None else None
+        if name is None:
+            return None
+        f = self.f
+        args: list[Val] = []
+        for k, arg in enumerate(node.args):
+            lines = self._lines(arg, scope, lv) if k in positions else None
+            if lines is None:
+                args.append(self.lower(arg, scope, lv))  # type: ignore[attr-defined]
+                continue
+            table, start, count = self._line(arg, lines, scope, lv, w)  # type: ignore[arg-type]
+            held = f.ints()
+            f.emit(f"{held} = (rp_ints){{{table} + {start}, {count}}};")
+            args.append(Val(held, "ints"))
+        argv = f.array(["rv_null()" if a.kind == "ints" else a.rv for a in args])
+        tables = f.ints(len(args))
+        for k, a in enumerate(args):
+            if a.kind == "ints":
+                f.emit(f"{tables}[{k}] = {a.code};")
+        return name, argv, tables

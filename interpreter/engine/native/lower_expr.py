@@ -206,9 +206,17 @@ class ExprLowering(TableLowering, Checks):
         ints = None if copy else self._int_items(src, w)
         if ints is not None:
             return ints
+        items, n = f.pointer(), f.integer()
+        if not copy and src.known is not None and src.items is None:  # a constant list: walked where it lies
+            f.emit(f"if (!rp_spend(C, {len(src.known)}, {w})) goto out;")
+            f.emit(f"{items} = {src.code}.u.l->items;")
+            return Source(str(len(src.known)), lambda i: f"{items}[{i}]", known=src.known)
         fn = "rp_iterate_copy" if copy else "rp_iterate"
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
-        return Source(f"{held}.u.l->len", lambda i: f"{held}.u.l->items[{i}]", known=src.known)
+        # what the loop walks is its own (or, in an expression, unchanged): where it lies is read once
+        f.emit(f"{items} = {held}.u.l->items;")
+        f.emit(f"{n} = {held}.u.l->len;")
+        return Source(n, lambda i: f"{items}[{i}]", known=src.known)
 
     def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
                    own: bool) -> Locals:
@@ -235,11 +243,14 @@ class ExprLowering(TableLowering, Checks):
                 local = f.local()
                 f.emit(f"rv_set(&{local}, rv_ref({part}));")
                 inner[name] = Val(local)
+            elif len(names) == 1:
+                # In an expression nothing rebinds the name, nor changes what the loop walks: the name reads the
+                # item where it lies, and is item `i` of a constant list, if the loop walks one.
+                inner[name] = Val(part, known=items.known, items=i)
             else:
                 held = f.borrowed()
                 f.emit(f"{held} = {part};")
-                # In an expression nothing rebinds the name: it is item `i` of a constant list, if it walks one.
-                inner[name] = Val(held, known=items.known if len(names) == 1 else None, items=i)
+                inner[name] = Val(held)
         return inner
 
     def _loops(self, comp: A.Comprehension, scope: Scope, lv: Locals, each: Callable[[Scope, Locals, str], None],

@@ -471,6 +471,11 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'run(1, [0, 1, 2])', 'ends([4, 5], 1)', '[run(1, line_of("b", c, d)) for c in [0, 1.5] for d in ["E", "S"]]',
     'len([k for k in range(20000) if run(3, line_of("b", k % 12, "E"))])',
     'len([k for k in range(20000) if span(line_of("b", k % 12, "E"), 0, 4) != []])',
+    # loops walking a constant list where it lies, and items read where they lie (no copy of the item)
+    '[w + "x" for w in words if w != "a"]', '[a * 10 + b for a, b in pairs]', 'any(w == "ab" for w in words)',
+    '[[y for y in x if y > 1] for x in M]', '[x for x in L if x != null]', '[[w for w in words] for x in edges]',
+    '[e[0] + k for e in edges for k in e]', 'len([w for k in range(40000) for w in words])',
+    'len([x for k in range(30000) for x in L])', '[x for x in colours]', '[x for x in s]',
 ]
 
 

@@ -18,6 +18,7 @@ from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import NotLowered
 from .cfunc import Val
+from .lower_announce import announce_text
 from .lower_expr import ARITH_OPS, ExprLowering, Locals
 
 
@@ -188,12 +189,14 @@ class Lowering(ExprLowering):
         self.f.assign_owned(f"rp_copy_fast(C, {value.rv}, {self.where(node.pos)})")
 
     def _s_Announce(self, node: A.Announce, scope: Scope, lv: Locals) -> None:
-        """An event told to people at a table: made and checked as the Python engine makes it (the text as
-        `shown` reads it, the seats as seats), and not kept: events are for tables, which play in Python."""
+        """An event told to people at a table: checked as the Python engine makes it (the text as `shown` reads
+        it, the seats as seats), and not kept: events are for tables, which play in Python.  A text built by
+        `+`, str() or join() is only measured (lower_announce.py)."""
         f, w = self.f, self.where(node.pos)
-        text = self.lower(node.text, scope, lv)
-        f.emit(f"rp_size(C, {text.rv}, 100, {w});")  # `shown` walks a value to write it: nested too deep fails
-        f.check()
+        if not announce_text(self, node.text, scope, lv):
+            text = self.lower(node.text, scope, lv)
+            f.emit(f"rp_size(C, {text.rv}, 100, {w});")  # `shown` walks a value to write it: nested too deep fails
+            f.check()
         if node.to is not None:
             seats = self.lower(node.to, scope, lv)
             f.emit(f"if (!rp_seats_check(C, {seats.rv}, {w})) goto out;")

@@ -273,3 +273,22 @@ def test_the_native_batch_step_leaves_the_native_packages_batch_function_in_plac
     from ruleplay.engine import native
 
     assert callable(native.batch) and native.batch.__module__.endswith("playout")
+
+
+@pytest.mark.parametrize("name, steps", [("nautilus-cards", 300), ("lovci-pokladu", 450)])
+def test_a_long_batched_run_keeps_no_texts_of_its_announcements(name, steps):
+    """Texts made in play are interned for the process's life (up to a limit, past which games go on in Python):
+    an announcement, a new text each hand a card game shows, is measured natively, never made, so a long run
+    makes its few texts (the set-up's) in its first games and none after."""
+    env = vector_env(name, num_envs=64, backend="native")
+    lib, ffi = env.games.stepper._native.lib, env.games.stepper._native.ffi
+    made, texts, draws = ffi.new("int64_t *"), [], np.random.default_rng(0)
+    observations, _ = env.reset(seed=0)
+    ended = 0
+    for step in range(1, steps + 1):
+        legal = [np.flatnonzero(row) for row in observations["action_mask"]]  # none in a game that just ended
+        observations, _, over, _, _ = env.step(np.array([draws.choice(ok) if len(ok) else 0 for ok in legal]))
+        ended += int(over.sum())
+        if step in (steps // 3, steps):
+            texts.append((lib.rp_texts_made(made), made[0]))
+    assert ended > 64 and texts[0] == texts[1] and texts[1][0] < 20, (ended, texts)

@@ -163,6 +163,12 @@ int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes);   /* -1 (and a 
 rp_text rp_text_of(int64_t id);
 int64_t rp_text_compare(int64_t a, int64_t b);                     /* <0, 0, >0 in code point order */
 extern int64_t RP_EMPTY_TEXT;   /* the id of "" */
+/* A text that is only measured (an announce's, not kept): the checks and charges that making it by `+`,
+ * str() or join() has, and its characters, without making it; -1 on a bail. */
+int64_t rp_text_add_chars(rp_ctx *C, int64_t a, int64_t b, int32_t where);
+int64_t rp_text_operand_chars(rp_ctx *C, rv v, int left, int32_t where);
+int64_t rp_str_chars(rp_ctx *C, rv x, int32_t where);
+int64_t rp_join_chars(rp_ctx *C, const rv *args, int32_t nargs, int32_t where);
 
 /* ------------------------------------------------------------------ containers */
 rp_list *rp_list_new(rp_ctx *C, int64_t cap);

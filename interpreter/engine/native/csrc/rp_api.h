@@ -39,6 +39,8 @@ int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int
 int rp_perft(rp_state *root, int32_t depth, int64_t *nodes, int64_t *ends, rp_error *e);
 char *rp_to_json(rp_state *S);
 void rp_free_text(char *s);
+/* Texts made in play that the process keeps (interned: not freed while it lives), and their bytes. */
+int64_t rp_texts_made(int64_t *bytes);
 int rp_from_json(rp_state *S, const char *text);
 char *rp_probe(rp_state *S, int32_t k, const int64_t *ints, int32_t nints, rp_error *e);
 int rp_probe_effects(rp_state *S, int32_t k, rp_error *e);

@@ -351,22 +351,40 @@ static rv b_str(rp_ctx *C, rv x, int32_t where)
     return id < 0 ? rv_null() : rv_str(id);
 }
 
-static rv b_join(rp_ctx *C, const rv *args, int32_t nargs, int32_t where)
+/* The characters of str(x), or -1 on a bail: what b_str would make, unmade. */
+int64_t rp_str_chars(rp_ctx *C, rv x, int32_t where)
+{
+    if (x.t == T_STR) return rp_text_of(x.u.i).nchars;
+    return text_form(C, x, NULL, 0, where);   /* ASCII: a character a byte */
+}
+
+/* join's checks and charge of the text it makes, unmade: its characters (and bytes), or -1 on a bail. */
+static int64_t join_measure(rp_ctx *C, const rv *args, int32_t nargs, int32_t where, int64_t *nbytes)
 {
     int64_t sep = nargs > 1 ? -1 : RP_EMPTY_TEXT;
-    if (nargs > 1) { if (args[1].t != T_STR) return fail(C, where); sep = args[1].u.i; }
-    if (args[0].t != T_LIST) return fail(C, where);
+    if (nargs > 1) { if (args[1].t != T_STR) { fail(C, where); return -1; } sep = args[1].u.i; }
+    if (args[0].t != T_LIST) { fail(C, where); return -1; }
     rp_list *l = args[0].u.l;
     rp_text s = rp_text_of(sep);
     int64_t chars = 0, bytes = 0;
     for (int64_t i = 0; i < l->len; i++) {
         rv x = l->items[i];
         if (x.t == T_STR) { rp_text t = rp_text_of(x.u.i); chars += t.nchars; bytes += t.nbytes; }
-        else { int64_t n = text_form(C, x, NULL, 0, where); if (n < 0) return rv_null(); chars += n; bytes += n; }
+        else { int64_t n = text_form(C, x, NULL, 0, where); if (n < 0) return -1; chars += n; bytes += n; }
     }
     if (l->len > 1) { chars += s.nchars * (l->len - 1); bytes += s.nbytes * (l->len - 1); }
-    if (chars > MAX_TEXT) return fail(C, where);
-    if (!rp_built(C, chars, where)) return rv_null();
+    if (chars > MAX_TEXT) { fail(C, where); return -1; }
+    if (!rp_built(C, chars, where)) return -1;
+    *nbytes = bytes;
+    return chars;
+}
+
+static rv b_join(rp_ctx *C, const rv *args, int32_t nargs, int32_t where)
+{
+    int64_t bytes;
+    if (join_measure(C, args, nargs, where, &bytes) < 0) return rv_null();
+    rp_list *l = args[0].u.l;
+    rp_text s = rp_text_of(nargs > 1 ? args[1].u.i : RP_EMPTY_TEXT);
     char *buf = malloc((size_t)bytes + 1);
     if (!buf) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", where); return rv_null(); }
     int64_t at = 0;
@@ -1220,6 +1238,15 @@ rv rp_call_builtin(rp_ctx *C, int32_t bi, const rv *args, int32_t nargs, int32_t
     rv out = call_charged(C, bi, args, nargs, where);
     if (!C->err) memo_keep(bi, args, nargs, h, out, iterations - C->b->iterations, copies - C->b->copies);
     return out;
+}
+
+/* join(args) charged as rp_call_builtin charges it, the text unmade: its characters, or -1 on a bail. */
+int64_t rp_join_chars(rp_ctx *C, const rv *args, int32_t nargs, int32_t where)
+{
+    for (int32_t i = 0; i < nargs; i++)   /* join is linear and prepaid (FLAGS) */
+        if (rv_is_container(args[i]) && !rp_scan(C, args[i], where)) return -1;
+    int64_t bytes;
+    return join_measure(C, args, nargs, where, &bytes);
 }
 
 static rv call_charged(rp_ctx *C, int32_t bi, const rv *args, int32_t nargs, int32_t where)

@@ -68,11 +68,29 @@ static void float_divmod(double vx, double wx, double *floordiv, double *mod)
     }
 }
 
+/* The checks and the charge of joining two texts of `a` and `b` characters: the joined one's characters, or
+ * -1 on a bail. */
+int64_t rp_text_add_chars(rp_ctx *C, int64_t a, int64_t b, int32_t where)
+{
+    if (a + b > MAX_TEXT) { rp_bail(C, RP_BAIL_LIMIT, "text too long", where); return -1; }
+    return rp_built(C, a + b, where) ? a + b : -1;
+}
+
+/* The characters of `v`, one side of a `+` whose other side is a text: -1 with `+`'s own bail when `v` is no
+ * text (`left`: the side it is on). */
+int64_t rp_text_operand_chars(rp_ctx *C, rv v, int left, int32_t where)
+{
+    if (v.t == T_STR) return rp_text_of(v.u.i).nchars;
+    rv text = rv_str(RP_EMPTY_TEXT);   /* only the operands' types decide the bail */
+    rv_drop(left ? rp_arith(C, OP_ADD, v, text, where) : rp_arith(C, OP_ADD, text, v, where));
+    if (!C->err) rp_bail(C, RP_BAIL_NATIVE, "a text's operand", where);
+    return -1;
+}
+
 static rv text_join2(rp_ctx *C, int64_t a, int64_t b, int32_t where)
 {
     rp_text x = rp_text_of(a), y = rp_text_of(b);
-    if (x.nchars + y.nchars > MAX_TEXT) { rp_bail(C, RP_BAIL_LIMIT, "text too long", where); return rv_null(); }
-    if (!rp_built(C, x.nchars + y.nchars, where)) return rv_null();
+    if (rp_text_add_chars(C, x.nchars, y.nchars, where) < 0) return rv_null();
     char *buf = malloc((size_t)(x.nbytes + y.nbytes + 1));
     if (!buf) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", where); return rv_null(); }
     rp_memcpy(buf, x.bytes, (size_t)x.nbytes);

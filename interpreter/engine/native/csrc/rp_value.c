@@ -184,6 +184,7 @@ typedef struct text_table {
 
 static rp_text *chunks[MAX_CHUNKS];
 static int64_t ntexts;
+static int64_t own_texts;              /* the module's own texts (and the empty one): ids below it */
 static int64_t made_bytes;
 static text_table *table;
 static int64_t one_byte[256];          /* a one-byte text's id + 1, 0 while it has none: its own table */
@@ -283,6 +284,7 @@ int rp_texts_init(const unsigned char *blob, const int64_t *ends, int64_t n)
         if (ok) {
             RP_EMPTY_TEXT = intern_locked("", 0, hash_bytes("", 0), 1);
             ok = RP_EMPTY_TEXT >= 0;
+            own_texts = ntexts;
         }
     }
     pthread_mutex_unlock(&lock);
@@ -303,6 +305,15 @@ int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes)
     pthread_mutex_unlock(&lock);
     if (id < 0) rp_bail(C, RP_BAIL_NATIVE, "too many texts made in play", -1);
     return id;
+}
+
+int64_t rp_texts_made(int64_t *bytes)
+{
+    pthread_mutex_lock(&lock);
+    int64_t made = ntexts - own_texts;
+    *bytes = made_bytes;
+    pthread_mutex_unlock(&lock);
+    return made;
 }
 
 int64_t rp_text_compare(int64_t a, int64_t b)

@@ -492,3 +492,42 @@ def test_curated_forms_agree(tmp_path):
             assert native[0] == "bail", CURATED[k]
         else:
             assert native[0] == "value" and _same(native[1], python[1]), (CURATED[k], native, python)
+
+
+# An announce's text built by `+`, str() and join() is only measured natively (lower_announce.py): it must fail
+# where making it fails (operand types, join's arguments, a float's form) and charge what making it charges
+# (`copies_per_move` is 40 here: three texts of 5 built into one charge 10 + 15, four charge 10 + 15 + 20).
+CURATED_ANNOUNCES = {
+    'announce "abcde" + "abcde" + "abcde"': ("state", "state"),
+    'announce "abcde" + "abcde" + "abcde" + "abcde"': ("error", "bail"),
+    'announce "abcde" + ("abcde" + ("abcde" + "abcde"))': ("error", "bail"),
+    'announce "ab" + str(i) + s': ("state", "state"), 'announce str(f) + str(nul) + str(t)': ("state", "state"),
+    'announce str(L) + str(m)': ("state", "state"), 'announce join(nums) + join([])': ("state", "state"),
+    'announce "p" + str(current) + join(words, ",")': ("state", "state"),
+    'announce join(repeat("abcdefghij", 3), "")': ("state", "state"),
+    'announce join(repeat("abcdefghij", 5))': ("error", "bail"),
+    'announce join(words) + join(words) + join(words)': ("state", "state"),
+    'announce join(words) + join(words) + join(words) + join(words)': ("error", "bail"),
+    'announce join(words, "abcde") + join(words, "abcde")': ("error", "bail"),
+    'announce "a" + i': ("error", "bail"), 'announce i + "a"': ("error", "bail"),
+    'announce "a" + L': ("error", "bail"), 'announce L + "a"': ("error", "bail"),
+    'announce str(i) + nul': ("error", "bail"), 'announce join(i)': ("error", "bail"),
+    'announce join(words, 1)': ("error", "bail"), 'announce "a" + str(L[9])': ("error", "bail"),
+    'announce str(1 / 0) + "a"': ("error", "bail"), 'announce "a" + s + "b" to current': ("state", "state"),
+    'announce "a" + s to 7': ("error", "bail"), 'announce s': ("state", "state"), 'announce M': ("state", "state"),
+    'announce "a" + twice(s)': ("state", "state"), 'announce twice(s) + twice(i)': ("error", "bail"),
+    'announce "é" + "ü" + s\ni = 1': ("state", "state"),
+    # choices: measured branch by branch; a branch that is no text fails the `+` it is a side of, not the announce
+    'announce "a" + (if t then "bc" + s else i)': ("state", "state"),
+    'announce "a" + (if not t then "bc" + s else i)': ("error", "bail"),
+    'announce (if t then "x" + s else "y") + str(i)': ("state", "state"),
+    'announce if t then 5 else "a" + s': ("state", "state"), 'announce (if nul then "x" else 5) + 1': ("state", "state"),
+    'announce "a" + (if t then (if not t then "b" else L) else "c")': ("error", "bail"),
+    'announce "a" + (if L[7] then "b" else "c")': ("error", "bail"),
+}
+
+
+def test_curated_announces_agree(tmp_path):
+    path = tmp_path / "properties.yaml"
+    path.write_text(RULESET + "limits: {copies_per_move: 40}\n", encoding="utf-8")
+    assert _effects_agree(load_game(path), list(CURATED_ANNOUNCES)) == list(CURATED_ANNOUNCES.values())

@@ -20,8 +20,10 @@ and give the wall seconds beside them.  `measure` runs one "first" probe per
 game in a fresh cache folder (`XDG_CACHE_HOME`), then `runs` "cached" probes
 in it, and keeps the fastest and the median run of each repeated figure:
 start-up noise only ever adds time.  `opt_levels` weighs the C compiler's
-optimisation levels (`RULEPLAY_NATIVE_OPT`): the compile time of a level
-against the playouts per CPU-second of the module it builds.
+optimisation levels (`RULEPLAY_NATIVE_OPT`, which sets the runtime's and
+the module's) and the default choice (the runtime at -O2, a module by its
+size: `build.optimization`): the compile time of each against the playouts
+per CPU-second of the module it builds.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted(path.stem for path in (ROOT / "rulesets").glob("*.yaml"))  # every built-in ruleset
-OPT_LEVELS = ["-O1", "-O2", "-O3"]
-DEFAULT_OPT = "-O2"  # the native backend's level when RULEPLAY_NATIVE_OPT is not set: the ratios' reference
+DEFAULT_OPT = "default"  # RULEPLAY_NATIVE_OPT empty: the flags the native backend chooses, the ratios' reference
+OPT_LEVELS = ["-O1", "-O2", "-O3", DEFAULT_OPT]
 OPT_GAMES = [("nautilus", None), ("connect-four", None)]
 
 
@@ -102,7 +104,8 @@ def opt_levels(pairs: int, seconds: float, levels: list[str] = OPT_LEVELS,
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="ruleplay-opt-") as folder:
-        envs = {level: {"RULEPLAY_NATIVE_OPT": level, "XDG_CACHE_HOME": str(Path(folder) / level)} for level in levels}
+        envs = {level: {"RULEPLAY_NATIVE_OPT": "" if level == DEFAULT_OPT else level,
+                        "XDG_CACHE_HOME": str(Path(folder) / level)} for level in levels}
         builds = {level: {game: _probe(ROOT, game, "first", env) for game, _ in games} for level, env in envs.items()}
         for level, per_game in builds.items():
             failed = next((b["native"]["error"] for b in per_game.values() if "error" in b["native"]), None)

@@ -1,13 +1,18 @@
 """Compiling a lowered ruleset with the system C compiler through cffi, into a per-user cache.
 
 A module is built once per ruleset source, generator version, runtime,
-compiler and Python, and kept in `$XDG_CACHE_HOME/ruleplay` (else
+compiler, flags and Python, and kept in `$XDG_CACHE_HOME/ruleplay` (else
 `~/.cache/ruleplay`), a folder only its user may enter (mode 0700).  Each
 module lies beside a record of the hash of its bytes; a module is loaded
 only when its bytes hash to what the record says, and one that does not
 (truncated, changed, foreign) is built again, never loaded.  Builds go to a
 fresh folder first and are moved into place whole, so two processes
 building the same module at once both end with a sound one.
+
+Optimisation is chosen by the module's size (`optimization`): a first load
+is mostly the C compiler's time on the module, which grows with its size,
+while a large ruleset's play is mostly the runtime's, compiled apart at
+`-O2` once per machine.
 """
 
 from __future__ import annotations
@@ -34,7 +39,17 @@ RUNTIME_SOURCES = ("rp_value.c", "rp_ops.c", "rp_builtins.c", "rp_engine.c", "rp
 HEADERS = ("rp.h", "rp_api.h")
 STEP_SOURCE = "rp_step.c"  # the engine's step: compiled into each module, with the module's model a constant
 VERIFIER = Path(__file__).with_name("verify.py")
-OPTIMIZE = os.environ.get("RULEPLAY_NATIVE_OPT", "-O2")
+OPT_ENV = "RULEPLAY_NATIVE_OPT"  # flags that replace the chosen optimisation of the runtime and every module
+RUNTIME_OPT = ("-O2",)
+# Partial redundancy elimination took a fifth to a quarter of a large module's -O2 compile and saved no
+# instruction of play (callgrind, random playouts of the built-in rulesets).
+MODULE_OPT = ("-O2", "-fno-tree-pre")
+# A module of more C than this compiles at -O1, in half the CPU time of -O2: the two largest built-in rulesets
+# (about 480,000 characters) would pass 10 s on a first load otherwise.  Their play costs 2-8% more instructions
+# (mostly the runtime's, which stays at -O2); -O1 on the smallest modules would cost 15-17%.
+# docs/performance.md ("Start-up") has the figures.
+LARGE_MODULE = 250_000
+LARGE_MODULE_OPT = ("-O1",)
 # -mno-mmx on x86: GCC 12's vectorizer may move 64-bit values through an MMX register (movq2dq) without
 # `emms`, which leaves the x87 stack full for the rest of the process: NumPy's next fmod then gives NaN
 # (matplotlib failed on it in a later `analyze`). Nothing the runtime does needs MMX; SSE is kept.
@@ -72,6 +87,25 @@ def compiler_identity() -> str:
     return f"{found}\n{version.splitlines()[0] if version else ''}"
 
 
+def toolchain() -> str:
+    """Everything outside the sources and our flags that changes what the compiler makes: the compiler and its
+    version, this Python's build flags, and the environment variables the build reads for its commands."""
+    config = [sysconfig.get_config_var(name) or "" for name in ("CC", "CFLAGS", "CCSHARED", "LDSHARED")]
+    env = [f"{name}={os.environ.get(name, '')}" for name in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED")]
+    return "\n".join([compiler_identity(), *config, *env, sys.version, sysconfig.get_config_var("EXT_SUFFIX") or ""])
+
+
+def optimization(source: str | None = None) -> tuple[str, ...]:
+    """The optimisation flags of the runtime (no `source`) or of the module of `source`: `$RULEPLAY_NATIVE_OPT`
+    for both when set, else -O2 for the runtime and, for a module, by its size."""
+    chosen = os.environ.get(OPT_ENV, "").split()
+    if chosen:
+        return tuple(chosen)
+    if source is None:
+        return RUNTIME_OPT
+    return LARGE_MODULE_OPT if len(source) > LARGE_MODULE else MODULE_OPT
+
+
 def runtime_text() -> str:
     """The runtime's sources as they are now (read each time: a key must never name other sources than it built)."""
     return "".join((CSRC / name).read_text(encoding="utf-8") for name in (*HEADERS, *RUNTIME_SOURCES, STEP_SOURCE))
@@ -82,10 +116,11 @@ def cdef() -> str:
 
 
 def module_key(source: str) -> str:
-    """What a built module depends on: its source, the runtime, the verifier that passed the source, the
-    compiler and its flags, and this Python."""
-    parts = [source, runtime_text(), VERIFIER.read_text(encoding="utf-8"), compiler_identity(), OPTIMIZE, " ".join(FLAGS), SANITIZE, sys.version,
-             sysconfig.get_config_var("EXT_SUFFIX") or ""]
+    """What a built module depends on: its source, the runtime, the verifier that passed the source, the flags
+    of the module and of the runtime it links, the compiler and this Python."""
+    compile_args, link_args = _compile_args(optimization(source))
+    parts = [source, VERIFIER.read_text(encoding="utf-8"), " ".join(compile_args), " ".join(link_args),
+             runtime_key()]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -159,8 +194,9 @@ def keep(built: Path, so: Path, record: Path, key: str) -> None:
     os.replace(staged_record, record)
 
 
-def _compile_args() -> tuple[list[str], list[str]]:
-    args = [OPTIMIZE, *FLAGS, "-g0"]
+def _compile_args(optimize: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The compiler's arguments after this Python's own (which they override), and the linker's."""
+    args = [*optimize, *FLAGS, "-g0"]
     link: list[str] = []
     if SANITIZE:  # the tests' sanitizer run (.ci/run): the first fault stops the process with its report
         args += [f"-fsanitize={SANITIZE}", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
@@ -168,14 +204,19 @@ def _compile_args() -> tuple[list[str], list[str]]:
     return args, link
 
 
+def runtime_key() -> str:
+    """What the runtime's objects depend on: its sources, its flags, the compiler and this Python."""
+    args, _ = _compile_args(optimization())
+    return hashlib.sha256("\0".join([runtime_text(), " ".join(args), toolchain()]).encode("utf-8")).hexdigest()
+
+
 def runtime_objects() -> list[str]:
     """The runtime compiled once (per runtime, compiler, flags and Python) and kept beside the modules: each
     module then compiles only its own code and links these."""
     from setuptools.errors import CompileError
 
-    args, _ = _compile_args()
-    key = hashlib.sha256("\0".join([runtime_text(), compiler_identity(), " ".join(args), sys.version]).encode())
-    folder = cache_dir() / f"runtime-{key.hexdigest()[:24]}"
+    args, _ = _compile_args(optimization())
+    folder = cache_dir() / f"runtime-{runtime_key()[:24]}"
     objects = [folder / f"{Path(name).stem}.o" for name in RUNTIME_SOURCES]
     record = folder / "objects.json"
     try:
@@ -226,7 +267,7 @@ def _build(name: str, source: str, so: Path, record: Path, key: str) -> None:
 
     ffi = cffi.FFI()
     ffi.cdef(cdef())
-    args, link = _compile_args()
+    args, link = _compile_args(optimization(source))
     # The API's declarations follow the verified source: cffi's wrapper, written after it, calls them.  The
     # engine's step follows the model it reads as a constant (rp_step.c).
     ffi.set_source(name, source + f'\n#include "rp_api.h"\n#include "{STEP_SOURCE}"\n', extra_objects=runtime_objects(),

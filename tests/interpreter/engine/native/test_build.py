@@ -134,3 +134,33 @@ def test_a_module_leaves_the_floating_point_unit_as_it_found_it(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert [np.float64(-1.0953) // np.float64(0.25) for _ in range(10)] == [-5.0] * 10
+
+
+def test_every_flag_that_changes_the_binary_is_in_the_key(monkeypatch):
+    """A module built with other flags (ours, the environment's, a size class) is another module: never loaded."""
+    monkeypatch.delenv(build.OPT_ENV, raising=False)
+    for name in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED"):
+        monkeypatch.delenv(name, raising=False)
+    source = "int rp_tiny_module;\n"
+    key = build.module_key(source)
+    runtime_key = build.runtime_key()
+    compiling = {build.OPT_ENV: "-O1", "CC": "gcc", "CFLAGS": "-O0", "CPPFLAGS": "-DNDEBUG=0"}
+    for name, value in (*compiling.items(), ("LDFLAGS", "-s"), ("LDSHARED", "cc -shared")):
+        monkeypatch.setenv(name, value)
+        assert build.module_key(source) != key, f"{name}={value} builds another module"
+        if name in compiling:
+            assert build.runtime_key() != runtime_key, f"{name}={value} compiles another runtime"
+        monkeypatch.delenv(name)
+    assert build.module_key(source) == key
+    monkeypatch.setattr(build, "LARGE_MODULE", len(source) - 1)  # the same source now counts as large
+    assert build.module_key(source) != key, "the flags chosen by a module's size are part of its key"
+
+
+def test_optimisation_by_size_and_by_the_environment(monkeypatch):
+    monkeypatch.delenv(build.OPT_ENV, raising=False)
+    small, large = "x" * build.LARGE_MODULE, "x" * (build.LARGE_MODULE + 1)
+    assert build.optimization() == build.RUNTIME_OPT == ("-O2",)
+    assert build.optimization(small) == build.MODULE_OPT == ("-O2", "-fno-tree-pre")
+    assert build.optimization(large) == build.LARGE_MODULE_OPT
+    monkeypatch.setenv(build.OPT_ENV, " -O3  -march=native ")
+    assert build.optimization() == build.optimization(small) == build.optimization(large) == ("-O3", "-march=native")

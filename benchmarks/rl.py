@@ -10,10 +10,10 @@ worker process of its own (`benchmarks.worker`), the four alternated pair
 after pair.  A step is
 one `env.step` (PettingZoo's loop steps each agent once more at the end,
 with None, in every tree alike) or one game's move in a batch step.
-Actions are uniform choices among the mask's legal actions: in PettingZoo's
-loop one agent's by Python's `random` per step, as its users write it; in
-the batch all games' at once by NumPy over the batch's masks
-(`random_legal`), as a learner draws a batch's actions.
+Actions are uniform choices among the legal actions: in PettingZoo's loop
+one agent's among its mask's by Python's `random` per step, as its users
+write it; in the batch all games' at once by NumPy among the lists the
+batch hands out beside its masks (`legal_actions()`, `random_legal`).
 
 Nothing here imports ruleplay: the environments are handed in by the
 worker, so the same code measures every tree.
@@ -54,27 +54,25 @@ def pettingzoo_playout(env: Any) -> Playout:
 
 def vector_chunk(env: Any, rng: random.Random) -> Chunk:
     """One batched step of random legal actions a call: (games that ended, game-steps made)."""
-    observations, _ = env.reset(seed=rng.getrandbits(32))
+    env.reset(seed=rng.getrandbits(32))
     draws = np.random.default_rng(rng.getrandbits(64))
-    held = [observations]
 
     def play() -> tuple[int, int]:
-        masks = held[0]["action_mask"]
-        held[0], _rewards, ended, _truncated, _infos = env.step(random_legal(masks, draws))
-        return int(ended.sum()), len(masks)
+        _observations, _rewards, ended, _truncated, _infos = env.step(random_legal(*env.legal_actions(), draws))
+        return int(ended.sum()), len(ended)
 
     return play
 
 
-def random_legal(masks: np.ndarray, draws: np.random.Generator) -> np.ndarray:
-    """One uniformly drawn legal action per row of `masks` (games x actions, nonzero where legal), 0 in a row
-    without one, in a few array operations over the whole batch: the legal entries in row order, where each row's
-    start, and a uniform pick within each row's count."""
-    games, actions = masks.shape
-    legal = np.flatnonzero(masks != 0)  # row-major: row r's entries are r * actions + its legal actions
-    counts = np.bincount(legal // actions, minlength=games)
-    picks = np.cumsum(counts) - counts + (draws.random(games) * counts).astype(np.int64)
-    return np.where(counts > 0, np.append(legal, 0)[np.minimum(picks, len(legal))] % actions, 0)
+def random_legal(counts: np.ndarray, legal: np.ndarray, draws: np.random.Generator) -> np.ndarray:
+    """One uniformly drawn legal action per game, 0 for a game without one: row i of `legal` lists game i's
+    `counts[i]` legal actions first (`VectorTurnEnv.legal_actions()`), so a pick is a uniform place below the
+    count, for the whole batch in a few array operations that never read the masks."""
+    games = len(counts)
+    if legal.shape[1] == 0:  # no game has a legal action
+        return np.zeros(games, np.int64)
+    picks = (draws.random(games) * counts).astype(np.int64)  # below each count; 0 where it is 0
+    return np.where(counts > 0, legal[np.arange(games), picks], 0)
 
 
 def compare(commit: str, games: list[tuple[str, int | None]], pairs: int, seconds: float) -> dict:

@@ -1,7 +1,7 @@
 """Where a batched environment step's time goes, per game-step: `python -m benchmarks rl --split`.
 
 The batched loop of `benchmarks.rl` (64 games, actions drawn for the whole
-batch by `rl.random_legal`), timed in its parts: the draw, the Python of
+batch by `rl.random_legal` among the lists `legal_actions()` hands out), timed in its parts: the draw, the Python of
 `env.step` (checks, copies of the batch's arrays, infos), and the one
 native call that steps the batch.  Beside it, on the same game's module,
 what the native call is made of: a move with the listing of the next legal
@@ -45,15 +45,15 @@ def _split(name: str, players: int | None, seconds: float) -> dict:
 
     native.step = timed
     draws = np.random.default_rng(0)
-    observations, _ = env.reset(seed=0)
+    env.reset(seed=0)
     spent["native"] = 0.0
     steps = 0
     start = time.process_time()
     while time.process_time() - start < seconds:
         t0 = time.process_time()
-        actions = random_legal(observations["action_mask"], draws)
+        actions = random_legal(*env.legal_actions(), draws)
         t1 = time.process_time()
-        observations, *_ = env.step(actions)
+        env.step(actions)
         spent["draw"] += t1 - t0
         spent["env"] += time.process_time() - t1
         steps += 1

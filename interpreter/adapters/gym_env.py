@@ -15,7 +15,9 @@ autoreset and infos included), only without a Python environment per game.
   (`adapters.encoding`) of the seat to move; when the game is over, of the
   seat that made the last move, with an empty mask.
 - Action: `Discrete(num_distinct_actions)`, the game's numbering.  Chance
-  nodes are played inside with the state's own seeded generator.
+  nodes are played inside with the state's own seeded generator.  A batch
+  also lists each game's legal actions (`VectorTurnEnv.legal_actions()`), so
+  that drawing among them needs no pass over its masks.
 - Reward: the return of the seat that moved when its move ends the game,
   else 0; `info["returns"]` holds every seat's return at that step (the
   other seats' rewards in self-play).  The engine's step limit ends a
@@ -186,7 +188,8 @@ class VectorTurnEnv(VectorEnv):
             over=np.zeros(num_envs, np.int8), rewards=np.zeros(num_envs, np.float64),
             returns=np.zeros((num_envs, players), np.float64), movers=np.zeros(num_envs, np.int64),
             observations=np.zeros((num_envs, self.games.encoding.size), np.float32),
-            masks=np.zeros((num_envs, self.games.actions), np.int8))
+            masks=np.zeros((num_envs, self.games.actions), np.int8), nlegal=np.zeros(num_envs, np.int64),
+            legal=np.full((num_envs, self.games.actions), -1, np.int32))
         self._views = {"observation": _read_only(self._arrays.observations),
                        "action_mask": _read_only(self._arrays.masks)}
         self._native = self.games.stepper.batch(self._arrays)  # None where the games are stepped in Python
@@ -281,6 +284,22 @@ class VectorTurnEnv(VectorEnv):
             if ended:
                 arrays.returns[slot] = games.held[slot].returns()
         games.observe_into(slot, arrays.observations[slot], arrays.masks[slot])
+        held, row, was = games.held[slot], arrays.legal[slot], int(arrays.nlegal[slot])
+        legal = [] if held.is_terminal() else held.legal_actions()
+        row[:len(legal)] = legal
+        row[len(legal):was] = -1
+        arrays.nlegal[slot] = len(legal)
+
+    def legal_actions(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each game's legal actions, as OpenSpiel's `legal_actions()` lists one game's, without a pass over the
+        masks: `(counts, actions)`, where row i of `actions` holds game i's `counts[i]` legal actions in the order
+        the rules list them, then -1s (none where the game is over), and is as wide as the largest count.  As the
+        observations: copies, or read-only views that the next step rewrites."""
+        counts = self._arrays.nlegal
+        actions = self._arrays.legal[:, :int(counts.max())]
+        if self.copy:
+            return counts.copy(), actions.copy()
+        return _read_only(counts), _read_only(actions)
 
     def _batch(self) -> dict:
         if not self.copy:

@@ -45,15 +45,17 @@ def test_rl_compares_an_older_trees_pettingzoo_with_the_current_native_and_batch
     assert "HEAD's PettingZoo environment" in text and text.splitlines()[-1].startswith("tic-tac-toe")
 
 
-def test_the_batchs_random_draw_picks_each_rows_legal_actions_alike():
+def test_the_batchs_random_draw_picks_each_games_legal_actions_alike():
     import numpy as np
 
-    masks = np.array([[0, 1, 1, 0, 1], [0, 0, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 0, 0, 1]], np.int8)
+    counts = np.array([3, 0, 1, 1], np.int64)
+    legal = np.array([[4, 1, 2], [-1, -1, -1], [0, -1, -1], [4, -1, -1]], np.int32)
     draws = np.random.default_rng(0)
-    picked = np.array([rl.random_legal(masks, draws) for _ in range(3000)])
+    picked = np.array([rl.random_legal(counts, legal, draws) for _ in range(3000)])
     assert set(picked[:, 0].tolist()) == {1, 2, 4} and picked[:, 1:].tolist() == [[0, 0, 4]] * 3000
-    counts = np.bincount(picked[:, 0], minlength=5)[[1, 2, 4]]
-    assert counts.min() > 900 and counts.max() < 1100  # 1000 each expected; 4 sigma is about 100
+    counted = np.bincount(picked[:, 0], minlength=5)[[1, 2, 4]]
+    assert counted.min() > 900 and counted.max() < 1100  # 1000 each expected; 4 sigma is about 100
+    assert rl.random_legal(np.zeros(2, np.int64), np.zeros((2, 0), np.int32), draws).tolist() == [0, 0]
 
 
 def test_the_split_of_a_batched_step_names_its_parts():

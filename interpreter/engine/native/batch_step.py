@@ -3,8 +3,8 @@
 `NativeBatch.step` makes every slot's move (or sets up the slot's next
 game, Gymnasium's next-step autoreset), plays the chance nodes after it,
 and writes each slot's reward, end, returns, seat to move, observation
-vector (in a `ViewWriter`'s layout) and action mask into the caller's
-arrays, without a Python call per game.  A slot the module cannot step
+vector (in a `ViewWriter`'s layout), action mask and list of legal actions
+into the caller's arrays, without a Python call per game.  A slot the module cannot step
 (a rule error, a limit, a view it does not write) is handed back with
 what `replay` needs to make that game again through `NativeState`, so the
 caller makes the step on the engine's own handle, which raises what the
@@ -35,6 +35,8 @@ class BatchArrays:
     movers: Any        # int64: the seat to move now, or -4 where the game is over
     observations: Any  # float32, games x the layout's size: the seat to move's vector (else the last mover's)
     masks: Any         # int8, games x actions: 1 for each legal move (0s where the game is over)
+    nlegal: Any        # int64: how many legal moves each game has (0 where it is over)
+    legal: Any         # int32, games x actions, -1s at first: each game's legal moves as the rules list them, then -1s
 
 
 class NativeBatch:
@@ -53,10 +55,11 @@ class NativeBatch:
         self._ops = ffi.new("int32_t **")
         sizes = {"actions": games, "rngs": games, "mine": games, "over": games, "rewards": games,
                  "returns": games * ng.game.model.players, "movers": games,
-                 "observations": games * writer.layout.size, "masks": games * self.actions}
+                 "observations": games * writer.layout.size, "masks": games * self.actions, "nlegal": games,
+                 "legal": games * self.actions}
         types = {"actions": "int64_t[]", "rngs": "uint64_t[]", "mine": "int8_t[]", "over": "int8_t[]",
                  "rewards": "double[]", "returns": "double[]", "movers": "int64_t[]", "observations": "float[]",
-                 "masks": "int8_t[]"}
+                 "masks": "int8_t[]", "nlegal": "int64_t[]", "legal": "int32_t[]"}
         bound = {}
         for name, ctype in types.items():
             bound[name] = ffi.from_buffer(ctype, getattr(arrays, name), require_writable=True)
@@ -65,7 +68,7 @@ class NativeBatch:
                                  f"{len(bound[name])}")
         self._args = (self._batch, writer.layout, bound["actions"], bound["rngs"], bound["mine"], bound["over"],
                       bound["rewards"], bound["returns"], bound["movers"], bound["observations"], bound["masks"],
-                      self.actions)
+                      bound["nlegal"], bound["legal"], self.actions)
         self._step = ng.lib.rp_batch_step
 
     def step(self) -> int:

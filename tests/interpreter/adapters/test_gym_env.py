@@ -45,13 +45,15 @@ def test_a_batch_answers_as_sync_vector_env_over_single_games(config, backend):
 
 def _play_alike(ours, single, steps: int = STEPS, seed: int = 11):
     """`ours` and `SyncVectorEnv` over its number of `single()` games, stepped with the same random legal actions
-    until `steps` steps are made and a game has ended and its slot started again: equal answers at every step."""
+    until `steps` steps are made and a game has ended and its slot started again: equal answers at every step, and
+    `ours.legal_actions()` lists what each single game's handle does."""
     theirs = gymnasium.vector.SyncVectorEnv([single] * ours.num_envs, copy=ours.copy)
     rnd = random.Random(5)
     seen = [ours.reset(seed=seed), theirs.reset(seed=seed)]
     made = ended = 0
     while made < steps or not ended:
         _assert_same(*seen)
+        _assert_legal_alike(ours, theirs)
         masks = seen[1][0]["action_mask"]
         actions = np.array([rnd.choice(np.flatnonzero(m).tolist() or [0]) for m in masks])
         seen = [ours.step(actions), theirs.step(actions)]
@@ -59,6 +61,17 @@ def _play_alike(ours, single, steps: int = STEPS, seed: int = 11):
         made += 1
         assert made < LONGEST, "no game ended within the engine's step limit"
     _assert_same(*seen)
+
+
+def _assert_legal_alike(ours, theirs) -> None:
+    """Each row of `ours.legal_actions()`: the legal actions of that game of `theirs` in its handle's order, then
+    -1s, the rows as wide as the longest list."""
+    counts, legal = ours.legal_actions()
+    assert counts.dtype == np.int64 and legal.dtype == np.int32 and legal.shape == (ours.num_envs, counts.max())
+    for i, env in enumerate(theirs.envs):
+        held = env.unwrapped.games.held[0]
+        expected = [] if held.is_terminal() else held.legal_actions()
+        assert counts[i] == len(expected) and legal[i].tolist() == expected + [-1] * (legal.shape[1] - len(expected))
 
 
 def _assert_same(a, b):
@@ -83,9 +96,13 @@ def test_without_copies_a_batch_hands_out_its_own_arrays_read_only_and_answers_a
     observations, _ = ours.reset(seed=3)
     assert observations["observation"].base is ours._arrays.observations
     assert observations["action_mask"].base is ours._arrays.masks
-    for array in observations.values():
+    counts, legal = ours.legal_actions()
+    assert counts.base is ours._arrays.nlegal and legal.base is ours._arrays.legal
+    for array in (*observations.values(), legal):
         with pytest.raises(ValueError, match="read-only"):
             array[0, 0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        counts[0] = 1
     before = observations["observation"].copy()
     again, *_ = ours.step(observations["action_mask"].argmax(axis=1))  # each game's first legal move
     assert again["observation"].base is ours._arrays.observations

@@ -93,4 +93,4 @@ void rp_batch_free(rp_batch *B);
 int64_t rp_batch_log(rp_batch *B, int64_t slot, uint64_t *seed, const int32_t **ops);
 int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, uint64_t *rngs, int8_t *mine,
                       int8_t *over, double *rewards, double *returns, int64_t *movers, float *obs, int8_t *masks,
-                      int64_t nactions);
+                      int64_t *nlegal, int32_t *legal, int64_t nactions);

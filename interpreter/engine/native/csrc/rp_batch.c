@@ -4,7 +4,8 @@
  * ended at the last step, sets up the next game from the slot's own seed generator: Gymnasium's next-step
  * autoreset), plays the chance nodes after it with the state's own generator, and writes each slot's reward,
  * whether its game ended (and then every seat's return), who moves now, the observation vector
- * (rp_observe.c) and the action mask.  Every step a slot's game made since its set-up is logged (an action,
+ * (rp_observe.c), the action mask and the legal actions as a list (so that a caller drawing among them makes
+ * no pass over the masks).  Every step a slot's game made since its set-up is logged (an action,
  * or -1 for a chance draw), so that a slot this cannot step (a rule error, a limit, a view or listing that
  * bails) is handed back to the caller with its log as it was before the step: the caller makes that game
  * again from its seed, through the engine's own handle, and makes the step there, which raises what the
@@ -25,10 +26,10 @@ typedef struct rp_slot {
     uint64_t seed;                    /* the game's seed */
     int32_t last;                     /* the seat that made the last move */
     /* What the slot's rows of `obs` and `masks` hold where `known` (they are cleared only there, see
-     * rp_observe_row): each entry's items written (rp_view_entries of them) and the moves marked. */
+     * rp_observe_row): each entry's items written (rp_view_entries of them); the moves marked are those its row
+     * of `legal` lists. */
     int32_t known;
     int32_t *used;
-    int32_t *marked; int64_t nmarked, cmarked;
 } rp_slot;
 
 struct rp_batch {
@@ -54,7 +55,6 @@ void rp_batch_free(rp_batch *B)
         rp_state_free(B->slots[i].S);
         free(B->slots[i].ops);
         free(B->slots[i].used);
-        free(B->slots[i].marked);
     }
     free(B->slots);
     free(B);
@@ -122,9 +122,12 @@ static int step_slot(rp_slot *g, int restart, int64_t action, uint64_t *rng, dou
  * 45 KB of numbers and 16 KB of mask a game, 9% and 0.1% of them set). */
 #define CLEAR_WHOLE 4096
 
-/* The slot's observation (of the seat to move, else of the last mover) and mask into its rows, clearing only what
- * the rows' last write left where that is known; 0 where this cannot write them (the rows are then unknown). */
-static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, int64_t nactions)
+/* The slot's observation (of the seat to move, else of the last mover), mask and legal actions into its rows,
+ * clearing only what the rows' last write left where that is known (the mask: the `*nlegal` moves `legal` lists,
+ * which the caller keeps even where the rows are not known); 0 where this cannot write them (the rows are then
+ * unknown, and `legal` and `*nlegal` as they were). */
+static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, int64_t *nlegal, int32_t *legal,
+                      int64_t nactions)
 {
     rp_state *S = g->S;
     int known = g->known, by_entry = L->size * (int64_t)sizeof(float) > CLEAR_WHOLE, by_move = nactions > CLEAR_WHOLE;
@@ -135,17 +138,11 @@ static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, 
     int32_t seat = S->flow.done ? g->last : (int32_t)S->flow.player;
     if (!rp_observe_row(S, L, seat, obs, by_entry ? g->used : NULL, NULL)) return 0;
     int cleared = by_move && known;
-    if (!rp_mask_row(S, !S->flow.done, mask, nactions, cleared ? g->marked : NULL, cleared ? g->nmarked : 0))
-        return 0;
-    int64_t n = by_move && !S->flow.done ? S->nlegal : 0;   /* the moves rp_mask_row marked, kept to clear */
-    if (n > g->cmarked) {
-        int32_t *marked = realloc(g->marked, (size_t)n * sizeof *marked);
-        if (!marked) return 0;
-        g->marked = marked;
-        g->cmarked = n;
-    }
-    if (n) memcpy(g->marked, S->legal, (size_t)n * sizeof *g->marked);
-    g->nmarked = n;
+    if (!rp_mask_row(S, !S->flow.done, mask, nactions, cleared ? legal : NULL, cleared ? *nlegal : 0)) return 0;
+    int64_t n = S->flow.done ? 0 : S->nlegal;
+    if (n) memcpy(legal, S->legal, (size_t)n * sizeof *legal);
+    for (int64_t k = n; k < *nlegal; k++) legal[k] = -1;   /* past the count a row holds -1s */
+    *nlegal = n;
     g->known = 1;
     return 1;
 }
@@ -157,13 +154,15 @@ static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, 
  * returns -1 - its slot before any game moves.  Out, per slot: `rewards` (the return of the seat
  * that moved, when its move ended the game, else 0), `returns` (a row of one number per seat, written where
  * the game ended), `movers` (who moves now: a seat, or -4 when the game is over), the vector of the seat to
- * move (else of the last mover) into `obs` (L->size numbers a slot) and the mask into `masks` (nactions a
- * slot).  A slot this cannot step is handed back: its `mine` is set to 0, its `over` left as it was, its
- * state dropped, and its log (rp_batch_log) left as it was before the step (or, for a new game, empty with
- * the new game's seed): the caller makes the step.  Returns how many slots were handed back (or the refusal). */
+ * move (else of the last mover) into `obs` (L->size numbers a slot), the mask into `masks` (nactions a
+ * slot), and the legal actions in the order the rules list them into `legal` (nactions a slot: `nlegal[i]` of
+ * them, none where the game is over; the rest of a row is -1s where it was).  A slot this cannot step is
+ * handed back: its `mine` is set to 0, its `over` left as it was, its state dropped, and its log
+ * (rp_batch_log) left as it was before the step (or, for a new game, empty with the new game's seed): the
+ * caller makes the step.  Returns how many slots were handed back (or the refusal). */
 int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, uint64_t *rngs, int8_t *mine,
                       int8_t *over, double *rewards, double *returns, int64_t *movers, float *obs, int8_t *masks,
-                      int64_t nactions)
+                      int64_t *nlegal, int32_t *legal, int64_t nactions)
 {
     int64_t players = RP_MODEL.players, handed = 0;
     for (int64_t i = 0; i < B->n; i++)   /* every game's action first: a refused one leaves every game as it was */
@@ -176,7 +175,8 @@ int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, u
         int8_t ended;
         int ok = step_slot(g, over[i], actions[i], &rngs[i], &rewards[i], &ended, returns + i * players,
                            &movers[i]);
-        if (ok) ok = write_rows(g, L, obs + i * L->size, masks + i * nactions, nactions);
+        if (ok)
+            ok = write_rows(g, L, obs + i * L->size, masks + i * nactions, &nlegal[i], legal + i * nactions, nactions);
         if (ok) {
             over[i] = ended;
             continue;

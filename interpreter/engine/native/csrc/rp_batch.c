@@ -26,8 +26,8 @@ typedef struct rp_slot {
     uint64_t seed;                    /* the game's seed */
     int32_t last;                     /* the seat that made the last move */
     /* What the slot's rows of `obs` and `masks` hold where `known` (they are cleared only there, see
-     * rp_observe_row): each entry's items written (rp_view_entries of them); the moves marked are those its row
-     * of `legal` lists. */
+     * rp_observe_row): each entry's items written and whether it counted a component (rp_view_entries pairs);
+     * the moves marked are those its row of `legal` lists. */
     int32_t known;
     int32_t *used;
 } rp_slot;
@@ -132,7 +132,7 @@ static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, 
     rp_state *S = g->S;
     int known = g->known, by_entry = L->size * (int64_t)sizeof(float) > CLEAR_WHOLE, by_move = nactions > CLEAR_WHOLE;
     g->known = 0;
-    if (by_entry && !g->used && !(g->used = malloc((size_t)(rp_view_entries(&RP_MODEL) + 1) * sizeof *g->used)))
+    if (by_entry && !g->used && !(g->used = malloc((size_t)(2 * rp_view_entries(&RP_MODEL) + 1) * sizeof *g->used)))
         return 0;
     if (by_entry && !known) rp_view_unknown(&RP_MODEL, L, g->used);
     int32_t seat = S->flow.done ? g->last : (int32_t)S->flow.player;

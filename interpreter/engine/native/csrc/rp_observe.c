@@ -50,13 +50,14 @@ static double clipped(double x)
     return x > OBS_LIMIT ? OBS_LIMIT : x < -OBS_LIMIT ? -OBS_LIMIT : x;
 }
 
-/* The atom [known, hidden, number, symbol] of a value the viewer sees. */
-static void atom(float *out, rv v, const rp_layout *L)
+/* The atom [known, hidden, number, symbol] of a value the viewer sees (inlined: a vector is mostly lists' items).
+ * An int is within +-OBS_LIMIT as a double (at most 2^63), so it is not clipped. */
+static inline __attribute__((always_inline)) void atom(float *out, rv v, const rp_layout *L)
 {
     switch (v.t) {
     case T_NULL: return;
     case T_BOOL: out[0] = 1.0f; out[2] = v.u.i ? 1.0f : 0.0f; return;
-    case T_INT: out[0] = 1.0f; out[2] = (float)clipped((double)v.u.i); return;
+    case T_INT: out[0] = 1.0f; out[2] = (float)(double)v.u.i; return;
     case T_FLT: out[0] = 1.0f; out[2] = (float)clipped(v.u.f); return;
     case T_STR: out[0] = 1.0f; out[3] = v.u.i < L->nsymbols ? (float)L->symbol_of_text[v.u.i] : 0.0f; return;
     case T_LIST: out[0] = 1.0f; out[2] = (float)v.u.l->len; return;
@@ -64,15 +65,25 @@ static void atom(float *out, rv v, const rp_layout *L)
     }
 }
 
-static void count_text(float *counts, int64_t id)
+/* An entry's component counts as they are written: where they go, and whether any was counted (a row written over
+ * and over clears an entry's counts only where its last write counted one: most entries never count any). */
+typedef struct tally {
+    float *counts;
+    int32_t any;
+} tally;
+
+static void count_text(tally *t, int64_t id)
 {
     const rp_model *M = &RP_MODEL;
-    if (id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) counts[M->component_of_text[id]] += 1.0f;
+    if (id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) {
+        t->counts[M->component_of_text[id]] += 1.0f;
+        t->any = 1;
+    }
 }
 
 /* How many times each component's id occurs in `v`: list items, map keys and values, at any depth (a
  * container's scalar items are looked at in its own loop: most values are lists of scalars). */
-static int count_components(rp_ctx *C, float *counts, rv v, int32_t depth)
+static int count_components(rp_ctx *C, tally *counts, rv v, int32_t depth)
 {
     if (v.t == T_STR) { count_text(counts, v.u.i); return 1; }
     if (!rv_is_container(v)) return 1;
@@ -101,8 +112,10 @@ static int looks_masked(rv v, const rp_layout *L, double *n)
 }
 
 /* An entry the viewer is shown as `v` (the value itself, or what `visible_if` left of a value that is no
- * list): its atom, its component counts and its first `cells` items (how many it wrote into *written). */
-static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cells, float *out, int64_t *written)
+ * list): its atom, its component counts (into `counts`, at out + ATOM) and its first `cells` items (how many it
+ * wrote into *written). */
+static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cells, float *out, tally *counts,
+                 int64_t *written)
 {
     double n;
     *written = 0;
@@ -112,9 +125,9 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
         return 1;
     }
     atom(out, v, L);
-    if (v.t != T_LIST) return count_components(C, out + ATOM, v, 0);
+    if (v.t != T_LIST) return count_components(C, counts, v, 0);
     /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
-    float *counts = out + ATOM, *items = counts + RP_MODEL.ncomponents;
+    float *items = out + ATOM + RP_MODEL.ncomponents;
     const rp_list *l = v.u.l;
     *written = l->len < cells ? l->len : cells;
     for (int64_t i = 0; i < l->len; i++) {
@@ -146,9 +159,9 @@ static int seen_item(rp_ctx *C, const rp_seen_var *V, rv item, rv index, int32_t
 }
 
 /* One variable's entry (a per-player variable's entry of seat `owner`; -1 for one that is not per player), into
- * zeros; how many of its items it wrote into *written. */
+ * zeros; how many of its items it wrote into *written, whether it counted a component into counts->any. */
 static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t viewer, int32_t owner, float *out,
-                 int64_t *written)
+                 tally *counts, int64_t *written)
 {
     const rp_seen_var *V = &RP_SEEN_VARS[var];
     int64_t cells = L->cells[var];
@@ -159,12 +172,12 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
         out[2] = value.t == T_LIST ? (float)value.u.l->len : 1.0f;
         return 1;
     }
-    if (!V->visible_if) return shown(C, L, maskable, value, cells, out, written);
+    if (!V->visible_if) return shown(C, L, maskable, value, cells, out, counts, written);
     rv seen;
     int owned;
     if (value.t != T_LIST) {   /* one item, with `index` null */
         if (!seen_item(C, V, value, rv_null(), viewer, owner, &seen, &owned)) return 0;
-        int ok = shown(C, L, maskable, seen, cells, out, written);
+        int ok = shown(C, L, maskable, seen, cells, out, counts, written);
         if (owned) rv_drop(seen);
         return ok;
     }
@@ -177,7 +190,7 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     for (int64_t i = 0; ok && i < l->len; i++) {
         ok = seen_item(C, V, l->items[i], rv_int(i), viewer, owner, &seen, &owned);
         if (!ok) break;
-        ok = count_components(C, out + ATOM, seen, 0);
+        ok = count_components(C, counts, seen, 0);
         if (ok && i < cells) atom(items + ATOM * i, seen, L);
         if (owned) rv_drop(seen);
     }
@@ -195,7 +208,8 @@ static int64_t layout_size(const rp_model *M, const rp_layout *L)
     return size;
 }
 
-/* The entries of a vector: one per state variable, one per seat of a per-player one (rp_observe_row's `used`). */
+/* The entries of a vector: one per state variable, one per seat of a per-player one (rp_observe_row's `used` holds
+ * two numbers for each). */
 int64_t rp_view_entries(const rp_model *M)
 {
     int64_t n = 0;
@@ -203,19 +217,24 @@ int64_t rp_view_entries(const rp_model *M)
     return n;
 }
 
-/* Every entry's items, as many as its variable keeps: what `used` says of a row whose numbers are not known. */
+/* Every entry's items, as many as its variable keeps, and its counts: what `used` says of a row whose numbers are
+ * not known. */
 void rp_view_unknown(const rp_model *M, const rp_layout *L, int32_t *used)
 {
     int64_t k = 0;
     for (int32_t i = 0; i < M->nvars; i++)
-        for (int64_t q = 0; q < (M->vars[i].per_player ? M->players : 1); q++) used[k++] = L->cells[i];
+        for (int64_t q = 0; q < (M->vars[i].per_player ? M->players : 1); q++) {
+            used[k++] = L->cells[i];
+            used[k++] = 1;
+        }
 }
 
 /* Seat `seat`'s observation of S into `out` (L->size numbers): 1, or 0 with the bail in `e`.  `used` NULL: `out`
- * holds anything, and is cleared whole first.  Else `out` holds zeros but for the head, each entry's atom and
- * counts, and the first used[k] items of entry k (rp_view_entries of them): only those are cleared, and used[k]
- * is set to the items written now, so that a row written over and over is cleared only where it was written
- * (most of a vector is items past a list's length).  After a bail `out` and `used` are undefined. */
+ * holds anything, and is cleared whole first.  Else `out` holds zeros but for the head, each entry's atom, its
+ * component counts where used[2k + 1] is not 0, and the first used[2k] items of entry k (rp_view_entries of
+ * them): only those are cleared, and used[2k], used[2k + 1] set to the items written now and whether a count was,
+ * so that a row written over and over is cleared only where it was written (most of a vector is items past a
+ * list's length and counts of components an entry does not hold).  After a bail `out` and `used` are undefined. */
 int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used, rp_error *e)
 {
     const rp_model *M = S->M;
@@ -237,15 +256,22 @@ int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_err
     return rp_observe_row(S, L, seat, out, NULL, e);
 }
 
-/* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row), what the row
- * held there is cleared first and *used set to the items written. */
+/* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row, the entry's two
+ * numbers), what the row held there is cleared first and `used` set to what is written now. */
 static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
                                                            int32_t viewer, int32_t owner, float *out, int32_t *used)
 {
-    int64_t written;
-    if (used) memset(out, 0, (size_t)(ATOM + RP_MODEL.ncomponents + ATOM * (int64_t)*used) * sizeof(float));
-    entry(C, L, var, value, viewer, owner, out, &written);
-    if (used) *used = (int32_t)written;
+    int64_t written, counts = RP_MODEL.ncomponents;
+    if (used) {
+        memset(out, 0, (size_t)(used[1] ? ATOM + counts : ATOM) * sizeof(float));
+        memset(out + ATOM + counts, 0, (size_t)(ATOM * (int64_t)used[0]) * sizeof(float));
+    }
+    tally counted = {out + ATOM, 0};
+    entry(C, L, var, value, viewer, owner, out, &counted, &written);
+    if (used) {
+        used[0] = (int32_t)written;
+        used[1] = counted.any;
+    }
 }
 
 /* The vector itself (rp_observe_row checked the seat). */
@@ -268,7 +294,7 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
         int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
         rv value = S->vars[i];
         if (!M->vars[i].per_player) {
-            entry_at(C, L, i, value, seat, -1, out + at, used ? used + k++ : NULL);
+            entry_at(C, L, i, value, seat, -1, out + at, used ? used + 2 * k++ : NULL);
             at += width;
             continue;
         }
@@ -277,7 +303,7 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
             return;
         }
         for (int32_t q = 0; q < n && !C->err; q++) {
-            entry_at(C, L, i, value.u.l->items[q], seat, q, out + at, used ? used + k++ : NULL);
+            entry_at(C, L, i, value.u.l->items[q], seat, q, out + at, used ? used + 2 * k++ : NULL);
             at += width;
         }
     }

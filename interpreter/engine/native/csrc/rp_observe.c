@@ -100,6 +100,13 @@ static int count_components(rp_ctx *C, tally *counts, rv v, int32_t depth)
     return 1;
 }
 
+/* count_components where the game has components: without any a vector holds no counts, and a value is not
+ * walked (Python's encoding walks it for nothing). */
+static inline int counted(rp_ctx *C, tally *counts, rv v, int32_t depth)
+{
+    return RP_MODEL.ncomponents == 0 || count_components(C, counts, v, depth);
+}
+
 /* What `observe` leaves of a value the viewer may not see, {"hidden": true or a length}: read from `v`,
  * which is such a map exactly when a maskable variable's entry is taken for a masked one (encoding.py). */
 static int looks_masked(rv v, const rp_layout *L, double *n)
@@ -125,7 +132,7 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
         return 1;
     }
     atom(out, v, L);
-    if (v.t != T_LIST) return count_components(C, counts, v, 0);
+    if (v.t != T_LIST) return counted(C, counts, v, 0);
     /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
     float *items = out + ATOM + RP_MODEL.ncomponents;
     const rp_list *l = v.u.l;
@@ -133,15 +140,15 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
     for (int64_t i = 0; i < l->len; i++) {
         rv x = l->items[i];
         if (x.t == T_STR) count_text(counts, x.u.i);
-        else if (rv_is_container(x) && !count_components(C, counts, x, 1)) return 0;
+        else if (rv_is_container(x) && !counted(C, counts, x, 1)) return 0;
         if (i < cells) atom(items + ATOM * i, x, L);
     }
     return 1;
 }
 
 /* `item` as the viewer sees it: itself when `visible_if` holds, else its `back` (a new reference) or null. */
-static int seen_item(rp_ctx *C, const rp_seen_var *V, rv item, rv index, int32_t viewer, int32_t owner, rv *out,
-                     int *owned)
+static inline __attribute__((always_inline)) int seen_item(rp_ctx *C, const rp_seen_var *V, rv item, rv index,
+                                                            int32_t viewer, int32_t owner, rv *out, int *owned)
 {
     rv A[4] = {item, index, rv_int(viewer), owner >= 0 ? rv_int(owner) : rv_null()};
     int visible = V->visible_if(C, A);
@@ -190,7 +197,7 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     for (int64_t i = 0; ok && i < l->len; i++) {
         ok = seen_item(C, V, l->items[i], rv_int(i), viewer, owner, &seen, &owned);
         if (!ok) break;
-        ok = count_components(C, counts, seen, 0);
+        ok = counted(C, counts, seen, 0);
         if (ok && i < cells) atom(items + ATOM * i, seen, L);
         if (owned) rv_drop(seen);
     }

@@ -140,6 +140,7 @@ static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, 
     int cleared = by_move && known;
     if (!rp_mask_row(S, !S->flow.done, mask, nactions, cleared ? legal : NULL, cleared ? *nlegal : 0)) return 0;
     int64_t n = S->flow.done ? 0 : S->nlegal;
+    if (n > nactions) return 0;   /* a listing never repeats a move; if one did, its row could not hold it */
     if (n) memcpy(legal, S->legal, (size_t)n * sizeof *legal);
     for (int64_t k = n; k < *nlegal; k++) legal[k] = -1;   /* past the count a row holds -1s */
     *nlegal = n;

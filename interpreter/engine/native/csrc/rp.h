@@ -100,7 +100,9 @@ enum {
 /* ------------------------------------------------------------------ the budget */
 typedef struct rp_budget {
     int64_t iterations, copies;
-    int32_t depth, max_depth;
+    /* calls that may still nest: the fewer of the model's call depth and RP_NATIVE_DEPTH, less those open now
+     * (one count to test on each call: rp_enter) */
+    int32_t room, max_depth;
 } rp_budget;
 
 typedef struct rp_signals {
@@ -276,10 +278,15 @@ static inline int rp_in_fast(rp_ctx *C, rv container, rv item, int32_t where)
  * by one bit (1); anything else, or a charge past the budget, is left to rp_in_fast (0, nothing charged). */
 static inline int rp_in_mask_try(int64_t *out, rp_ctx *C, rv item, uint64_t members, int64_t size)
 {
-    if (RP_LIKELY(item.t == T_INT && C->b->iterations >= size)) {
+    if (RP_LIKELY(item.t == T_INT)) {
         C->b->iterations -= size;
-        *out = (uint64_t)item.u.i < 64 && (members >> item.u.i & 1);
-        return 1;
+        if (RP_LIKELY(C->b->iterations >= 0)) {
+            /* the item's bit, 0 off the set's range: the same in every turn of a loop over sets, so made once */
+            uint64_t bit = (uint64_t)item.u.i < 64 ? (uint64_t)1 << item.u.i : 0;
+            *out = (members & bit) != 0;
+            return 1;
+        }
+        C->b->iterations += size;   /* nothing charged: the runtime charges it, and stops the step */
     }
     return 0;
 }
@@ -574,9 +581,12 @@ static inline int rp_ints_slice(rp_ctx *C, rp_ints t, rv lo, rv hi, rp_ints *par
         return 0;
     }
     int64_t a = lo.t == T_NULL ? 0 : lo.u.i, b = hi.t == T_NULL ? t.n : hi.u.i;
-    if (a < 0) { a += t.n; if (a < 0) a = 0; } else if (a > t.n) a = t.n;
-    if (b < 0) { b += t.n; if (b < 0) b = 0; } else if (b > t.n) b = t.n;
-    int64_t count = b > a ? b - a : 0;
+    if (RP_UNLIKELY(!((uint64_t)a <= (uint64_t)b && (uint64_t)b <= (uint64_t)t.n))) {   /* 0 <= a <= b <= n kept */
+        if (a < 0) { a += t.n; if (a < 0) a = 0; } else if (a > t.n) a = t.n;
+        if (b < 0) { b += t.n; if (b < 0) b = 0; } else if (b > t.n) b = t.n;
+        if (b < a) b = a;
+    }
+    int64_t count = b - a;
     if (!rp_built(C, count, where) || !rp_spend(C, count, where)) return 0;
     part->at = t.at + a;
     part->n = count;
@@ -653,12 +663,13 @@ static inline rv rp_copy_fast(rp_ctx *C, rv v, int32_t where)
 
 static inline int rp_enter(rp_ctx *C, int32_t where)
 {
-    C->b->depth++;
-    if (RP_UNLIKELY(C->b->depth > C->b->max_depth)) { rp_bail(C, RP_BAIL_LIMIT, "call depth", where); return 0; }
-    if (RP_UNLIKELY(C->b->depth > RP_NATIVE_DEPTH)) { rp_bail(C, RP_BAIL_NATIVE, "call depth", where); return 0; }
+    if (RP_UNLIKELY(--C->b->room < 0)) {   /* past the model's depth (as Python is), else past the runtime's */
+        rp_bail(C, C->b->max_depth <= RP_NATIVE_DEPTH ? RP_BAIL_LIMIT : RP_BAIL_NATIVE, "call depth", where);
+        return 0;
+    }
     return rp_spend(C, 1, where);
 }
-static inline void rp_leave(rp_ctx *C) { C->b->depth--; }
+static inline void rp_leave(rp_ctx *C) { C->b->room++; }
 
 /* ------------------------------------------------------------------ rules fired */
 int rp_fire(rp_ctx *C, int32_t rule);
@@ -855,8 +866,8 @@ static inline void rp_fresh_budget(const rp_model *M, rp_budget *b)
 {
     b->iterations = M->limit_iterations;
     b->copies = M->limit_copies;
-    b->depth = 0;
     b->max_depth = M->limit_max_depth;
+    b->room = b->max_depth < RP_NATIVE_DEPTH ? b->max_depth : RP_NATIVE_DEPTH;
 }
 static inline void rp_clear_signals(rp_signals *s)
 {

@@ -115,6 +115,12 @@ class CFunc:
         self.decls.append(f"const rv {name} = A[{k}];")
         return name
 
+    def int_param(self, k: int) -> str:
+        """Argument `k` of a pure function, always an int (`rv_int`), read once as a C int where it starts."""
+        name = self._fresh("a")
+        self.decls.append(f"const int64_t {name} = A[{k}].u.i;")
+        return name
+
     def table_param(self, k: int) -> str:
         """Argument `k` of a function's version that takes it as a table of C ints (`T[k]`), read once."""
         name = self._fresh("s")

@@ -28,7 +28,7 @@ class Lowering(ExprLowering):
     def block(self, node: A.Block, scope: Scope, lv: Locals) -> None:
         lv = dict(lv)  # a `let` ends with its block
         f = self.f
-        for stmt in node.stmts:
+        for at, stmt in enumerate(node.stmts):
             let = stmt if isinstance(stmt, A.Let) else cited_let(stmt)
             if let is not None:
                 if let is not stmt:
@@ -36,12 +36,17 @@ class Lowering(ExprLowering):
                     if rule in scope.disabled_rules:
                         continue  # switched off by mutation testing: as if it were not there
                     f.emit(f"if (!rp_fire(C, {self.rule_index[rule]})) goto out;")
-                local = f.local()
                 with f.scope():
                     value = self.lower(let.value, scope, lv)
-                    f.emit(f"rv_set(&{local}, rp_copy_fast(C, {value.rv}, {self.where(let.pos)}));")
-                    f.check()
-                lv[let.name] = Val(local)
+                    if value.kind == "int" and not _assigned(let.name, node.stmts[at + 1:]):
+                        local = f.integer()  # an int no statement changes: a C int (its copy is itself)
+                        f.emit(f"{local} = {value.code};")
+                        lv[let.name] = Val(local, "int")
+                    else:
+                        local = f.local()
+                        f.emit(f"rv_set(&{local}, rp_copy_fast(C, {value.rv}, {self.where(let.pos)}));")
+                        f.check()
+                        lv[let.name] = Val(local)
                 scope = scope.with_let(let.name)
                 continue
             with f.scope():
@@ -251,3 +256,8 @@ class Lowering(ExprLowering):
             f.emit(f"if (!rp_extend(C, {dst}, {taken.code})) goto out;")
         else:
             raise NotLowered(f"the list statement {op}", node.pos)
+
+
+def _assigned(name: str, stmts: tuple[A.Stmt, ...]) -> bool:
+    """Whether any of `stmts` (or a statement within them) assigns to `name` or changes it as a list."""
+    return any(isinstance(node, A.Target) and node.name == name for node in A.walk(stmts))

@@ -206,12 +206,12 @@ class ExprLowering(TableLowering, Checks):
         ints = None if copy else self._int_items(src, w)
         if ints is not None:
             return ints
-        items, n = f.pointer(), f.integer()
         if not copy and src.known is not None and src.items is None:  # a constant list: walked where it lies
             f.emit(f"if (!rp_spend(C, {len(src.known)}, {w})) goto out;")
-            f.emit(f"{items} = {src.code}.u.l->items;")
-            return Source(str(len(src.known)), lambda i: f"{items}[{i}]", known=src.known)
+            # read where it is used: the items of a constant list are often read only off the common case
+            return Source(str(len(src.known)), lambda i: f"{src.code}.u.l->items[{i}]", known=src.known)
         fn = "rp_iterate_copy" if copy else "rp_iterate"
+        items, n = f.pointer(), f.integer()
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
         # what the loop walks is its own (or, in an expression, unchanged): where it lies is read once
         f.emit(f"{items} = {held}.u.l->items;")
@@ -327,9 +327,17 @@ class ExprLowering(TableLowering, Checks):
         f.emit(f"{fold} = (rp_fold){{0}};")  # anew each time: the fold may sit in a loop
         if total is not None:
             f.emit(f"{total} = (rp_sum){{0}};")
+        best: list[str] = []  # a max() or min() of C ints: the best so far, a C int
 
         def add(inner_scope: Scope, inner: Locals, _: str) -> None:
             elem = self.lower(comp.elem, inner_scope, inner)
+            if fn in ("max", "min") and elem.kind == "int":  # ints among ints: a list of them is as long as big
+                best.append(f.integer())
+                better = f"{best[0]} < {elem.code}" if fn == "max" else f"{elem.code} < {best[0]}"
+                f.emit(f"if ({fold}.count == 0 || {better}) {best[0]} = {elem.code};")
+                f.emit(f"{fold}.count++;")
+                f.emit(f"{fold}.size++;")
+                return
             f.emit(f"if (!rp_fold_add(C, &{fold}, {elem.rv}, {int(fn == 'max')}, {w})) goto out;")
             if total is not None:
                 f.emit(f"if (!rp_sum_add(C, &{total}, {elem.rv}, {w})) goto out;")
@@ -342,7 +350,7 @@ class ExprLowering(TableLowering, Checks):
         if fn == "sum":
             return f.assign_owned(f"rp_sum_result(C, &{total}, {w})")
         f.emit(f"if ({fold}.bad || {fold}.count == 0) {{ rp_bail(C, RP_BAIL_RULE, RP_WHY_FOLD, {w}); goto out; }}")
-        return Val(f"{fold}.best")
+        return Val(best[0], "int") if best else Val(f"{fold}.best")
 
     def _e_LetExpr(self, node: A.LetExpr, scope: Scope, lv: Locals) -> Val:
         """`let NAME = V; BODY`: V computed once and read by BODY as a local (no copy: nothing in an expression
@@ -536,13 +544,7 @@ class ExprLowering(TableLowering, Checks):
             return f.assign_owned(f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
         if not isinstance(spec, Callable_):
             raise NotLowered(f"the call of `{node.func}`", node.pos)
-        tabled = self._tabled_call(node, scope, lv, w)
-        if tabled is not None:  # the version taking some arguments as tables of C ints (`lower_tables`)
-            call = f"{tabled[0]}(C, {tabled[1]}, {tabled[2]})"
-        else:
-            args = [self.lower(a, scope, lv) for a in node.args]
-            argv = f.array([a.rv for a in args]) if args else "NULL"
-            call = f"{self.functions[node.func]}(C, {argv})"
+        call = self._user_call(node, scope, lv, w)
         kind = self.function_kinds.get(node.func, "rv")
         if kind != "rv":  # a C int or truth: nothing held, nothing to charge (a scalar costs nothing)
             value = f.integer()

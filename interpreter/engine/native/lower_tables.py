@@ -64,9 +64,9 @@ class TableLowering:
 
     f: CFunc
     member_tables: list[tuple[list[int], bool]]
-    # Made by the module writer: the C name of user function `name`'s version taking the arguments at
-    # `positions` as `rp_ints`, or None where it makes none (the function uses one of them as a list).
-    specialise: Callable[[str, tuple[int, ...]], "str | None"] | None
+    # Made by the module writer: the C name of user function `name`'s version taking its arguments as the
+    # shape says ("ints" an `rp_ints`, "int" a C int, "rv" tagged), or None where it makes none.
+    specialise: Callable[[str, tuple[str, ...]], "str | None"] | None
 
     def member_table(self, values: list, signed: bool = False) -> str:
         """A new table of 64-bit numbers (sets, sizes, or (`signed`) the ints of constant lists; declared with
@@ -219,15 +219,17 @@ class TableLowering:
             return not callable(found) and found[0] == "local" and found[1] in lv and lv[found[1]].kind == "ints"
         return self._lines(node, scope, lv) is not None
 
-    def _tabled_call(self, node: A.Call, scope: Scope, lv: Locals, w: int) -> tuple[str, str, str] | None:
-        """The arguments of a call of a user function whose version taking some of them as `rp_ints` exists:
-        (its C name, the tagged arguments, the `rp_ints` ones), written in the order Python evaluates them;
-        None (nothing written) where no argument can be handed over so or the function has no such version."""
-        positions = tuple(k for k, arg in enumerate(node.args) if self._is_table(arg, scope, lv))
-        name = self.specialise(node.func, positions) if positions and self.specialise is not None else None
-        if name is None:
-            return None
+    def _user_call(self, node: A.Call, scope: Scope, lv: Locals, w: int) -> str:
+        """The C call of a user function, its arguments written in the order Python evaluates them.  A board's
+        line goes as `rp_ints` where the function has a version taking it so, and the call goes to the version
+        for what the arguments are (`specialise`: tables, C ints, tagged values), or else to the generic
+        function, which takes every argument tagged."""
         f = self.f
+        n = len(node.args)
+        positions = tuple(k for k, arg in enumerate(node.args) if self._is_table(arg, scope, lv))
+        tabled = tuple("ints" if k in positions else "rv" for k in range(n))
+        if positions and (self.specialise is None or self.specialise(node.func, tabled) is None):
+            positions, tabled = (), ("rv",) * n  # the function uses a line as a list: the tagged list it is
         args: list[Val] = []
         for k, arg in enumerate(node.args):
             lines = self._lines(arg, scope, lv) if k in positions else None
@@ -238,9 +240,23 @@ class TableLowering:
             held = f.ints()
             f.emit(f"{held} = (rp_ints){{{table} + {start}, {count}}};")
             args.append(Val(held, "ints"))
-        argv = f.array(["rv_null()" if a.kind == "ints" else a.rv for a in args])
-        tables = f.ints(len(args))
-        for k, a in enumerate(args):
-            if a.kind == "ints":
+        shape = tuple(a.kind if a.kind in ("int", "ints") else "rv" for a in args)
+        name = None
+        if self.specialise is not None and shape != ("rv",) * n:
+            # the version for C ints may not be made (its value not its callers' kind): the tabled one then is
+            for tried in (shape, tabled) if positions else (shape,):
+                name = self.specialise(node.func, tried)
+                if name is not None:
+                    shape = tried
+                    break
+        if name is None:  # a line held as a table has no tagged list to hand over: `Val.rv` refuses it
+            argv = f.array([a.rv for a in args]) if args else "NULL"
+            return f"{self.functions[node.func]}(C, {argv})"  # type: ignore[attr-defined]
+        # an int the version takes tagged is handed over tagged (`Val.rv`), as is one it takes as a C int
+        argv = f.array(["rv_null()" if s == "ints" else a.rv for a, s in zip(args, shape)])
+        tables = f.ints(n) if "ints" in shape else "NULL"
+        for k, (a, s) in enumerate(zip(args, shape)):
+            if s == "ints":
                 f.emit(f"{tables}[{k}] = {a.code};")
-        return name, argv, tables
+        return f"{name}(C, {argv}, {tables})"
+

@@ -35,7 +35,8 @@ AT = {"now": "AT_NOW", "end_of_round": "AT_END_OF_ROUND", "end_of_next_round": "
 SIGNATURES = {"rv": "static rv {name}(rp_ctx *C, const rv *A)", "int": "static int {name}(rp_ctx *C, const rv *A)",
               "int64": "static int64_t {name}(rp_ctx *C, const rv *A)",
               "void": "static void {name}(rp_ctx *C, const rv *A)"}
-TABLED = "static {returns} {name}(rp_ctx *C, const rv *A, const rp_ints *T)"  # a user function's version (`_tabled`)
+VERSION = "static {returns} {name}(rp_ctx *C, const rv *A, const rp_ints *T)"  # a user function's version (`_version`)
+SHAPE_LETTERS = {"rv": "r", "int": "i", "ints": "t"}  # a version's name: how it takes each argument
 
 
 @dataclass
@@ -79,28 +80,31 @@ class _ModuleWriter:
         self.init: list[str] = []  # statements of rp_model_init after the constants are decoded
         self.n = 0
         self.unlowered_heuristics: dict[str, NotLowered] = {}
-        self.tabled: dict[tuple[str, tuple[int, ...]], str | None] = {}  # `_tabled`'s versions, None for none
+        self.versions: dict[tuple[str, tuple[str, ...]], str | None] = {}  # `_version`'s, None for none
 
     # ------------------------------------------------------------ sites
     def _name(self, prefix: str) -> str:
         self.n += 1
         return f"{prefix}{self.n}"
 
-    def site(self, path: tuple, returns: str, params: tuple[str, ...] = (), code: Any = None) -> str:
+    def site(self, path: tuple, returns: str, params: tuple[str, ...] = (), code: Any = None,
+             ints: frozenset[str] = frozenset()) -> str:
         """The C function of the text at `path` (or of `code`, a tree and its scope): `returns` "rv" for a
-        value, "int" for a condition's truth, "void" for effects; its locals `params` come in A[0], A[1], ..."""
+        value, "int" for a condition's truth, "void" for effects; its locals `params` come in A[0], A[1], ...,
+        those named in `ints` always ints (read as C ints)."""
         found = code if code is not None else self.model.code.get(path)
         if found is None:
             return "NULL"
         node, scope = found
         name = self._name({"rv": "e", "int": "c", "void": "x"}[returns])
-        self._function(name, returns, node, scope, params)
+        self._function(name, returns, node, scope, params, ints)
         return name
 
-    def _function(self, name: str, returns: str, node: A.Node, scope: Any, params: tuple[str, ...]) -> None:
+    def _function(self, name: str, returns: str, node: A.Node, scope: Any, params: tuple[str, ...],
+                  ints: frozenset[str] = frozenset()) -> None:
         low = self.low
         f = low.f = CFunc(name, returns)
-        lv = _params(f, params)
+        lv = _params(f, params, ints)
         result = None
         if returns == "void":
             low.block(node, scope, lv)  # type: ignore[arg-type]
@@ -220,7 +224,7 @@ class _ModuleWriter:
         for name in (m.data.get("procedures") or {}):
             self.low.procedures[name] = self._name("up")
         self.low.function_kinds = self._function_kinds()
-        self.low.specialise = self._tabled
+        self.low.specialise = self._version
         for name, c_name in self.low.functions.items():
             node, scope = m.code[("functions", name, "value")]
             kind = self.low.function_kinds[name]
@@ -260,23 +264,28 @@ class _ModuleWriter:
         del low.positions[marks[0]:], low.site_sizes[marks[1]:], low.member_tables[marks[2]:]
         return kinds
 
-    def _tabled(self, name: str, positions: tuple[int, ...]) -> str | None:
-        """The C name of user function `name`'s version taking the arguments at `positions` as tables of C
-        ints (`lower_tables`), lowered the first time it is asked for; None where the function uses one of
-        them otherwise (the call keeps to the generic function).  A call of a version from within itself
-        (while it is being lowered) keeps to the generic function too, so no version names one that fails."""
-        key = (name, positions)
-        if key in self.tabled:
-            return self.tabled[key]
-        self.tabled[key] = None
+    def _version(self, name: str, shape: tuple[str, ...]) -> str | None:
+        """The C name of user function `name`'s version taking its arguments as `shape` says: "ints" a table of
+        C ints (`lower_tables`), "int" a C int (an argument the caller knows is one: no tag checked in the
+        version, which its callers may then hand C ints of their own), "rv" a tagged value; lowered the first
+        time it is asked for.  None where the function uses a table otherwise than as one (the call keeps to
+        the generic function), or where its value would not be its callers' kind.  A call of a version from
+        within itself (while it is being lowered) keeps to the generic function too, so no version names one
+        that fails."""
+        key = (name, shape)
+        if key in self.versions:
+            return self.versions[key]
+        self.versions[key] = None
         m, low = self.model, self.low
         node, scope = m.code[("functions", name, "value")]
         params = m.scope.functions[name].params
         kind = low.function_kinds[name]
-        c_name = f"{low.functions[name]}_t{'_'.join(map(str, positions))}"
+        c_name = f"{low.functions[name]}_{''.join(SHAPE_LETTERS[s] for s in shape)}"
         caller = low.f
         f = low.f = CFunc(c_name, "rv" if kind == "rv" else "int64")
-        lv = {p: Val(f.table_param(k), "ints") if k in positions else Val(f.param(k)) for k, p in enumerate(params)}
+        taking = {"ints": lambda k: Val(f.table_param(k), "ints"), "int": lambda k: Val(f.int_param(k), "int"),
+                  "rv": lambda k: Val(f.param(k))}
+        lv = {p: taking[shape[k]](k) for k, p in enumerate(params)}
         try:
             value = low.lower(node, scope, lv)  # type: ignore[arg-type]
             if kind != "rv" and value.kind != kind:  # what its callers take: the generic function's kind
@@ -287,8 +296,8 @@ class _ModuleWriter:
         finally:
             low.f = caller
         returns = "rv" if kind == "rv" else "int64_t"
-        self.functions.append(f.text(TABLED.format(returns=returns, name=c_name), result))
-        self.tabled[key] = c_name
+        self.functions.append(f.text(VERSION.format(returns=returns, name=c_name), result))
+        self.versions[key] = c_name
         return c_name
 
     def _typed_function(self, name: str, kind: str, node: A.Node, scope: Any, params: tuple[str, ...]) -> None:
@@ -344,12 +353,15 @@ class _ModuleWriter:
 
     def _action(self, a: Action) -> str:
         names = tuple(p.name for p in a.params)
+        # A move's parameters are always values of their `of:` (rp_decode, the listings): where those are all
+        # ints, every site of the action reads them as C ints.
+        of_ints = frozenset(p.name for p in a.params if _all_ints(p.universe))
         params = []
         for i, p in enumerate(a.params):
             k = self.constants.index(p.universe)
-            src = self.site((), "rv", names[:i], p.source_code) if p.source_code is not None else "NULL"
-            where = self.site((), "int", names[:i + 1], p.where_code) if p.where_code is not None else "NULL"
-            seen = self.site(p.path + ("seen_by",), "rv", names) if p.seen_by is not None else "NULL"
+            src = self.site((), "rv", names[:i], p.source_code, of_ints) if p.source_code is not None else "NULL"
+            where = self.site((), "int", names[:i + 1], p.where_code, of_ints) if p.where_code is not None else "NULL"
+            seen = self.site(p.path + ("seen_by",), "rv", names, ints=of_ints) if p.seen_by is not None else "NULL"
             lo, n, ints = _int_table(p.universe)
             tn, texts = self._text_table(p.universe)
             hashed = not ints and texts == "NULL"  # found by rp_hash_value: a table made at set-up
@@ -366,7 +378,7 @@ class _ModuleWriter:
         for r in a.requires:
             if r.code is None:
                 continue  # switched off by mutation testing: always passes
-            checks.append(self.site((), "int", names, r.code))
+            checks.append(self.site((), "int", names, r.code, of_ints))
             levels.append(r.level)
         cname = self._name("Q")
         self.tables.append(self._array(f"static const rp_test_fn {cname}", checks))
@@ -374,8 +386,8 @@ class _ModuleWriter:
         return "{" + ", ".join([
             str(len(a.params)), pname, str(int(a.disabled)), str(int(a.chance)), int_literal(a.first_index),
             int_literal(a.size), rules, str(len(a.rules)), str(len(checks)), cname, self._ints(levels),
-            self.site(a.path + ("effects",), "void", names),
-            self.site(a.path + ("weight",), "rv", names) if a.weight is not None else "NULL",
+            self.site(a.path + ("effects",), "void", names, ints=of_ints),
+            self.site(a.path + ("weight",), "rv", names, ints=of_ints) if a.weight is not None else "NULL",
             str(int(a.private)), self._listing(a, pname), str(int(a.fallback)),
         ]) + "}"
 
@@ -444,7 +456,7 @@ class _ModuleWriter:
 
     def _int_values(self, universe: list) -> str | None:
         """A table of a parameter's `of:` values when every one is an int (not a boolean) of 64 bits, else None."""
-        if not universe or any(type(v) is not int or not -(1 << 63) <= v < 1 << 63 for v in universe):
+        if not _all_ints(universe):
             return None
         name = self._name("T")
         self.tables.append(self._array(f"static const int64_t {name}", [int_literal(v) for v in universe]))
@@ -587,9 +599,20 @@ def _int_table(universe: list) -> tuple[int, int, list[int]]:
     return lo, hi - lo + 1, table
 
 
-def _params(f: CFunc, params: tuple[str, ...]) -> dict[str, Val]:
-    """A site's locals, which come in A[0], A[1], ...: read once where the function starts if it is pure."""
-    return {p: Val(f.param(k) if f.pure else f"A[{k}]") for k, p in enumerate(params)}
+def _all_ints(universe: list) -> bool:
+    """Whether a parameter's `of:` values are all ints (not booleans) of 64 bits, and there are some."""
+    return bool(universe) and all(type(v) is int and -(1 << 63) <= v < 1 << 63 for v in universe)
+
+
+def _params(f: CFunc, params: tuple[str, ...], ints: frozenset[str] = frozenset()) -> dict[str, Val]:
+    """A site's locals, which come in A[0], A[1], ...: read once where the function starts if it is pure;
+    those named in `ints` always hold ints, read as C ints."""
+    def local(k: int, p: str) -> Val:
+        if p in ints:
+            return Val(f.int_param(k) if f.pure else f"A[{k}].u.i", "int")
+        return Val(f.param(k) if f.pure else f"A[{k}]")
+
+    return {p: local(k, p) for k, p in enumerate(params)}
 
 
 def lower_model(model: GameModel, checking: bool = False, probes: tuple = (), probe_effects: tuple = ()) -> Lowered:

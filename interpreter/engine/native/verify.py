@@ -23,7 +23,7 @@ KEYWORDS = frozenset({
     "int32_t", "int64_t", "uint32_t", "uint64_t", "int8_t", "NULL", "INT64_C", "UINT64_C", "out",
 })
 GENERATED = re.compile(
-    r"(?:[tlbciaphrs]|e|x|uf|up|T|SA|P|Q|KM|BS|M|L|IM)\d+|uf\d+(?:_t\d+)(?:_\d+)*|[ACKrST]|VARS|PHASES|ACTIONS|ENDS|TRIGGERS|INVARIANTS|TIEBREAKS|HEURISTICS|"
+    r"(?:[tlbciaphrs]|e|x|uf|up|T|SA|P|Q|KM|BS|M|L|IM)\d+|uf\d+_[rit]+|[ACKrST]|VARS|PHASES|ACTIONS|ENDS|TRIGGERS|INVARIANTS|TIEBREAKS|HEURISTICS|"
     r"PHASE_NAMES|STAGE_NAMES|TEXT_BYTES|TEXT_ENDS|TEXT_COUNT|CONST_BYTES|CONST_COUNT|RP_MODEL|RP_SHAPE|GRAPH_NODES|"
     r"GRAPH_NODE_LIST|GRAPH_START|GRAPH_ADJ|BN|BL|BV|RP_PROBES|RP_PROBE_EFFECTS|flow_stage|rp_model_init|rp_texts_init|rp_decode_constants|"
     r"blob|ends|n")

@@ -66,3 +66,60 @@ def test_a_fallback_move_is_refused_natively_while_another_move_is_legal():
     with pytest.raises(IllegalMoveError) as refused:
         native.apply_action(game.move_to_index("throw(1)"))
     assert refused.value.code == "RP603"
+
+
+# A move's parameters whose values are all ints are C ints in every site of the action (its checks, `where:`,
+# `from:` and effects), handed to user functions' versions taking C ints; a parameter with other values too
+# keeps its tagged values.
+INT_PARAMS = """\
+ruleplay: 1
+game: int-params
+players: 2
+boards:
+  grid: {width: 4, height: 3}
+state:
+  board: {init: "repeat(null, 12)"}
+  marks: {init: "[]"}
+  winner: {init: "null"}
+functions:
+  landing:
+    params: [col]
+    value: max([c for c in line_of("grid", cell("grid", col, 0), "S") if board[c] == null])
+  pair_at:
+    params: [p, c]
+    value: any(board[d] == p for d in line_of("grid", c, "E") if d != c)
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [drop, mark]}
+actions:
+  drop:
+    params:
+      col: range(4)
+      lift: {of: "[0, 1]", where: "lift == 0 or col % 2 == 1"}
+    require:
+      - check: board[cell("grid", col, 0)] == null
+    effects: |
+      let spot = landing(col)
+      board[spot] = current
+      if lift == 1 and spot > 3 { board[spot - 4] = current }
+      if pair_at(current, spot) { winner = current }
+  mark:
+    params:
+      what: {of: '[1, "x", 2.5, true]', where: "len(marks) < 2"}
+    effects: |
+      let kept = what
+      append kept to marks
+end:
+  - when: winner != null
+  - when: all(c != null for c in board)
+scoring:
+  score: "if winner == p then 1 else 0"
+"""
+
+
+def test_int_parameters_are_played_natively_as_the_python_engine_plays_them(tmp_path):
+    path = tmp_path / "int-params.yaml"
+    path.write_text(INT_PARAMS, encoding="utf-8")
+    game = load_game(path)
+    played = Counter(move.split("(")[0] for seed in range(12) for move in lockstep(game, seed, 40))
+    assert played["drop"] and played["mark"], played

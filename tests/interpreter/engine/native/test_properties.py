@@ -110,6 +110,17 @@ functions:
   picked:
     params: [line]
     value: "(if len(line) > 3 then line else line)[0]"
+  # versions taking C ints where every caller's argument is one (`_version`): compared, used as keys, handed
+  # on, given to builtins that refuse them; max() and min() of ints folded as C ints, a function of one an int
+  lowest:
+    params: [k]
+    value: min([x * 2 for x in range(k, 5) if x != 3])
+  highest:
+    params: [k, line]
+    value: max([c for c in line if L[c % 4] != null and c >= k])
+  both:
+    params: [a, b]
+    value: "[a == b, a < b, L[a % 4], len(a), lowest(a) + b]"
 flow:
   phases:
     - {name: play, order: alternate, actions: [go]}
@@ -348,6 +359,12 @@ CURATED_EFFECTS = {
     # a user function's C int past 64 bits: the module gives up, the Python engine goes on with a big int
     "i = scaled(0)": ("state", "bail"), "i = scaled(2)": ("state", "state"),
     "if marked(1) { L[1] = 0 }\nif marked(1) { i = 0 }": ("state", "state"),
+    # a `let` of an int no statement changes is a C int; one a statement changes keeps its tagged value
+    "let k = len(L) - 1\nL[k] = k * 10\ni = lowest(k)": ("state", "state"),
+    "let k = lowest(0)\nL[0] = [k]\nL[1] = k": ("state", "state"),
+    "let k = len(L)\nk = k + 0.5\nf = k": ("state", "state"), "let k = len(L)\nk += 2\ni = k": ("state", "state"),
+    "let k = len(M)\nfor x in range(k) { let k = x * 2\nL[x] = k }\ni = k": ("state", "state"),
+    "let k = len(L) * 4611686018427387904\ni = 1": ("state", "bail"), "let k = lowest(7)\ni = k": ("error", "bail"),
 }
 
 
@@ -471,6 +488,16 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'run(1, [0, 1, 2])', 'ends([4, 5], 1)', '[run(1, line_of("b", c, d)) for c in [0, 1.5] for d in ["E", "S"]]',
     'len([k for k in range(20000) if run(3, line_of("b", k % 12, "E"))])',
     'len([k for k in range(20000) if span(line_of("b", k % 12, "E"), 0, 4) != []])',
+    # user functions given C ints (their versions taking them so) and tagged values of every other kind
+    "[lowest(k) for k in range(5)]", "lowest(4)", "lowest(5)", "lowest(1.0)", "lowest(true)", "[lowest(k) for k in nums]",
+    '[highest(k, line_of("b", c, "E")) for k in range(4) for c in [0, 5, 11]]', 'highest(9, line_of("b", 0, "E"))',
+    '[highest(k, line_of("b", c, "S")) for k in [0, 2.5, true] for c in [1, 3]]',
+    "[both(a, b) for a in range(3) for b in range(2)]", "both(1, 2.5)", "both(true, 1)", "both(2, 4611686018427387904)",
+    "[both(a, 9223372036854775807) for a in range(2)]",
+    # max() and min() of C ints: the first of equals, none (an error), charged as the list
+    "max([x % 3 for x in range(7)])", "min([x - 2 for x in range(4) if x > 0])", "max([x for x in range(0)])",
+    "[min([x * y for x in range(z)]) for z in range(1, 4) for y in [2, -1]]", "max([len(w) for w in words])",
+    "len([k for k in range(30000) if max([x for x in range(k % 3 + 1)]) > 1])",
     # loops walking a constant list where it lies, and items read where they lie (no copy of the item)
     '[w + "x" for w in words if w != "a"]', '[a * 10 + b for a, b in pairs]', 'any(w == "ab" for w in words)',
     '[[y for y in x if y > 1] for x in M]', '[x for x in L if x != null]', '[[w for w in words] for x in edges]',

@@ -275,7 +275,9 @@ static inline int rp_in_fast(rp_ctx *C, rv container, rv item, int32_t where)
 
 /* `item in list` where the list is a constant that holds only whole numbers 0..63, whose set is `members` and
  * size `size` (tabled when the module was made): for an int item, charged as rp_in_fast charges it and found
- * by one bit (1); anything else, or a charge past the budget, is left to rp_in_fast (0, nothing charged). */
+ * by one bit (1); anything else is left to rp_in_fast (0, nothing charged), and so is a charge past the budget
+ * (0, charged: rp_in_fast charges the list again and stops the step as it would have, the budget only deeper
+ * in debt, which a step that stops leaves behind). */
 static inline int rp_in_mask_try(int64_t *out, rp_ctx *C, rv item, uint64_t members, int64_t size)
 {
     if (RP_LIKELY(item.t == T_INT)) {
@@ -286,7 +288,6 @@ static inline int rp_in_mask_try(int64_t *out, rp_ctx *C, rv item, uint64_t memb
             *out = (members & bit) != 0;
             return 1;
         }
-        C->b->iterations += size;   /* nothing charged: the runtime charges it, and stops the step */
     }
     return 0;
 }

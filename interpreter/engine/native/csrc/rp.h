@@ -143,6 +143,9 @@ static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)
 
 #define RP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The runtime's side of an operation whose common case the lowering writes inline (`rp_..._try`): its calls
+ * are laid out and allocated for as the rare path they are, so the common case keeps its registers. */
+#define RP_COLD __attribute__((cold))
 
 static inline int rp_spend(rp_ctx *C, int64_t n, int32_t where)
 {
@@ -192,19 +195,19 @@ int rp_truthy(rv v);
 int rp_equal(rv a, rv b);
 uint64_t rp_hash_value(rv v);                                  /* equal values (rp_equal) hash alike */
 int rp_order(rp_ctx *C, rv a, rv b, int32_t where);             /* -1, 0, 1; bails on mixed types */
-int rp_equals(rp_ctx *C, rv a, rv b, int32_t where);            /* `==`: charged */
+RP_COLD int rp_equals(rp_ctx *C, rv a, rv b, int32_t where);            /* `==`: charged */
 int rp_contains(rp_ctx *C, rv container, rv item, int32_t where); /* `in`: charged; -1 on a bail */
 int64_t rp_size_of_list(rp_ctx *C, rv v, int32_t where);
-int rp_compare(rp_ctx *C, int op, rv a, rv b, int32_t where);   /* `<` `<=` `>` `>=`: -1 on a bail */
+RP_COLD int rp_compare(rp_ctx *C, int op, rv a, rv b, int32_t where);   /* `<` `<=` `>` `>=`: -1 on a bail */
 rv rp_arith(rp_ctx *C, int op, rv a, rv b, int32_t where);      /* a new reference */
 rv rp_negate(rp_ctx *C, rv a, int32_t where);
-rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where);          /* borrowed from obj */
+RP_COLD rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where);          /* borrowed from obj */
 rv rp_slice(rp_ctx *C, rv obj, rv lo, rv hi, int32_t where);    /* a new reference */
 rv rp_field(rp_ctx *C, rv obj, int64_t name, int32_t where);    /* a new reference (a copy of a property) */
 rv rp_map_field(rp_ctx *C, rv obj, int64_t name, int32_t where);/* a map's field only: borrowed */
 rv rp_iterate_any(rp_ctx *C, rv v, int32_t where);              /* the items a loop walks: a new reference */
 int rp_unpack(rp_ctx *C, rv item, int64_t count, int32_t where);
-int rp_assign_item(rp_ctx *C, rv obj, rv key, rv value, int32_t where);   /* takes `value` */
+RP_COLD int rp_assign_item(rp_ctx *C, rv obj, rv key, rv value, int32_t where);   /* takes `value` */
 rp_list *rp_checked_list(rp_ctx *C, rv v, int32_t where);
 rv rp_take(rp_ctx *C, rp_list *l, rv item, int32_t where);      /* the item removed: a new reference */
 int rp_prepend(rp_ctx *C, rp_list *l, rv item, int32_t where);  /* takes `item` */

@@ -155,6 +155,12 @@ class CFunc:
         self.decls.append(f"const rv *{name} = NULL;")
         return name
 
+    def cursor(self) -> str:
+        """Where a listing writes its next move, in room made for every move it may list."""
+        name = self._fresh("p")
+        self.decls.append(f"int32_t *{name} = NULL;")
+        return name
+
     def index(self) -> str:
         name = self._fresh("i")
         self.decls.append(f"int64_t {name} = 0;")

@@ -210,8 +210,14 @@ class ExprLowering(TableLowering, Checks):
             f.emit(f"if (!rp_spend(C, {len(src.known)}, {w})) goto out;")
             # read where it is used: the items of a constant list are often read only off the common case
             return Source(str(len(src.known)), lambda i: f"{src.code}.u.l->items[{i}]", known=src.known)
-        fn = "rp_iterate_copy" if copy else "rp_iterate"
         items, n = f.pointer(), f.integer()
+        if not copy and f.pure and src.var is not None:  # a state list, walked where its items lie (`CFunc.view`)
+            view, count = f.view(src.var)
+            held = f.local()
+            f.fast(f"rp_iterate_view_try(C, {src.rv}, {view}, {count}, &{items}, &{n})",
+                   f"rv_set(&{held}, rp_iterate_view(C, {src.rv}, &{items}, &{n}, {w}));")
+            return Source(n, lambda i: f"{items}[{i}]")
+        fn = "rp_iterate_copy" if copy else "rp_iterate"
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
         # what the loop walks is its own (or, in an expression, unchanged): where it lies is read once
         f.emit(f"{items} = {held}.u.l->items;")

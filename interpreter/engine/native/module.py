@@ -29,6 +29,8 @@ from .lower_observe import seen_table
 
 GENERATOR_VERSION = "1"
 MAX_PARAMS = 64  # parameters of one action the runtime binds (rp_engine.c)
+# An action of no more moves than this lists them into room made once (4 KB at most), each without a test.
+RESERVED_MOVES = 1024
 ORDERS = {"alternate": "ORDER_ALTERNATE", "each": "ORDER_EACH", "chance": "ORDER_CHANCE"}
 STUCK = {"error": "STUCK_ERROR", "pass": "STUCK_PASS", "end_game": "STUCK_END_GAME"}
 AT = {"now": "AT_NOW", "end_of_round": "AT_END_OF_ROUND", "end_of_next_round": "AT_END_OF_NEXT_ROUND"}
@@ -417,9 +419,14 @@ class _ModuleWriter:
             with f.block(f"if ({ok})"):
                 inner()
 
+        # Room made once for every move the action has: the moves are written from `cursor` on, and their number
+        # kept when the listing ends (a listing that bails is thrown away).
+        cursor = f.cursor() if a.size <= RESERVED_MOVES else None
+
         def level(i: int, prefix: str) -> None:
             if i == len(a.params):
-                f.emit(f"if (!rp_push_move(C, out, {int_literal(a.first_index)} + {prefix})) goto out;")
+                move = f"{int_literal(a.first_index)} + {prefix}"
+                f.emit(f"*{cursor}++ = (int32_t)({move});" if cursor else f"if (!rp_push_move(C, out, {move})) goto out;")
                 return
             p = a.params[i]
             count, ks = str(len(p.universe)), None
@@ -432,12 +439,12 @@ class _ModuleWriter:
             f.emit(f"C->b->iterations -= {count};")
             f.emit('if (C->b->iterations < 0) { rp_bail(C, RP_BAIL_LIMIT, RP_WHY_TRIES, -1); goto out; }')
             j, k, base = f.index(), f.integer(), f.integer()
-            ints = self._int_values(p.universe)
+            ints = self._int_values(p.universe, k)
             with f.block(f"for ({j} = 0; {j} < {count}; {j}++)"):
                 f.emit(f"{k} = {ks}[{j}];" if ks else f"{k} = {j};")
                 if ints is not None:  # every value an int: the parameter is a C int, its tags never checked
                     value = f.integer()
-                    f.emit(f"{value} = {ints}[{k}];")
+                    f.emit(f"{value} = {ints};")
                     lv[p.name] = Val(value, "int")
                 else:
                     f.emit(f"A[{i}] = {params}[{i}].universe[{k}];")
@@ -448,19 +455,28 @@ class _ModuleWriter:
             if ks:
                 f.emit(f"free({ks}); {ks} = NULL;")
 
+        if cursor:
+            f.emit(f"if (!rp_reserve_moves(C, out, {int_literal(a.size)})) goto out;")
+            f.emit(f"{cursor} = out->v + out->n;")
         guarded(checks[0], lambda: level(0, "0"))
+        if cursor:
+            f.emit(f"out->n = {cursor} - out->v;")
         n = max(len(a.params), 1)
         self.functions.append(f.text(f"static int {name}(rp_ctx *C, rp_moves *out)", "1",
                                      (f"rv A[{n}] = {{{{0}}}};",)))
         return name
 
-    def _int_values(self, universe: list) -> str | None:
-        """A table of a parameter's `of:` values when every one is an int (not a boolean) of 64 bits, else None."""
+    def _int_values(self, universe: list, k: str) -> str | None:
+        """The C int value `k` stands for among a parameter's `of:` values when every one is an int (not a
+        boolean) of 64 bits, else None: a run of ints as a sum (the compiler then knows its bounds), others by
+        a table."""
         if not _all_ints(universe):
             return None
+        if universe == list(range(universe[0], universe[0] + len(universe))):
+            return f"{int_literal(universe[0])} + {k}" if universe[0] else k
         name = self._name("T")
         self.tables.append(self._array(f"static const int64_t {name}", [int_literal(v) for v in universe]))
-        return name
+        return f"{name}[{k}]"
 
     def _text_table(self, universe: list) -> tuple[int, str]:
         """Where each text of the module stands in a parameter's `of:` values (only for all-text sets)."""

@@ -308,6 +308,21 @@ static inline rv rp_iterate(rp_ctx *C, rv v, int32_t where)
 
 rv rp_slice_view(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n, int32_t where);
 
+/* A loop in a (pure) function over a state list, whose items lie at `items` (`n` of them, 0 for anything else:
+ * the lowering's view): charged as rp_iterate charges it and walked where they lie, no reference taken (1).
+ * Anything but a list, or a charge past the budget, is left to rp_iterate_view (0, nothing charged). */
+static inline int rp_iterate_view_try(rp_ctx *C, rv v, const rv *items, int64_t n, const rv **walk, int64_t *count)
+{
+    if (RP_LIKELY(v.t == T_LIST && C->b->iterations >= n)) {
+        C->b->iterations -= n;
+        *walk = items;
+        *count = n;
+        return 1;
+    }
+    return 0;
+}
+rv rp_iterate_view(rp_ctx *C, rv v, const rv **walk, int64_t *count, int32_t where);   /* a new reference */
+
 /* The common case of an operation, inline, for the lowering to write as
  *     if (RP_UNLIKELY(!rp_..._try(&out, ...))) { out = the runtime's operation; if (C->err) goto out; }
  * Each says whether it decided (1, `*out` set) or left the operation to the runtime (0, nothing changed);
@@ -382,9 +397,16 @@ static inline uint64_t rp_next64(uint64_t *state)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
 }
-uint64_t rp_below(uint64_t *state, uint64_t n);
+uint64_t rp_below_unbiased(uint64_t *state, uint64_t n, uint64_t x);
+/* A draw below n (n > 0) as engine/rng.py's `below` makes it; inline, as every playout's move picks by it. */
+static inline uint64_t rp_below(uint64_t *state, uint64_t n)
+{
+    uint64_t x = rp_next64(state);
+    if (RP_LIKELY(x < 0 - n)) return x % n;   /* below 2^64 - n, so below 2^64 - r too: no need to divide for r */
+    return rp_below_unbiased(state, n, x);
+}
 double rp_random(uint64_t *state);
-uint64_t rp_seed_state(uint64_t seed);
+static inline uint64_t rp_seed_state(uint64_t seed) { return seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL; }
 
 /* ------------------------------------------------------------------ builtins */
 /* The builtins, in dsl.builtins.BUILTINS order (tests/interpreter/engine/native checks it). */
@@ -676,7 +698,14 @@ static inline int rp_enter(rp_ctx *C, int32_t where)
 static inline void rp_leave(rp_ctx *C) { C->b->room++; }
 
 /* ------------------------------------------------------------------ rules fired */
-int rp_fire(rp_ctx *C, int32_t rule);
+int rp_fire_grow(rp_ctx *C, int32_t rule);
+/* Log rule `rule` as fired in this step: inline while the log has room (every step fires one or more). */
+static inline int rp_fire(rp_ctx *C, int32_t rule)
+{
+    if (RP_UNLIKELY(C->nfired == C->cfired)) return rp_fire_grow(C, rule);
+    C->fired[C->nfired++] = rule;
+    return 1;
+}
 int rp_seats_check(rp_ctx *C, rv to, int32_t where);
 
 /* ------------------------------------------------------------------ the lowered model */
@@ -711,6 +740,13 @@ static inline int rp_push_move(rp_ctx *C, rp_moves *out, int64_t index)
 {
     if (RP_UNLIKELY(out->n == out->cap) && !rp_grow_moves(C, out)) return 0;
     out->v[out->n++] = (int32_t)index;
+    return 1;
+}
+/* Room for `more` moves past those listed (0 when out of memory): a listing that lists no more than a few
+ * makes room once, then writes each move where the one before it ended, without a test. */
+static inline int rp_reserve_moves(rp_ctx *C, rp_moves *out, int64_t more)
+{
+    while (RP_UNLIKELY(out->cap - out->n < more)) if (!rp_grow_moves(C, out)) return 0;
     return 1;
 }
 struct rp_param;

@@ -13,10 +13,9 @@
 int rp_cmp_int_flt(int64_t i, double f);
 
 /* ------------------------------------------------------------------ the generator */
-uint64_t rp_below(uint64_t *state, uint64_t n)
+/* rp_below past its common case: the draw `x` is at or above 2^64 - n. */
+uint64_t rp_below_unbiased(uint64_t *state, uint64_t n, uint64_t x)
 {
-    uint64_t x = rp_next64(state);
-    if (RP_LIKELY(x < 0 - n)) return x % n;   /* below 2^64 - n, so below 2^64 - r too: no need to divide for r */
     uint64_t r = (0 - n) % n;   /* 2^64 mod n: draws at or above 2^64 - r would bias the result */
     for (;;) {
         if (r == 0 || x < 0 - r) return x % n;
@@ -25,8 +24,6 @@ uint64_t rp_below(uint64_t *state, uint64_t n)
 }
 
 double rp_random(uint64_t *state) { return (double)(rp_next64(state) >> 11) / 9007199254740992.0; }
-
-uint64_t rp_seed_state(uint64_t seed) { return seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL; }
 
 /* ------------------------------------------------------------------ numbers */
 rv rp_number_error(rp_ctx *C, int32_t where)
@@ -495,14 +492,13 @@ int64_t rp_repeat_count(rp_ctx *C, rv n, int32_t where)
     return n.u.i;
 }
 
-int rp_fire(rp_ctx *C, int32_t rule)
+/* rp_fire when the log is full: it doubles. */
+int rp_fire_grow(rp_ctx *C, int32_t rule)
 {
-    if (C->nfired == C->cfired) {
-        int32_t cap = C->cfired ? C->cfired * 2 : 16;
-        int32_t *f = realloc(C->fired, (size_t)cap * sizeof(int32_t));
-        if (!f) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
-        C->fired = f; C->cfired = cap;
-    }
+    int32_t cap = C->cfired ? C->cfired * 2 : 16;
+    int32_t *f = realloc(C->fired, (size_t)cap * sizeof(int32_t));
+    if (!f) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
+    C->fired = f; C->cfired = cap;
     C->fired[C->nfired++] = rule;
     return 1;
 }
@@ -573,6 +569,17 @@ int64_t rp_range_loop(rp_ctx *C, rv a, rv b, int32_t nargs, int64_t *lo, int32_t
     if (n < 0) n = 0;
     *lo = first;
     return rp_built(C, (int64_t)n, where) && rp_spend(C, (int64_t)n, where) ? (int64_t)n : -1;
+}
+
+/* rp_iterate_view_try's loop off its common case: what rp_iterate walks, held (a new reference), its items and
+ * their number in `*walk` and `*count`. */
+rv rp_iterate_view(rp_ctx *C, rv v, const rv **walk, int64_t *count, int32_t where)
+{
+    rv held = rp_iterate(C, v, where);
+    if (C->err) return rv_null();
+    *walk = held.u.l->items;
+    *count = held.u.l->len;
+    return held;
 }
 
 /* A comprehension over `obj[lo:hi]`: a list's slice is walked where it lies (charged as made and walked);

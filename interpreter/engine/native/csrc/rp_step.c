@@ -85,8 +85,7 @@ static inline int fire_all(rp_ctx *C, const int32_t *rules, int32_t n)
 {
     RP_EACH_OF_MODEL
     for (int32_t i = 0; i < n; i++) {
-        if (RP_LIKELY(C->nfired < C->cfired)) C->fired[C->nfired++] = rules[i];   /* rp_fire without its growth */
-        else if (!rp_fire(C, rules[i])) return 0;
+        if (!rp_fire(C, rules[i])) return 0;
     }
     return 1;
 }
@@ -116,6 +115,31 @@ static int run_triggers(flowrun *R)
     return 0;
 }
 
+/* End condition `i` of the model: 1 the game is over now, 0 not, -1 a bail. */
+static inline __attribute__((always_inline)) int check_one_end(flowrun *R, int32_t i)
+{
+    rp_ctx *C = R->C;
+    rp_flow *f = F(R);
+    const rp_end *e = &SHAPE->ends[i];
+    if (e->disabled) return 0;
+    int holds = e->when(C, NULL);
+    if (C->err) return -1;
+    if (!holds) return 0;
+    if (e->at == AT_NOW) {
+        if (!fire_all(C, e->rules, e->nrules)) return -1;
+        finish(R, e->label);
+        return 1;
+    }
+    int64_t target = e->at == AT_END_OF_ROUND ? f->round : f->round + 1;
+    if (!f->has_end_round || target < f->end_round) {
+        f->end_round = target;
+        f->has_end_round = 1;
+        f->ended_by = e->label;
+        if (!fire_all(C, e->rules, e->nrules)) return -1;
+    }
+    return 0;
+}
+
 /* 1 the game is over now, 0 not, -1 a bail */
 static inline __attribute__((always_inline)) int check_end(flowrun *R, int at_round_end)
 {
@@ -124,26 +148,14 @@ static inline __attribute__((always_inline)) int check_end(flowrun *R, int at_ro
     rp_flow *f = F(R);
     if (M->ntriggers && !run_triggers(R)) return -1;
     if (C->sig.end_game) { finish(R, M->text_end_game); return 1; }
-    RP_EACH_OF_MODEL
-    for (int32_t i = 0; i < M->nends; i++) {
-        const rp_end *e = &M->ends[i];
-        if (e->disabled) continue;
-        int holds = e->when(C, NULL);
-        if (C->err) return -1;
-        if (!holds) continue;
-        if (e->at == AT_NOW) {
-            if (!fire_all(C, e->rules, e->nrules)) return -1;
-            finish(R, e->label);
-            return 1;
-        }
-        int64_t target = e->at == AT_END_OF_ROUND ? f->round : f->round + 1;
-        if (!f->has_end_round || target < f->end_round) {
-            f->end_round = target;
-            f->has_end_round = 1;
-            f->ended_by = e->label;
-            if (!fire_all(C, e->rules, e->nrules)) return -1;
-        }
-    }
+    /* The first end conditions by their constant index, not in a loop: the compiler then knows each one's
+     * function before it decides what to inline (a loop is unrolled only after), and inlines the small ones. */
+    int over;
+    if (M->nends > 0 && (over = check_one_end(R, 0))) return over;
+    if (M->nends > 1 && (over = check_one_end(R, 1))) return over;
+    if (M->nends > 2 && (over = check_one_end(R, 2))) return over;
+    if (M->nends > 3 && (over = check_one_end(R, 3))) return over;
+    for (int32_t i = 4; i < M->nends; i++) if ((over = check_one_end(R, i))) return over;
     if (at_round_end && f->has_end_round && f->round >= f->end_round) { finish(R, f->ended_by); return 1; }
     return 0;
 }

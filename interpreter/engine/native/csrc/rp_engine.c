@@ -377,9 +377,11 @@ static int copy_flat_over(rv *slot, rv from)
     if (slot->t != T_LIST || from.t != T_LIST) return 0;
     rp_list *to = slot->u.l, *src = from.u.l;
     if (to == src || to->immortal || to->rc != 1 || to->size != -1 || to->len != src->len) return 0;
-    int flat = 1;   /* tested item by item without a branch: a board's cells are all scalars */
-    for (int64_t k = 0; k < to->len; k++) flat &= (to->items[k].t < T_LIST) & (src->items[k].t < T_LIST);
-    if (!flat) return 0;
+    /* Tested item by item without a branch (a board's cells are all scalars): a tag plus 3 reaches 8 only
+     * for a list or a map. */
+    int32_t tags = 0;
+    for (int64_t k = 0; k < to->len; k++) tags |= (to->items[k].t + 3) | (src->items[k].t + 3);
+    if (tags & 8) return 0;
     rp_memcpy(to->items, src->items, (size_t)to->len * sizeof(rv));
     return 1;
 }
@@ -387,6 +389,7 @@ static int copy_flat_over(rv *slot, rv from)
 static int copy_into(rp_state *S, const rp_state *T, rp_ctx *C)
 {
     for (int32_t i = 0; i < S->M->nvars; i++) {
+        if (!rv_is_container(T->vars[i])) { rv_set(&S->vars[i], T->vars[i]); continue; }   /* a scalar: itself */
         if (copy_flat_over(&S->vars[i], T->vars[i])) continue;
         rv v = rp_clone(C, T->vars[i]);
         if (C->err) return 0;

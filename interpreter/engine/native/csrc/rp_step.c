@@ -539,10 +539,30 @@ static int keep_fired(rp_state *S, rp_ctx *C)
         return 1;
     }
     int32_t n = 0;
+    if (nfired <= 8) {   /* a few: each searched for among those kept */
+        for (int32_t i = 0; i < nfired; i++) {
+            int32_t j = 0;
+            while (j < n && kept[j] != fired[i]) j++;
+            if (j == n) kept[n++] = fired[i];
+        }
+        S->nfired = n;
+        return 1;
+    }
+    /* More: a rule numbered below 1,024 (any ruleset's, in practice) is found among those kept by one bit,
+     * another by searching them. */
+    uint64_t seen[16] = {0};
     for (int32_t i = 0; i < nfired; i++) {
-        int32_t j = 0;
-        while (j < n && kept[j] != fired[i]) j++;
-        if (j == n) kept[n++] = fired[i];
+        uint32_t rule = (uint32_t)fired[i];
+        if (rule < 1024) {
+            uint64_t bit = UINT64_C(1) << (rule & 63);
+            if (seen[rule >> 6] & bit) continue;
+            seen[rule >> 6] |= bit;
+        } else {
+            int32_t j = 0;
+            while (j < n && kept[j] != fired[i]) j++;
+            if (j < n) continue;
+        }
+        kept[n++] = fired[i];
     }
     S->nfired = n;
     return 1;

@@ -154,7 +154,9 @@ static int64_t universe_index(rp_ctx *C, const rp_param *p, rv v)
         for (int64_t i = 0; i < p->radix && k < 0; i++) if (rp_equal(p->universe[i], v)) k = i;
     }
     if (k < 0) { rp_bail(C, RP_BAIL_RULE, "a `from:` value is not among `of:`", -1); return -1; }
-    if (!same_value(v, p->universe[k])) { rp_bail(C, RP_BAIL_NATIVE, "a `from:` value written otherwise", -1); return -1; }
+    /* found equal (`==`): a scalar but a float is then written alike when it is of the same kind */
+    int alike = v.t < T_LIST && v.t != T_FLT ? v.t == p->universe[k].t : same_value(v, p->universe[k]);
+    if (!alike) { rp_bail(C, RP_BAIL_NATIVE, "a `from:` value written otherwise", -1); return -1; }
     return k;
 }
 

@@ -419,9 +419,10 @@ class _ModuleWriter:
             with f.block(f"if ({ok})"):
                 inner()
 
-        # Room made once for every move the action has: the moves are written from `cursor` on, and their number
-        # kept when the listing ends (a listing that bails is thrown away).
-        cursor = f.cursor() if a.size <= RESERVED_MOVES else None
+        # Room made once for every move the action has (one at least, so the cursor is never null): the moves are
+        # written from `cursor` on, and their number kept when the listing ends (a listing that bails is thrown
+        # away).
+        cursor = f.cursor() if 0 < a.size <= RESERVED_MOVES else None
 
         def level(i: int, prefix: str) -> None:
             if i == len(a.params):

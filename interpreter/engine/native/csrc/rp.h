@@ -192,13 +192,22 @@ int rp_charge(rp_ctx *C, rv v, int32_t where);                  /* Budget.charge
 int rp_scan(rp_ctx *C, rv v, int32_t where);                    /* Budget.scan */
 rv rp_copy(rp_ctx *C, rv v, int32_t where);                     /* Budget.copy: charged clone (new ref) */
 int rp_truthy(rv v);
-int rp_equal(rv a, rv b);
+int rp_equal_any(rv a, rv b);                                   /* rp_equal for values of any kinds */
 uint64_t rp_hash_value(rv v);                                  /* equal values (rp_equal) hash alike */
 int rp_order(rp_ctx *C, rv a, rv b, int32_t where);             /* -1, 0, 1; bails on mixed types */
 RP_COLD int rp_equals(rp_ctx *C, rv a, rv b, int32_t where);            /* `==`: charged */
 int rp_contains(rp_ctx *C, rv container, rv item, int32_t where); /* `in`: charged; -1 on a bail */
 int64_t rp_size_of_list(rp_ctx *C, rv v, int32_t where);
 RP_COLD int rp_compare(rp_ctx *C, int op, rv a, rv b, int32_t where);   /* `<` `<=` `>` `>=`: -1 on a bail */
+
+/* Equality as the rules hold it (1 == 1.0, true is not 1): two ints, two texts or two booleans, the items a
+ * search through a list or a list's comparison mostly meets, decided inline (equal exactly when their payloads
+ * are: texts are interned); anything else through rp_equal_any. */
+static inline int rp_equal(rv a, rv b)
+{
+    if (a.t == b.t && (a.t == T_INT || a.t == T_STR || a.t == T_BOOL)) return a.u.i == b.u.i;
+    return rp_equal_any(a, b);
+}
 rv rp_arith(rp_ctx *C, int op, rv a, rv b, int32_t where);      /* a new reference */
 rv rp_negate(rp_ctx *C, rv a, int32_t where);
 RP_COLD rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where);          /* borrowed from obj */

@@ -489,7 +489,7 @@ uint64_t rp_hash_value(rv v)
     }
 }
 
-int rp_equal(rv a, rv b)
+int rp_equal_any(rv a, rv b)
 {
     if (a.t == T_BOOL || b.t == T_BOOL) return a.t == b.t && a.u.i == b.u.i;
     switch (a.t) {

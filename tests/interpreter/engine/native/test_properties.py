@@ -506,6 +506,16 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '[[y for y in x if y > 1] for x in M]', '[x for x in L if x != null]', '[[w for w in words] for x in edges]',
     '[e[0] + k for e in edges for k in e]', 'len([w for k in range(40000) for w in words])',
     'len([x for k in range(30000) for x in L])', '[x for x in colours]', '[x for x in s]',
+    # equality (rp_equal: two ints, texts or booleans inline, the rest through rp_equal_any) in count(),
+    # index_of(), unique(), `in` and `==`, over every pair of kinds: 1 == 1.0, true is not 1, lists item by item
+    '[count(["a", 1, 1.0, true, null, false, 0, [1], [1.0], [true], "b", 2, m], v) for v in [1, 1.0, true, '
+    'false, 0, 0.0, null, "a", "c", [1], [1.0], [true], [], 2, 2.5, colours, [m]]]',
+    '[index_of([null, "a", 1.0, true, [1, "a"], 1, [m, 2]], v) for v in [1, true, null, "a", [1.0, "a"], 0, '
+    'false, [1, "b"], [colours, 2.0], [m, true], "b"]]',
+    '[v in [0.0, false, "ab", [2, [3]], i] for v in [0, false, true, "ab", "a", [2, [3.0]], [2, [3, 4]], null, 7, '
+    '7.0, 8]]', 'unique([1, 1.0, true, 1, "a", "a", false, 0, null, null, [1], [1.0], [true]])',
+    '[[a == b for b in [1, 1.0, true, "a", null, [1], [true], m]] for a in [1, 1.0, true, "a", null, [1], '
+    '[true], colours, [m]]]', '[count(L, v) + index_of(L, v) for v in L + [3.0, 4, true, 9]]',
 ]
 
 

@@ -195,6 +195,28 @@ def _play_alike_handing_back(ours, game, steps: int) -> None:
     assert max(handed) > 0 and min(handed[1:]) < max(handed), "no game was handed back, or none came back"
 
 
+def test_a_layout_that_does_not_fit_the_game_hands_every_game_back_and_answers_alike():
+    """rp_batch_step asks once a call whether its layout fits the game (rp_layout_unfit: the size a layout of
+    these cells makes): where it does, every game stays native; where it does not (one variable's kept items
+    miscounted), no row is written natively and every game is handed back to Python, answering as single games."""
+    fitting = vector_env("tic-tac-toe", num_envs=3, backend="native")
+    _play_alike(fitting, lambda: TurnEnv("tic-tac-toe", backend="python"), steps=12)
+    assert fitting._arrays.mine.all()
+    ours = vector_env("tic-tac-toe", num_envs=3, backend="native")
+    ours._native._args[1].cells[0] += 1
+    handed = []
+    step = ours._step
+
+    def counting(actions=None):
+        answer = step(actions)
+        handed.append(int(ours._arrays.mine.sum()))
+        return answer
+
+    ours._step = counting
+    _play_alike(ours, lambda: TurnEnv("tic-tac-toe", backend="python"), steps=12)
+    assert handed and max(handed) == 0
+
+
 # Rows past rp_batch.c's CLEAR_WHOLE (4,096 bytes of vector, of mask), cleared only where their last write wrote: a
 # list of 300 items kept by position that shrinks and grows, 4,200 actions of which 84 are legal, different ones
 # every step, and a game handed back now and then (an int past 64 bits), whose slot's rows Python writes meanwhile.

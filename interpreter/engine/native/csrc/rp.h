@@ -949,6 +949,7 @@ struct rp_layout;
 struct rp_error;
 int64_t rp_view_entries(const rp_model *M);
 void rp_view_unknown(const rp_model *M, const struct rp_layout *L, int32_t *used);
+const char *rp_layout_unfit(const rp_model *M, const struct rp_layout *L);
 int rp_observe_row(rp_state *S, const struct rp_layout *L, int32_t seat, float *out, int32_t *used,
                    struct rp_error *e);
 int rp_mask_row(rp_state *S, int32_t masked, int8_t *mask, int64_t nactions, const int32_t *was, int64_t nwas);

@@ -168,6 +168,7 @@ int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, u
     int64_t players = RP_MODEL.players, handed = 0;
     for (int64_t i = 0; i < B->n; i++)   /* every game's action first: a refused one leaves every game as it was */
         if (!over[i] && (actions[i] < 0 || actions[i] >= nactions || !masks[i * nactions + actions[i]])) return -1 - i;
+    int fits = rp_layout_unfit(&RP_MODEL, L) == NULL;   /* else no row is written here: every slot is handed back */
     for (int64_t i = 0; i < B->n; i++) {
         if (!mine[i]) continue;
         rp_slot *g = &B->slots[i];
@@ -177,7 +178,7 @@ int64_t rp_batch_step(rp_batch *B, const rp_layout *L, const int64_t *actions, u
         int ok = step_slot(g, over[i], actions[i], &rngs[i], &rewards[i], &ended, returns + i * players,
                            &movers[i]);
         if (ok)
-            ok = write_rows(g, L, obs + i * L->size, masks + i * nactions, &nlegal[i], legal + i * nactions, nactions);
+            ok = fits && write_rows(g, L, obs + i * L->size, masks + i * nactions, &nlegal[i], legal + i * nactions, nactions);
         if (ok) {
             over[i] = ended;
             continue;

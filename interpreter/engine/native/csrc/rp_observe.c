@@ -241,26 +241,37 @@ void rp_view_unknown(const rp_model *M, const rp_layout *L, int32_t *used)
  * component counts where used[2k + 1] is not 0, and the first used[2k] items of entry k (rp_view_entries of
  * them): only those are cleared, and used[2k], used[2k + 1] set to the items written now and whether a count was,
  * so that a row written over and over is cleared only where it was written (most of a vector is items past a
- * list's length and counts of components an entry does not hold).  After a bail `out` and `used` are undefined. */
+ * list's length and counts of components an entry does not hold).  L must be a layout rp_layout_unfit passes
+ * (asked once, not at every row: its size is a walk of every variable).  After a bail `out` and `used` are
+ * undefined. */
 int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used, rp_error *e)
 {
     const rp_model *M = S->M;
-    int64_t n = M->players;
     rp_ctx C;
     rp_ctx_init(&C, M, S);
     if (!used) memset(out, 0, (size_t)L->size * sizeof(float));
-    if (!rp_views_lowered()) rp_bail(&C, RP_BAIL_NATIVE, "a visible_if or back the module does not hold", -1);
-    else if (layout_size(M, L) != L->size) rp_bail(&C, RP_BAIL_NATIVE, "a layout made for another game", -1);
-    else if (seat < 0 || seat >= n) rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
+    if (seat < 0 || seat >= M->players) rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
     else write_view(&C, S, L, seat, out, used);
     if (e) { e->code = C.err; e->why = C.why ? C.why : ""; e->where = C.where; }
     rp_ctx_done(&C);
     return C.err == RP_OK;
 }
 
+/* Why vectors of layout L cannot be written natively for M's game (a view the module does not hold, a layout
+ * made for another game), or NULL where they can. */
+const char *rp_layout_unfit(const rp_model *M, const rp_layout *L)
+{
+    if (!rp_views_lowered()) return "a visible_if or back the module does not hold";
+    if (layout_size(M, L) != L->size) return "a layout made for another game";
+    return NULL;
+}
+
 int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e)
 {
-    return rp_observe_row(S, L, seat, out, NULL, e);
+    const char *unfit = rp_layout_unfit(S->M, L);
+    if (!unfit) return rp_observe_row(S, L, seat, out, NULL, e);
+    if (e) { e->code = RP_BAIL_NATIVE; e->why = unfit; e->where = -1; }
+    return 0;
 }
 
 /* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row, the entry's two

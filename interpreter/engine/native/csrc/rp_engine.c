@@ -381,6 +381,7 @@ static int copy_flat_over(rv *slot, rv from)
     if (to == src || to->immortal || to->rc != 1 || to->size != -1 || to->len != src->len) return 0;
     /* Tested item by item without a branch (a board's cells are all scalars): a tag plus 3 reaches 8 only
      * for a list or a map. */
+    _Static_assert(T_STR + 3 < 8 && T_LIST + 3 == 8 && T_MAP + 3 == 9, "the tags the test below relies on");
     int32_t tags = 0;
     for (int64_t k = 0; k < to->len; k++) tags |= (to->items[k].t + 3) | (src->items[k].t + 3);
     if (tags & 8) return 0;

@@ -35,6 +35,12 @@ class Val:
     known: tuple | None = None
     items: str | None = None
     var: int | None = None  # the state variable this reads, as it is (`C->S->vars[var]`)
+    # What the lowering knows of an int's value (`lower_bounds`), so the code need not test it: the least and
+    # the greatest it can be; (`bound`) a line held as `rp_ints` (its C name) and c, the int being at most the
+    # line's length less c; (`base`) a C int expression and m, the int being that expression plus m.
+    span: tuple[int, int] | None = None
+    bound: tuple[str, int] | None = None
+    base: tuple[str, int] | None = None
 
     @property
     def rv(self) -> str:

@@ -25,6 +25,7 @@ from ruleplay.dsl.checks import Checks
 from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
+from . import lower_bounds
 from .cfunc import CFunc, Val
 from .lower_tables import SITE_TABLE_MAX, Locals, Source, TableLowering
 
@@ -118,7 +119,7 @@ class ExprLowering(TableLowering, Checks):
         if t is bool:
             return Val("1" if value else "0", "bool")
         if t is int:
-            return Val(int_literal(value), "int")
+            return lower_bounds.literal(value, int_literal(value))
         if t is float:
             return Val(f"rv_flt({float_literal(value)})")
         if t is str:
@@ -175,16 +176,7 @@ class ExprLowering(TableLowering, Checks):
         `copy`: a `for` statement walks its own copy of anything else, as its body may change the list."""
         f, w = self.f, self.where(pos)
         if isinstance(source, A.Call) and source.func == "range" and isinstance(self.callee(source, scope), Builtin):
-            args = [self.lower(a, scope, lv) for a in source.args]
-            lo, n = f.integer(), f.integer()
-            if len(args) <= 2 and all(a.kind == "int" for a in args):  # C ints: no tags to check
-                first, last = ("INT64_C(0)", args[0].code) if len(args) == 1 else (args[0].code, args[1].code)
-                f.emit(f"{n} = rp_range_ints(C, {first}, {last}, &{lo}, {w});")
-            else:
-                second = args[1].rv if len(args) > 1 else "rv_null()"
-                f.emit(f"{n} = rp_range_loop(C, {args[0].rv}, {second}, {len(args)}, &{lo}, {w});")
-            f.check()
-            return Source(n, lambda i: f"({lo} + {i})", "int")
+            return self._range(source, scope, lv, w)
         if isinstance(source, A.Slice) and not copy:
             obj = self.lower(source.obj, scope, lv)
             if obj.kind == "ints":
@@ -224,6 +216,30 @@ class ExprLowering(TableLowering, Checks):
         f.emit(f"{n} = {held}.u.l->len;")
         return Source(n, lambda i: f"{items}[{i}]", known=src.known)
 
+    def _range(self, call: A.Call, scope: Scope, lv: Locals, w: int) -> "Source":
+        """`range(...)` walked without making its list, charged as `runtime.iterate` charges it; of C ints, its
+        length tested only where the lowering does not know it is short (`lower_bounds.range_item`), nor the C
+        compiler (two constants: rp_range_ints folds)."""
+        f = self.f
+        args = [self.lower(a, scope, lv) for a in call.args]
+        lo, n = f.integer(), f.integer()
+        if len(args) > 2 or any(a.kind != "int" for a in args):  # tags to check
+            second = args[1].rv if len(args) > 1 else "rv_null()"
+            f.emit(f"{n} = rp_range_loop(C, {args[0].rv}, {second}, {len(args)}, &{lo}, {w});")
+            f.check()
+            return Source(n, lambda i: f"({lo} + {i})", "int")
+        first, last = (self.literal(0), args[0]) if len(args) == 1 else (args[0], args[1])
+        known = lower_bounds.range_item(first, last)
+        if known is None or (lower_bounds.constant(first) is not None and lower_bounds.constant(last) is not None):
+            f.emit(f"{n} = rp_range_ints(C, {first.code}, {last.code}, &{lo}, {w});")
+            f.check()
+        else:
+            f.emit(f"{lo} = {first.code};")
+            f.emit(f"{n} = rp_range_short(C, {first.code}, {last.code}, {w});")
+            f.emit(f"if (RP_UNLIKELY({n} < 0)) goto out;")
+        span, bound = known if known is not None else (None, None)
+        return Source(n, lambda i: f"({lo} + {i})", "int", span=span, bound=bound)
+
     def _bind_item(self, names: tuple[str, ...], items: "Source", i: str, pos: A.Pos, lv: Locals,
                    own: bool) -> Locals:
         """The loop's names bound to item `i`: borrowed in an expression (nothing changes while it runs), held
@@ -235,7 +251,8 @@ class ExprLowering(TableLowering, Checks):
             held = f.integer()
             f.emit(f"{held} = {item};")
             # the item of a constant list keeps its place in it (`_site_at`)
-            inner[names[0]] = Val(held, "int", items.known, i if items.known is not None else None)
+            inner[names[0]] = Val(held, "int", items.known, i if items.known is not None else None,
+                                  span=items.span, bound=items.bound)
             return inner
         if items.kind == "int":
             item = f"rv_int({item})"
@@ -454,6 +471,10 @@ class ExprLowering(TableLowering, Checks):
             return Val(out, "bool")
         if op in INT_OPS and left.kind == "int" and right.kind == "int":
             out = f.integer()
+            known = lower_bounds.int_sum(op, left, right, out) if op in ("+", "-") else None
+            if known is not None:  # within 64 bits whatever the sides are
+                f.emit(f"{out} = {left.code} {op} {right.code};")
+                return known
             f.fast(f"{INT_OPS[op]}_try(&{out}, {left.code}, {right.code})",
                    f"rp_bail(C, RP_BAIL_NATIVE, RP_WHY_INT, {w});")
             return Val(out, "int")
@@ -528,7 +549,7 @@ class ExprLowering(TableLowering, Checks):
                 return self._fold(spec.name, node.args[0], scope, lv, w)
             args = [self.lower(a, scope, lv) for a in node.args]
             if spec.name == "len" and args[0].kind == "ints":
-                return Val(f"{args[0].code}.n", "int")
+                return lower_bounds.length(args[0])
             if spec.name == "len":
                 out = f.integer()
                 f.fast(f"rp_len_try(&{out}, {args[0].rv})", f"{out} = rp_len_i(C, {args[0].rv}, {w});")

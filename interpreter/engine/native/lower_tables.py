@@ -33,6 +33,7 @@ from ruleplay.dsl.geometry import step_vector
 from ruleplay.dsl.scope import Scope
 
 from .cfunc import CFunc, Val
+from .lower_bounds import LINE_MAX, within_line
 
 SITE_TABLE_MAX = 4096  # slots of a call site's table (`_site_at`), and lines of a `line_of` table
 
@@ -47,6 +48,8 @@ class Source:
     item: Callable[[str], str]
     kind: str = "rv"  # what each item is: an rv, or ("int") a C int
     known: tuple | None = None  # the items, when the loop walks a constant list
+    span: tuple[int, int] | None = None  # what is known of each C int item (`Val.span`, `Val.bound`)
+    bound: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,8 @@ class TableLowering:
         headings, d_at = self._constant_choice(call.args[2], scope, lv)
         vectors = [step_vector(h) for h in headings]
         cells = board.width * board.height
-        if not vectors or any(v is None or v == (0, 0) for v in vectors) or len(vectors) * cells > SITE_TABLE_MAX:
+        if (not vectors or any(v is None or v == (0, 0) for v in vectors) or len(vectors) * cells > SITE_TABLE_MAX
+                or cells > LINE_MAX):  # `lower_bounds` knows no line is longer
             return None
         lines = [list(reversed(board.ray(c, (-v[0], -v[1])))) + [c] + board.ray(c, v)
                  for v in vectors for c in range(cells)]
@@ -196,8 +200,13 @@ class TableLowering:
     # ------------------------------------------------------------ lists held as rp_ints
     def _table_slice(self, obj: Val, lo: Val | None, hi: Val | None, w: int) -> Source:
         """`for x in T[lo:hi]` over a list held as `rp_ints`, in an expression: bounds as Python takes them,
-        charged as `rp_slice_view` charges (the slice made, then walked)."""
+        charged as `rp_slice_view` charges (the slice made, then walked).  Where the lowering knows the slice
+        lies within the line (`within_line`), its items are read where they lie, so many as a constant."""
         f = self.f
+        m = within_line(obj, lo, hi)
+        if m is not None:
+            f.emit(f"if (!rp_made_walked(C, {m}, {w})) goto out;")
+            return Source(str(m), lambda i: f"{obj.code}.at[{lo.code} + {i}]", "int")  # type: ignore[union-attr]
         part = f.ints()
         bounds = ", ".join(b.rv if b is not None else "rv_null()" for b in (lo, hi))
         f.emit(f"if (!rp_ints_slice(C, {obj.code}, {bounds}, &{part}, {w})) goto out;")

@@ -161,6 +161,21 @@ static inline int rp_built(rp_ctx *C, int64_t n, int32_t where)
     return 1;
 }
 
+/* A list of `n` items made, then walked (rp_built, then rp_spend, as a slice or a range is charged): one test
+ * of both counts, the bail's reason the one rp_built and rp_spend would give.  A step that bails is made again
+ * by the Python engine, so what the counts hold after a bail does not matter. */
+static inline int rp_made_walked(rp_ctx *C, int64_t n, int32_t where)
+{
+    rp_budget *b = C->b;
+    b->copies -= n;
+    b->iterations -= n;
+    if (RP_UNLIKELY((b->copies | b->iterations) < 0)) {
+        rp_bail(C, RP_BAIL_LIMIT, b->copies < 0 ? "copies" : "iterations", where);
+        return 0;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------ texts */
 typedef struct rp_text { const char *bytes; int64_t nbytes, nchars; } rp_text;
 
@@ -622,7 +637,7 @@ static inline int rp_ints_slice(rp_ctx *C, rp_ints t, rv lo, rv hi, rp_ints *par
         if (b < a) b = a;
     }
     int64_t count = b - a;
-    if (!rp_built(C, count, where) || !rp_spend(C, count, where)) return 0;
+    if (!rp_made_walked(C, count, where)) return 0;
     part->at = t.at + a;
     part->n = count;
     return 1;
@@ -671,6 +686,13 @@ static inline int64_t rp_range_ints(rp_ctx *C, int64_t first, int64_t last, int6
     if (n < 0) n = 0;
     *lo = first;
     return rp_built(C, (int64_t)n, where) && rp_spend(C, (int64_t)n, where) ? (int64_t)n : -1;
+}
+/* The same for a range the lowering knows is no longer than RP_MAX_ITEMS (lower_bounds.py): its length needs
+ * no test, nor 128 bits. */
+static inline int64_t rp_range_short(rp_ctx *C, int64_t first, int64_t last, int32_t where)
+{
+    int64_t n = last > first ? last - first : 0;
+    return rp_made_walked(C, n, where) ? n : -1;
 }
 
 /* Truth of a value, a bool, an int or null inline; anything else through rp_truthy. */

@@ -110,6 +110,19 @@ functions:
   picked:
     params: [line]
     value: "(if len(line) > 3 then line else line)[0]"
+  # slices of a line the lowering knows lie within it (`lower_bounds`: read where they lie, charged as a constant),
+  # and slices that look alike but do not (bounds clamped as Python clamps them)
+  windows:
+    params: [line]
+    value: >-
+      [[c for c in line[s:s + 3]] for s in range(len(line) - 2)] + [[c for c in line[s:2 + s]] for s in
+      range(1, len(line) - 1)] + [[c for c in line[s:s + 0]] for s in range(len(line))]
+  overhang:
+    params: [line]
+    value: >-
+      [[c for c in line[s:s + 3]] for s in range(len(line) - 1)] + [[c for c in line[s + 1:s + 2]] for s in
+      range(len(line) + 2)] + [[c for c in line[s:s + 2]] for s in range(-2, len(line) - 1)] + [[c for c in
+      line[s:s - 1]] for s in range(len(line))] + [[c for c in line[s:len(line) + 1]] for s in range(len(line))]
   # versions taking C ints where every caller's argument is one (`_version`): compared, used as keys, handed
   # on, given to builtins that refuse them; max() and min() of ints folded as C ints, a function of one an int
   lowest:
@@ -491,6 +504,17 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'run(1, [0, 1, 2])', 'ends([4, 5], 1)', '[run(1, line_of("b", c, d)) for c in [0, 1.5] for d in ["E", "S"]]',
     'len([k for k in range(20000) if run(3, line_of("b", k % 12, "E"))])',
     'len([k for k in range(20000) if span(line_of("b", k % 12, "E"), 0, 4) != []])',
+    '[[windows(line_of("b", c, "E")), windows(line_of("b", c, "S")), windows(line_of("b", c, "NE")),'
+    ' windows(line_of("b", c, "SW"))] for c in range(12)]',
+    '[[overhang(line_of("b", c, "E")), overhang(line_of("b", c, "S")), overhang(line_of("b", c, "NE")),'
+    ' overhang(line_of("b", c, "SW"))] for c in range(12)]',
+    'len([k for k in range(20000) if windows(line_of("b", k % 12, "E")) != []])',
+    # sums of ints whose bounds the lowering knows (no overflow test), near the ends of 64 bits
+    "[k + 4 - 9223372036854775807 for k in range(3)]", "[9223372036854775807 - k for k in range(3)]",
+    "[k - 4611686018427387904 - 4611686018427387904 for k in range(2)]",
+    # ranges whose bounds the lowering knows: their length untested when short, tested when they may be long
+    "[[j for j in range(k, 3)] for k in range(-1, 5)]",
+    "[k for k in range(-1, 1) if k < 0 and len([j for j in range(k, 100001)]) > 0]",
     # user functions given C ints (their versions taking them so) and tagged values of every other kind
     "[lowest(k) for k in range(5)]", "lowest(4)", "lowest(5)", "lowest(1.0)", "lowest(true)", "[lowest(k) for k in nums]",
     '[highest(k, line_of("b", c, "E")) for k in range(4) for c in [0, 5, 11]]', 'highest(9, line_of("b", 0, "E"))',
@@ -532,6 +556,22 @@ def test_curated_forms_agree(tmp_path):
             assert native[0] == "bail", CURATED[k]
         else:
             assert native[0] == "value" and _same(native[1], python[1]), (CURATED[k], native, python)
+
+
+# Sums of ints the lowering knows the bounds of, which may pass 64 bits: the overflow is still tested (the Python
+# engine makes such a step).
+PAST_64_BITS = ["[k - 9223372036854775807 - 2 for k in range(3)]", "[9223372036854775807 - 1 + k for k in range(3)]",
+                "[k + 4611686018427387904 + 4611686018427387904 for k in range(2)]"]
+
+
+def test_known_sums_past_64_bits_bail(tmp_path):
+    path = tmp_path / "properties.yaml"
+    path.write_text(RULESET, encoding="utf-8")
+    game = load_game(path)
+    probe = _Probe(game, [parse_expr(text) for text in PAST_64_BITS])
+    for k, text in enumerate(PAST_64_BITS):
+        assert _python_value(game, parse_expr(text))[0] == "value", text
+        assert probe.value(k) == ("bail", BAIL_NATIVE), text
 
 
 # An announce's text built by `+`, str() and join() is only measured natively (lower_announce.py): it must fail

@@ -182,8 +182,7 @@ class Lowering(ExprLowering):
         # The procedure's parameters hold references of their own, as a Python dict of locals does: its
         # effects may replace what they were read from.
         argv = f.array([f"rv_ref({a.rv})" for a in args]) if args else "NULL"
-        f.emit(f"if (rp_enter(C, {w})) {self.procedures[node.name]}(C, {argv});")
-        f.emit("rp_leave(C);")
+        self.enter(f"{self.procedures[node.name]}(C, {argv});", w)
         for k in range(len(args)):
             f.emit(f"rv_drop({argv}[{k}]);")
         f.check()

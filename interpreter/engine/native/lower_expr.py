@@ -60,6 +60,7 @@ class ExprLowering(TableLowering, Checks):
         self.function_kinds: dict[str, str] = {}  # user function -> "rv", or the C "int" or "bool" it returns
         self.procedures: dict[str, str] = {}
         self.specialise = None  # set by the module writer once the functions' kinds are known
+        self.calls_fit = False  # set by the module writer: no call can nest past the room (`call_depth`)
         self.f: CFunc = CFunc("", "void")
 
     # ------------------------------------------------------------ helpers
@@ -575,16 +576,25 @@ class ExprLowering(TableLowering, Checks):
         kind = self.function_kinds.get(node.func, "rv")
         if kind != "rv":  # a C int or truth: nothing held, nothing to charge (a scalar costs nothing)
             value = f.integer()
-            f.emit(f"if (rp_enter(C, {w})) {value} = {call};")
-            f.emit("rp_leave(C);")
+            self.enter(f"{value} = {call};", w)
             f.check()
             return Val(value, kind)
         out = f.owned()
-        f.emit(f"if (rp_enter(C, {w})) {out} = {call};")
-        f.emit("rp_leave(C);")
+        self.enter(f"{out} = {call};", w)
         f.check()
         f.emit(f"if (!rp_charge_fast(C, {out}, {w})) goto out;")
         return Val(out)
+
+    def enter(self, call: str, w: int) -> None:
+        """The call statement `call` of a user function or procedure, charged as Python charges a call; its
+        depth counted against the room left (`rp_enter`, `rp_leave`) unless no call can nest past it.  The caller
+        tests the error after it."""
+        f = self.f
+        if self.calls_fit:
+            f.emit(f"if (rp_spend(C, 1, {w})) {call}")
+        else:
+            f.emit(f"if (rp_enter(C, {w})) {call}")
+            f.emit("rp_leave(C);")
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\[\d+\])?")  # a C variable, or an argument A[k] or constant K[k]

@@ -23,6 +23,7 @@ from ruleplay.dsl.runtime import value_key
 
 from ..model import Action, GameModel
 from .cdata import MISSING, Constants, NotLowered, Texts, encode, int_literal
+from .call_depth import calls_fit
 from .cfunc import CFunc, Val
 from .lower_effects import Lowering
 from .lower_observe import seen_table
@@ -225,6 +226,10 @@ class _ModuleWriter:
             self.low.functions[name] = self._name("uf")
         for name in (m.data.get("procedures") or {}):
             self.low.procedures[name] = self._name("up")
+        self.low.calls_fit = calls_fit(
+            {name: m.code[("functions", name, "value")][0] for name in self.low.functions},
+            {name: (m.code.get(("procedures", name, "effects")) or (None,))[0] for name in self.low.procedures},
+            m.limits["max_depth"])
         self.low.function_kinds = self._function_kinds()
         self.low.specialise = self._version
         for name, c_name in self.low.functions.items():

@@ -12,6 +12,7 @@ import os
 
 import pytest
 
+from ruleplay.engine.errors import RuleplayError
 from ruleplay.engine.game import Game
 from ruleplay.engine.legal import CHANCE
 from ruleplay.engine.native import NativeGame, NativeState
@@ -43,6 +44,14 @@ def native_of(game: Game) -> NativeGame:
         pytest.skip(WHY_NOT)
     return NativeGame.of(game)
 
+
+def outcome(run) -> object:
+    """What `run()` (a whole game, native or Python) came to: its result, or the rules' error it raised."""
+    try:
+        result = run()
+    except RuleplayError as err:
+        return ("error", type(err).__name__, err.code, str(err))
+    return ("game", result.moves, result.scores, result.returns, result.ended_by)
 
 
 def lockstep(game: Game, seed: int, steps: int) -> list[str]:

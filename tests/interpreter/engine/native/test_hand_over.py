@@ -23,7 +23,7 @@ from ruleplay.runs.play import agent_seed, game_seed, play_game
 from ruleplay.runs.workers import GameSpec
 from ruleplay.runs.simulate import simulate
 
-from native_support import native_of
+from native_support import native_of, outcome
 
 BASE = """\
 ruleplay: 1
@@ -84,14 +84,6 @@ def _game(tmp_path, case: str):
     return load_game(path)
 
 
-def _outcome(run) -> object:
-    try:
-        result = run()
-    except RuleplayError as err:
-        return ("error", type(err).__name__, err.code, str(err))
-    return ("game", result.moves, result.scores, result.returns, result.ended_by)
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_playout_ends_as_the_python_engine_ends_it(tmp_path, case):
     game = _game(tmp_path, case)
@@ -105,7 +97,7 @@ def test_a_playout_ends_as_the_python_engine_ends_it(tmp_path, case):
             handed.append(game.handed_over)
             return game
 
-        assert _outcome(native_game) == _outcome(lambda: play_game(game, ["random"], seed))
+        assert outcome(native_game) == outcome(lambda: play_game(game, ["random"], seed))
     assert any(handed) == (case in HANDED_OVER)  # the module did give up where it must (and only there)
 
 

@@ -80,6 +80,21 @@ class CFunc:
         # state holds once, where it starts (`view`, `param`); one that runs effects may not.
         self.pure = returns != "void"
         self.views: dict[int, tuple[str, str]] = {}
+        self.later: tuple[str, int] | None = None  # what `made_walked` left to charge at the end, and where
+
+    # ------------------------------------------------------------ the budget
+    def made_walked(self, n: int, where: int) -> None:
+        """A list of `n` items (a constant) made and walked, charged as `rp_made_walked` charges it.  A pure
+        function sums such charges in a C int and charges the sum once, where it returns: the counts only ever
+        fall, so the sum runs the budget out exactly when the charges one by one would have, and a function
+        that bails on the way leaves its step to the Python engine whatever its counts hold.  Each charge
+        follows the charge of the loop around it, so the work done before the sum is charged stays bounded."""
+        if not self.pure:
+            self.emit(f"if (!rp_made_walked(C, {n}, {where})) goto out;")
+            return
+        if self.later is None:
+            self.later = (self.integer(), where)
+        self.emit(f"{self.later[0]} += {n};")
 
     # ------------------------------------------------------------ variables
     def _fresh(self, prefix: str) -> str:
@@ -245,6 +260,8 @@ class CFunc:
         returns, None for void; `preamble` declares what the body uses before the rest (its `A`)."""
         body = ["    " + line for line in preamble] + ["    (void)A;"] + ["    " + d for d in self.decls]
         body += self.lines
+        if self.later is not None:
+            body.append(f"    if (!rp_made_walked(C, {self.later[0]}, {self.later[1]})) goto out;")
         if self.returns == "rv":
             body.insert(0, "    rv r = {0};")
             body.append(f"    r = rv_ref({result});")

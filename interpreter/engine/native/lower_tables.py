@@ -205,7 +205,7 @@ class TableLowering:
         f = self.f
         m = within_line(obj, lo, hi)
         if m is not None:
-            f.emit(f"if (!rp_made_walked(C, {m}, {w})) goto out;")
+            f.made_walked(m, w)
             return Source(str(m), lambda i: f"{obj.code}.at[{lo.code} + {i}]", "int")  # type: ignore[union-attr]
         part = f.ints()
         bounds = ", ".join(b.rv if b is not None else "rv_null()" for b in (lo, hi))

@@ -32,6 +32,13 @@ GENERATOR_VERSION = "1"
 MAX_PARAMS = 64  # parameters of one action the runtime binds (rp_engine.c)
 # An action of no more moves than this lists them into room made once (4 KB at most), each without a test.
 RESERVED_MOVES = 1024
+# A listing of this many moves or fewer, none from `from:`, has its loops unrolled (RP_UNROLL): each move's checks
+# then read a constant parameter value, which the compiler folds into a cell's index or a bound.
+UNROLLED_MOVES = 16
+# A listing or an end condition of this many lines of C or fewer is inlined where the step calls it
+# (RP_STEP_INLINE): a playout's every move lists and checks the ends, and the call, its saved registers and the
+# views it reads again cost as much as a small one's work.
+INLINED_LINES = 60
 ORDERS = {"alternate": "ORDER_ALTERNATE", "each": "ORDER_EACH", "chance": "ORDER_CHANCE"}
 STUCK = {"error": "STUCK_ERROR", "pass": "STUCK_PASS", "end_game": "STUCK_END_GAME"}
 AT = {"now": "AT_NOW", "end_of_round": "AT_END_OF_ROUND", "end_of_next_round": "AT_END_OF_NEXT_ROUND"}
@@ -91,20 +98,20 @@ class _ModuleWriter:
         return f"{prefix}{self.n}"
 
     def site(self, path: tuple, returns: str, params: tuple[str, ...] = (), code: Any = None,
-             ints: frozenset[str] = frozenset()) -> str:
+             ints: frozenset[str] = frozenset(), step_inline: bool = False) -> str:
         """The C function of the text at `path` (or of `code`, a tree and its scope): `returns` "rv" for a
         value, "int" for a condition's truth, "void" for effects; its locals `params` come in A[0], A[1], ...,
-        those named in `ints` always ints (read as C ints)."""
+        those named in `ints` always ints (read as C ints); with `step_inline`, inlined into the step when small."""
         found = code if code is not None else self.model.code.get(path)
         if found is None:
             return "NULL"
         node, scope = found
         name = self._name({"rv": "e", "int": "c", "void": "x"}[returns])
-        self._function(name, returns, node, scope, params, ints)
+        self._function(name, returns, node, scope, params, ints, step_inline)
         return name
 
     def _function(self, name: str, returns: str, node: A.Node, scope: Any, params: tuple[str, ...],
-                  ints: frozenset[str] = frozenset()) -> None:
+                  ints: frozenset[str] = frozenset(), step_inline: bool = False) -> None:
         low = self.low
         f = low.f = CFunc(name, returns)
         lv = _params(f, params, ints)
@@ -114,7 +121,7 @@ class _ModuleWriter:
         else:
             value = low.lower(node, scope, lv)  # type: ignore[arg-type]
             result = value.rv if returns == "rv" else value.truth
-        self.functions.append(f.text(SIGNATURES[returns].format(name=name), result))
+        self.functions.append(_inlined(f.text(SIGNATURES[returns].format(name=name), result), step_inline))
 
     # ------------------------------------------------------------ the whole module
     def write(self) -> Lowered:
@@ -428,6 +435,7 @@ class _ModuleWriter:
         # written from `cursor` on, and their number kept when the listing ends (a listing that bails is thrown
         # away).
         cursor = f.cursor() if 0 < a.size <= RESERVED_MOVES else None
+        unrolled = a.size <= UNROLLED_MOVES and all(p.source_code is None for p in a.params)
 
         def level(i: int, prefix: str) -> None:
             if i == len(a.params):
@@ -446,6 +454,8 @@ class _ModuleWriter:
             f.emit('if (C->b->iterations < 0) { rp_bail(C, RP_BAIL_LIMIT, RP_WHY_TRIES, -1); goto out; }')
             j, k, base = f.index(), f.integer(), f.integer()
             ints = self._int_values(p.universe, k)
+            if unrolled:
+                f.emit("RP_UNROLL")
             with f.block(f"for ({j} = 0; {j} < {count}; {j}++)"):
                 f.emit(f"{k} = {ks}[{j}];" if ks else f"{k} = {j};")
                 if ints is not None:  # every value an int: the parameter is a C int, its tags never checked
@@ -468,8 +478,8 @@ class _ModuleWriter:
         if cursor:
             f.emit(f"out->n = {cursor} - out->v;")
         n = max(len(a.params), 1)
-        self.functions.append(f.text(f"static int {name}(rp_ctx *C, rp_moves *out)", "1",
-                                     (f"rv A[{n}] = {{{{0}}}};",)))
+        self.functions.append(_inlined(f.text(f"static int {name}(rp_ctx *C, rp_moves *out)", "1",
+                                              (f"rv A[{n}] = {{{{0}}}};",)), True))
         return name
 
     def _int_values(self, universe: list, k: str) -> str | None:
@@ -498,7 +508,7 @@ class _ModuleWriter:
         rows = []
         for index, e in enumerate(self.model.end):
             rows.append("{" + ", ".join([
-                self.site(e.path + ("when",), "int"), AT[e.at], str(int(e.disabled)),
+                self.site(e.path + ("when",), "int", step_inline=True), AT[e.at], str(int(e.disabled)),
                 str(self.texts.id(e.label(index))), self._ints([self.rules[r] for r in e.rules]), str(len(e.rules)),
             ]) + "}")
         self.tables.append(self._array("static const rp_end ENDS", rows))
@@ -606,6 +616,14 @@ class _ModuleWriter:
         lines += ["    " + line for line in self.init]
         lines += ["    return 1;", "}"]
         return "\n".join(lines) + "\n"
+
+
+def _inlined(text: str, step_inline: bool) -> str:
+    """A function's text, declared RP_STEP_INLINE when the step may inline it and it is INLINED_LINES or fewer."""
+    if step_inline and text.count("\n") <= INLINED_LINES:
+        assert text.startswith("static ")
+        return "RP_STEP_INLINE " + text[len("static "):]
+    return text
 
 
 def _int_table(universe: list) -> tuple[int, int, list[int]]:

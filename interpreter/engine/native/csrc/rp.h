@@ -146,6 +146,11 @@ static inline void rp_bail(rp_ctx *C, int code, const char *why, int32_t where)
 /* The runtime's side of an operation whose common case the lowering writes inline (`rp_..._try`): its calls
  * are laid out and allocated for as the rare path they are, so the common case keeps its registers. */
 #define RP_COLD __attribute__((cold))
+/* Before a listing's loop over a few parameter values: unrolled, each value is a constant in its own copy of the
+ * checks (a cell's index, a bound), which the compiler then folds. */
+#define RP_UNROLL _Pragma("GCC unroll 16")
+/* A small listing or end condition (module.py's INLINED_LINES): inlined where the step calls it. */
+#define RP_STEP_INLINE static inline __attribute__((always_inline))
 
 static inline int rp_spend(rp_ctx *C, int64_t n, int32_t where)
 {

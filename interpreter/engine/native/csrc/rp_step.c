@@ -374,21 +374,24 @@ static int after_move(flowrun *R)
 
 static inline __attribute__((always_inline)) void decode(const rp_model *M, int64_t index, int32_t *action, rv *args);
 
+/* The moves of action `i` added to `out` when its `fallback:` is `fallback`: 0 a bail. */
+static inline __attribute__((always_inline)) int list_one(rp_ctx *C, int32_t i, int32_t fallback, rp_moves *out)
+{
+    const rp_action *a = &SHAPE->actions[i];
+    if (a->disabled || a->fallback != fallback) return 1;
+    if (a->list) return a->list(C, out);   /* the lowered listing: its loops, with every check written out in them */
+    return rp_list_unlowered(C, a, out);   /* an action the module lists as the reference does */
+}
+
 /* The moves of the actions `names` whose `fallback:` is `fallback`, in the order listed, added to `out`. */
 static inline __attribute__((always_inline)) int listed(rp_ctx *C, const int32_t *names, int32_t nnames,
                                                         int32_t fallback, rp_moves *out)
 {
-    const rp_model *M = SHAPE;
+    /* The first action by its constant index, as check_end calls its first end conditions: its listing is then
+     * known before the compiler decides what to inline (a small one is RP_STEP_INLINE). */
+    if (nnames > 0 && !list_one(C, names[0], fallback, out)) return 0;
     RP_EACH_OF_MODEL
-    for (int32_t j = 0; j < nnames; j++) {
-        const rp_action *a = &M->actions[names[j]];
-        if (a->disabled || a->fallback != fallback) continue;
-        if (a->list) {   /* the lowered listing: the loops below, with every check written out in them */
-            if (!a->list(C, out)) return 0;
-            continue;
-        }
-        if (!rp_list_unlowered(C, a, out)) return 0;   /* an action the module lists as the reference does */
-    }
+    for (int32_t j = 1; j < nnames; j++) if (!list_one(C, names[j], fallback, out)) return 0;
     return 1;
 }
 

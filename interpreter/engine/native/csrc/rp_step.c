@@ -571,7 +571,7 @@ static int keep_fired(rp_state *S, rp_ctx *C)
     return 1;
 }
 
-static int apply_legal(rp_state *S, int64_t index, rp_ctx *C);
+static int apply_legal(rp_state *S, int64_t index, rp_ctx *C, int kept);
 
 /* Make move `index` on S itself.  On a bail S is left half-changed: the caller rebuilds it. */
 int rp_state_apply(rp_state *S, int64_t index, rp_ctx *C)
@@ -581,7 +581,7 @@ int rp_state_apply(rp_state *S, int64_t index, rp_ctx *C)
     int64_t i = 0;
     while (i < S->nlegal && S->legal[i] != index) i++;
     if (i == S->nlegal) { rp_bail(C, RP_BAIL_ILLEGAL, "not a legal move now", -1); return 0; }
-    return apply_legal(S, index, C);
+    return apply_legal(S, index, C, 1);
 }
 
 /* Make the legal move at position `at` of the state's listed moves (a playout's pick): rp_state_apply
@@ -592,11 +592,12 @@ int rp_state_apply_at(rp_state *S, int64_t at, rp_ctx *C)
         rp_bail(C, RP_BAIL_ILLEGAL, "not a legal move now", -1);
         return 0;
     }
-    return apply_legal(S, S->legal[at], C);
+    return apply_legal(S, S->legal[at], C, 1);
 }
 
-/* Make move `index`, one of the moves S lists now. */
-static int apply_legal(rp_state *S, int64_t index, rp_ctx *C)
+/* Make move `index`, one of the moves S lists now; the rules it fired are `kept` in S (a playout, which throws
+ * its states away unread, keeps them not). */
+static int apply_legal(rp_state *S, int64_t index, rp_ctx *C, int kept)
 {
     const rp_model *M = SHAPE;
     int32_t act;
@@ -617,7 +618,7 @@ static int apply_legal(rp_state *S, int64_t index, rp_ctx *C)
     flowrun R = {C, 0};
     if (!after_move(&R) || !settle(&R)) return 0;
     S->rng = C->rng;
-    if (!keep_fired(S, C)) return 0;
+    if (kept && !keep_fired(S, C)) return 0;
     if (M->checking && !rp_invariants(S)) { rp_bail(C, RP_BAIL_RULE, "an invariant", -1); return 0; }
     return 1;
 }
@@ -676,7 +677,7 @@ int64_t rp_playouts(uint64_t batch_seed, int64_t first, int64_t count, const int
             else {
                 int64_t who = S->flow.player;
                 int64_t pick = kinds[who] == 0 ? (int64_t)rp_below(&rng[who], (uint64_t)S->nlegal) : 0;
-                ok = apply_legal(S, S->legal[pick], &C);   /* listed (settle), and the pick below their number */
+                ok = apply_legal(S, S->legal[pick], &C, 0);   /* listed (settle), and the pick below their number */
             }
             made += ok;
         }

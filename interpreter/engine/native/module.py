@@ -33,7 +33,8 @@ MAX_PARAMS = 64  # parameters of one action the runtime binds (rp_engine.c)
 # An action of no more moves than this lists them into room made once (4 KB at most), each without a test.
 RESERVED_MOVES = 1024
 # A listing of this many moves or fewer, none from `from:`, has its loops unrolled (RP_UNROLL): each move's checks
-# then read a constant parameter value, which the compiler folds into a cell's index or a bound.
+# then read a constant parameter value, which the compiler folds into a cell's index or a bound; and each move is
+# written and kept by its checks' outcome, without a branch on it.
 UNROLLED_MOVES = 16
 # A listing or an end condition of this many lines of C or fewer is inlined where the step calls it
 # (RP_STEP_INLINE): a playout's every move lists and checks the ends, and the call, its saved registers and the
@@ -418,18 +419,30 @@ class _ModuleWriter:
             if r.code is not None:  # None: switched off by mutation testing, so it always passes
                 checks[r.level + 1].append(r.code)
 
-        def guarded(tests: list, inner) -> None:
-            """`inner` when every test holds, tried in order up to the first that fails."""
-            if not tests:
-                inner()
-                return
+        def holding(tests: list) -> str:
+            """Whether every test holds, tried in order up to the first that fails."""
             ok = f.integer()
             f.emit(f"{ok} = 1;")
             for node, scope in tests:
                 with f.block(f"if ({ok})"):
                     f.emit(f"{ok} = {low.lower(node, scope, lv).truth};")
-            with f.block(f"if ({ok})"):
+            return ok
+
+        def guarded(tests: list, inner) -> None:
+            """`inner` when every test holds."""
+            if not tests:
                 inner()
+                return
+            with f.block(f"if ({holding(tests)})"):
+                inner()
+
+        def kept(tests: list, move: str) -> None:
+            """The move written at the cursor, and kept (the cursor moved on) when every test holds: no branch
+            on whether a move is legal, which a random game's listing predicts badly (the room made covers a
+            write for every move tried)."""
+            ok = holding(tests)
+            f.emit(f"*{cursor} = (int32_t)({move});")
+            f.emit(f"{cursor} += {ok} != 0;")
 
         # Room made once for every move the action has (one at least, so the cursor is never null): the moves are
         # written from `cursor` on, and their number kept when the listing ends (a listing that bails is thrown
@@ -467,7 +480,10 @@ class _ModuleWriter:
                     lv[p.name] = Val(f"A[{i}]")
                 f.emit(f"{base} = {prefix} * {len(p.universe)} + {k};")
                 tests = ([p.where_code] if p.where_code is not None else []) + checks[i + 1]
-                guarded(tests, lambda: level(i + 1, base))
+                if unrolled and cursor and tests and i + 1 == len(a.params):
+                    kept(tests, f"{int_literal(a.first_index)} + {base}")
+                else:
+                    guarded(tests, lambda: level(i + 1, base))
             if ks:
                 f.emit(f"free({ks}); {ks} = NULL;")
 

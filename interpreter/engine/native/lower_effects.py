@@ -83,10 +83,16 @@ class Lowering(ExprLowering):
             raise NotLowered(f"the target `{target.name}`", target.pos)
         kind, key = base
         if kind == "var":
+            self._changes(key)
             return f"C->S->vars[{self.var_index[key]}]"
         if key not in lv:
             raise NotLowered(f"the local `{key}` outside its site", target.pos)
         return lv[key].code
+
+    def _changes(self, var: str) -> None:
+        """Mark state variable `var` changed (rp_state's `changed`) where an effect is about to write it, so that a
+        batch's observation row rewrites its entries (rp_observe.c): a `let`, the only other target, is a copy."""
+        self.f.emit(f"C->S->changed[{self.var_index[var]}] = 1;")
 
     def _s_Assign(self, node: A.Assign, scope: Scope, lv: Locals) -> None:
         f, target, w = self.f, node.target, self.where(node.pos)
@@ -213,8 +219,11 @@ class Lowering(ExprLowering):
     # ------------------------------------------------------------ list statements
     def _list(self, target: A.Target, scope: Scope, lv: Locals) -> str:
         """A list statement's list, read as an expression and checked to be a list (`list_getter`)."""
-        if self._base(target, scope, writing=True) is None:
+        base = self._base(target, scope, writing=True)
+        if base is None:
             raise NotLowered(f"the target `{target.name}`", target.pos)
+        if base[0] == "var":
+            self._changes(base[1])
         value = self.lower(self.target_expr(target), scope, lv)
         f = self.f
         held = f.borrowed()

@@ -161,13 +161,7 @@ scoring:
 
 
 def _handed_back_game(tmp_path, effects: str):
-    from native_support import native_of
-
-    path = tmp_path / "handed-back.yaml"
-    path.write_text(HANDED_BACK.replace("EFFECTS", effects), encoding="utf-8")
-    game = load_game(path)
-    native_of(game)  # skips where no module can be built
-    return game
+    return _native_game(tmp_path, HANDED_BACK.replace("EFFECTS", effects))
 
 
 def test_a_game_the_module_hands_back_goes_on_in_python_and_its_slot_comes_back(tmp_path):
@@ -248,15 +242,21 @@ scoring:
 
 
 def test_large_rows_cleared_where_they_were_written_answer_as_single_games(tmp_path):
-    from native_support import native_of
-
-    path = tmp_path / "big-rows.yaml"
-    path.write_text(BIG_ROWS, encoding="utf-8")
-    game = load_game(path)
-    native_of(game)  # skips where no module can be built
+    game = _native_game(tmp_path, BIG_ROWS)
     ours = vector_env(game, num_envs=4, backend="native")
     assert ours.games.encoding.size * 4 > 4096 and ours.games.actions > 4096
     _play_alike_handing_back(ours, game, steps=40)
+
+
+def _native_game(tmp_path, text: str):
+    """The game of ruleset `text`, skipping the test where no native module can be built."""
+    from native_support import native_of
+
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    game = load_game(path)
+    native_of(game)
+    return game
 
 
 def test_a_rule_error_in_one_game_of_the_batch_raises_as_that_game_does_alone(tmp_path):
@@ -331,3 +331,45 @@ def test_a_long_batched_run_keeps_no_texts_of_its_announcements(name, steps):
         if step in (steps // 3, steps):
             texts.append((lib.rp_texts_made(made), made[0]))
     assert ended > 64 and texts[0] == texts[1] and texts[1][0] < 20, (ended, texts)
+
+
+# A row past CLEAR_WHOLE keeps the entries nothing changed since its last write (rp_observe.c's `kept`): here `cards`
+# never changes, but what each seat sees of it does, through a `visible_if` that reads `shown` (changed by some
+# moves only) and `viewer` (another seat each move); `hand`'s `visible_if` calls a function, so it is walked every
+# row; `pad` only makes the row large.
+KEPT_ENTRIES = """\
+ruleplay: 1
+game: kept-entries
+players: 2
+functions:
+  mine:
+    params: [k, seat]
+    value: k % 2 == seat
+state:
+  cards: {init: "range(8)", visible_if: "shown[index] or index % 2 == viewer", back: '"?"'}
+  hand: {init: "range(8)", visible_if: "mine(index, viewer) and shown[index]"}
+  shown: {init: "repeat(false, 8)"}
+  pad: {init: "range(300)"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [look]}
+actions:
+  look:
+    params:
+      k: {of: "range(8)"}
+    effects: |
+      n += 1
+      if k % 3 == 0 { shown[k] = not shown[k] }
+end:
+  - when: n >= 30
+scoring:
+  score: "n"
+"""
+
+
+def test_a_row_kept_where_nothing_it_shows_changed_answers_as_single_games(tmp_path):
+    game = _native_game(tmp_path, KEPT_ENTRIES)
+    ours = vector_env(game, num_envs=3, backend="native")
+    assert ours.games.encoding.size * 4 > 4096
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=70)

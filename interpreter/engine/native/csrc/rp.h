@@ -910,6 +910,11 @@ typedef struct rp_flow {
 typedef struct rp_state {
     const rp_model *M;
     rv *vars;
+    /* changed[i]: variable i may differ from what the state's last observation row showed (rp_observe_row with
+     * `used`, which clears these): set by every effect that assigns to it or changes it as a list (the lowered
+     * targets, lower_effects.py), and for every variable by a set-up, a copy, a state read in or rewritten
+     * (rp_state_changed_all); a row rewrites only the entries it cannot prove the same. */
+    uint8_t *changed;
     rp_flow flow;
     uint64_t rng;
     int32_t *legal; int64_t nlegal, clegal; int32_t legal_known;
@@ -930,6 +935,7 @@ int rp_state_scores(rp_state *S, rv *out, rp_ctx *C);
 int rp_state_heuristic(rp_state *S, int32_t k, rv *out, rp_ctx *C);
 int rp_state_returns(rp_state *S, double *out, rp_ctx *C);
 rp_state *rp_state_alloc(const rp_model *M);
+void rp_state_changed_all(rp_state *S);
 rp_state *rp_state_clone(const rp_state *S);
 int rp_state_copy_into(rp_state *T, const rp_state *S);
 int rp_num_cmp(rv a, rv b);   /* two ints or floats, as Python orders them: -1, 0 or 1 */
@@ -969,15 +975,20 @@ typedef struct rp_seen_var {
     int32_t lowered;          /* 0: its visible_if or back is not in the module: views are left to Python */
     rp_test_fn visible_if;    /* or NULL */
     rp_expr_fn back;          /* or NULL */
+    /* What the two read besides `item`, `index` and `owner`: whether `viewer`, and the state variables `reads`
+     * (`nreads` of them; -1 where the lowering cannot list them: a call, a flow value, ...). */
+    int32_t by_viewer, nreads;
+    const int32_t *reads;
 } rp_seen_var;
 extern const rp_seen_var RP_SEEN_VARS[];
 /* A row of a batch written over and over (rp_batch.c): only what the row's last vector or mask wrote is cleared. */
 struct rp_layout;
 struct rp_error;
 int64_t rp_view_entries(const rp_model *M);
+#define RP_VIEW_USED 4   /* the numbers rp_observe_row's `used` holds for each entry */
 void rp_view_unknown(const rp_model *M, const struct rp_layout *L, int32_t *used);
 const char *rp_layout_unfit(const rp_model *M, const struct rp_layout *L);
-int rp_observe_row(rp_state *S, const struct rp_layout *L, int32_t seat, float *out, int32_t *used,
+int rp_observe_row(rp_state *S, const struct rp_layout *L, int32_t seat, int32_t prev, float *out, int32_t *used,
                    struct rp_error *e);
 int rp_mask_row(rp_state *S, int32_t masked, int8_t *mask, int64_t nactions, const int32_t *was, int64_t nwas);
 

@@ -703,6 +703,7 @@ int rp_from_json(rp_state *S, const char *text)
     rp_ctx_init(&C, &RP_MODEL, S);
     reader r = {text, &C, 1};
     const rp_model *M = &RP_MODEL;
+    rp_state_changed_all(S);
     expect(&r, '[');
     expect(&r, '[');
     for (int32_t i = 0; i < M->nvars && r.ok; i++) {

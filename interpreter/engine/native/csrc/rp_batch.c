@@ -26,10 +26,15 @@ typedef struct rp_slot {
     uint64_t seed;                    /* the game's seed */
     int32_t last;                     /* the seat that made the last move */
     /* What the slot's rows of `obs` and `masks` hold where `known` (they are cleared only there, see
-     * rp_observe_row): each entry's items written and whether it counted a component (rp_view_entries pairs);
+     * rp_observe_row): each entry's items written, whether it counted a component and the budget it charged
+     * (RP_VIEW_USED numbers an entry);
      * the moves marked are those its row of `legal` lists. */
     int32_t known;
     int32_t *used;
+    /* Where `known`, the layout and seat the slot's row of `obs` was written in and for: the state's entries marked
+     * unchanged since are not written again (rp_observe_row's `prev`). */
+    const rp_layout *layout;
+    int32_t seat;
 } rp_slot;
 
 struct rp_batch {
@@ -132,11 +137,14 @@ static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, 
     rp_state *S = g->S;
     int known = g->known, by_entry = L->size * (int64_t)sizeof(float) > CLEAR_WHOLE, by_move = nactions > CLEAR_WHOLE;
     g->known = 0;
-    if (by_entry && !g->used && !(g->used = malloc((size_t)(2 * rp_view_entries(&RP_MODEL) + 1) * sizeof *g->used)))
+    if (by_entry && !g->used && !(g->used = malloc((size_t)(RP_VIEW_USED * rp_view_entries(&RP_MODEL) + 1) * sizeof *g->used)))
         return 0;
     if (by_entry && !known) rp_view_unknown(&RP_MODEL, L, g->used);
     int32_t seat = S->flow.done ? g->last : (int32_t)S->flow.player;
-    if (!rp_observe_row(S, L, seat, obs, by_entry ? g->used : NULL, NULL)) return 0;
+    int32_t prev = known && g->layout == L ? g->seat : -1;
+    if (!rp_observe_row(S, L, seat, prev, obs, by_entry ? g->used : NULL, NULL)) return 0;
+    g->layout = L;
+    g->seat = seat;
     int cleared = by_move && known;
     if (!rp_mask_row(S, !S->flow.done, mask, nactions, cleared ? legal : NULL, cleared ? *nlegal : 0)) return 0;
     int64_t n = S->flow.done ? 0 : S->nlegal;

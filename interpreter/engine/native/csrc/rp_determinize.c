@@ -204,10 +204,11 @@ void rp_dealer_free(rp_dealer *D)
     free(D);
 }
 
-/* The list slot `s` names in S (NULL when it names none). */
+/* The list slot `s` names in S (NULL when it names none), which the caller may write: its variable is marked changed. */
 static rv *slot_at(rp_state *S, const slot *s)
 {
     if (s->var < 0 || s->var >= S->M->nvars) return NULL;
+    S->changed[s->var] = 1;
     rv list = S->vars[s->var];
     if (s->seat >= 0) {
         if (list.t != T_LIST || s->seat >= list.u.l->len) return NULL;

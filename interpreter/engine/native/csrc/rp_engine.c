@@ -30,11 +30,19 @@ rp_state *rp_state_alloc(const rp_model *M)
     if (!S) return NULL;
     S->M = M;
     S->vars = calloc((size_t)(M->nvars ? M->nvars : 1), sizeof(rv));
-    if (!S->vars) { free(S); return NULL; }
+    S->changed = malloc((size_t)(M->nvars ? M->nvars : 1));
+    if (!S->vars || !S->changed) { free(S->vars); free(S->changed); free(S); return NULL; }
+    rp_state_changed_all(S);
     S->flow.stage = -1;
     S->flow.ended_by = -1;
     S->last_move = -1;
     return S;
+}
+
+/* Every variable marked changed (rp_state's `changed`): after anything but a lowered effect wrote the state. */
+void rp_state_changed_all(rp_state *S)
+{
+    memset(S->changed, 1, (size_t)(S->M->nvars ? S->M->nvars : 1));
 }
 
 void rp_state_free(rp_state *S)
@@ -42,6 +50,7 @@ void rp_state_free(rp_state *S)
     if (!S) return;
     for (int32_t i = 0; i < S->M->nvars; i++) rv_drop(S->vars[i]);
     free(S->vars);
+    free(S->changed);
     free(S->legal);
     free(S->fired);
     free(S);
@@ -55,6 +64,7 @@ int rp_state_copy_into(rp_state *T, const rp_state *S)
     const rp_model *M = S->M;
     rp_ctx C;
     rp_ctx_init(&C, M, NULL);
+    rp_state_changed_all(T);
     for (int32_t i = 0; i < M->nvars; i++) {
         rv_drop(T->vars[i]);
         T->vars[i] = rv_null();
@@ -422,6 +432,7 @@ static int setup_fresh(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C)
 
 int rp_state_setup(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C)
 {
+    rp_state_changed_all(S);
     rp_state *kept = __atomic_load_n(&initial, __ATOMIC_ACQUIRE);
     if (kept) {
         if (!copy_into(S, kept, C)) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }

@@ -204,7 +204,8 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     return ok;
 }
 
-static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used);
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
+                       int32_t *used);
 
 /* The numbers a vector of layout L holds for this module's game (encoding.py's Encoding.size). */
 static int64_t layout_size(const rp_model *M, const rp_layout *L)
@@ -216,7 +217,7 @@ static int64_t layout_size(const rp_model *M, const rp_layout *L)
 }
 
 /* The entries of a vector: one per state variable, one per seat of a per-player one (rp_observe_row's `used` holds
- * two numbers for each). */
+ * RP_VIEW_USED numbers for each). */
 int64_t rp_view_entries(const rp_model *M)
 {
     int64_t n = 0;
@@ -233,27 +234,35 @@ void rp_view_unknown(const rp_model *M, const rp_layout *L, int32_t *used)
         for (int64_t q = 0; q < (M->vars[i].per_player ? M->players : 1); q++) {
             used[k++] = L->cells[i];
             used[k++] = 1;
+            used[k++] = -1;
+            used[k++] = -1;
         }
 }
 
 /* Seat `seat`'s observation of S into `out` (L->size numbers): 1, or 0 with the bail in `e`.  `used` NULL: `out`
  * holds anything, and is cleared whole first.  Else `out` holds zeros but for the head, each entry's atom, its
- * component counts where used[2k + 1] is not 0, and the first used[2k] items of entry k (rp_view_entries of
- * them): only those are cleared, and used[2k], used[2k + 1] set to the items written now and whether a count was,
+ * component counts where u[1] is not 0, and the first u[0] items of entry k, u its RP_VIEW_USED numbers at
+ * used + RP_VIEW_USED * k (rp_view_entries entries): only those are cleared, and u[0], u[1] set to the items written
+ * now and whether a count was, u[2], u[3] to the iterations and copies its visible_if and back charged (-1: more
+ * than an int32 holds),
  * so that a row written over and over is cleared only where it was written (most of a vector is items past a
- * list's length and counts of components an entry does not hold).  L must be a layout rp_layout_unfit passes
- * (asked once, not at every row: its size is a walk of every variable).  After a bail `out` and `used` are
- * undefined. */
-int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used, rp_error *e)
+ * list's length and counts of components an entry does not hold).  With `used`, `prev` >= 0 says that `out` is
+ * this state's last row, written in layout L for seat `prev`: an entry that `kept` shows the same is left as it is,
+ * its budget charged again (most of a vector is variables a move does not touch); -1: every entry is written.  A row written with `used` clears the marks.  L
+ * must be a layout rp_layout_unfit passes (asked once, not at every row: its size is a walk of every variable).
+ * After a bail `out` and `used` are undefined. */
+int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out, int32_t *used,
+                   rp_error *e)
 {
     const rp_model *M = S->M;
     rp_ctx C;
     rp_ctx_init(&C, M, S);
     if (!used) memset(out, 0, (size_t)L->size * sizeof(float));
     if (seat < 0 || seat >= M->players) rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
-    else write_view(&C, S, L, seat, out, used);
+    else write_view(&C, S, L, seat, used ? prev : -1, out, used);
     if (e) { e->code = C.err; e->why = C.why ? C.why : ""; e->where = C.where; }
     rp_ctx_done(&C);
+    if (used && C.err == RP_OK) memset(S->changed, 0, (size_t)(M->nvars ? M->nvars : 1));
     return C.err == RP_OK;
 }
 
@@ -269,13 +278,14 @@ const char *rp_layout_unfit(const rp_model *M, const rp_layout *L)
 int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e)
 {
     const char *unfit = rp_layout_unfit(S->M, L);
-    if (!unfit) return rp_observe_row(S, L, seat, out, NULL, e);
+    if (!unfit) return rp_observe_row(S, L, seat, -1, out, NULL, e);
     if (e) { e->code = RP_BAIL_NATIVE; e->why = unfit; e->where = -1; }
     return 0;
 }
 
-/* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row, the entry's two
- * numbers), what the row held there is cleared first and `used` set to what is written now. */
+/* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row, the entry's
+ * RP_VIEW_USED numbers), what the row held there is cleared first and `used` set to what is written now and to the
+ * budget it charged. */
 static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
                                                            int32_t viewer, int32_t owner, float *out, int32_t *used)
 {
@@ -285,15 +295,42 @@ static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_l
         memset(out + ATOM + counts, 0, (size_t)(ATOM * (int64_t)used[0]) * sizeof(float));
     }
     tally counted = {out + ATOM, 0};
+    int64_t iterations = C->b->iterations, copies = C->b->copies;
     entry(C, L, var, value, viewer, owner, out, &counted, &written);
     if (used) {
         used[0] = (int32_t)written;
         used[1] = counted.any;
+        iterations -= C->b->iterations;
+        copies -= C->b->copies;
+        used[2] = iterations <= INT32_MAX ? (int32_t)iterations : -1;
+        used[3] = copies <= INT32_MAX ? (int32_t)copies : -1;
     }
 }
 
-/* The vector itself (rp_observe_row checked the seat). */
-static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, float *out, int32_t *used)
+/* Whether seat `owner`'s entry of variable `var` (-1: not per player), which the row (`used` its numbers) holds as
+ * seat `prev` saw it, shows seat `seat` the same: nothing it shows was marked changed since (S->changed), and it is
+ * masked to both seats, or shown to both with its `visible_if` and `back` reading neither a changed variable nor a
+ * viewer that changed.  Then the budget its `visible_if` and `back` charged is charged again, as walking it would
+ * (a bail where that runs out). */
+static inline int kept(rp_ctx *C, const rp_state *S, int32_t var, int32_t owner, int32_t seat, int32_t prev,
+                       const int32_t *used)
+{
+    const rp_seen_var *V = &RP_SEEN_VARS[var];
+    if (S->changed[var]) return 0;
+    int masked_now = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != seat);
+    int masked_then = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != prev);
+    if (masked_now != masked_then) return 0;
+    if (masked_now || !V->visible_if) return 1;
+    if (V->nreads < 0 || (V->by_viewer && seat != prev) || used[2] < 0 || used[3] < 0) return 0;
+    for (int32_t j = 0; j < V->nreads; j++)
+        if (S->changed[V->reads[j]]) return 0;
+    if (rp_spend(C, used[2], -1)) rp_built(C, used[3], -1);
+    return 1;
+}
+
+/* The vector itself (rp_observe_row checked the seat and says what `prev` is). */
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
+                       int32_t *used)
 {
     const rp_model *M = S->M;
     int64_t n = M->players, at = 2 * n + 2 + M->nphases + L->nstages + 2, k = 0;
@@ -311,8 +348,10 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
     for (int32_t i = 0; i < M->nvars && !C->err; i++) {
         int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
         rv value = S->vars[i];
-        if (!M->vars[i].per_player) {
-            entry_at(C, L, i, value, seat, -1, out + at, used ? used + 2 * k++ : NULL);
+        if (!M->vars[i].per_player) {   /* prev >= 0: `used` is not NULL */
+            int32_t *u = used ? used + RP_VIEW_USED * k : NULL;
+            if (prev < 0 || !kept(C, S, i, -1, seat, prev, u)) entry_at(C, L, i, value, seat, -1, out + at, u);
+            k++;
             at += width;
             continue;
         }
@@ -321,7 +360,9 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
             return;
         }
         for (int32_t q = 0; q < n && !C->err; q++) {
-            entry_at(C, L, i, value.u.l->items[q], seat, q, out + at, used ? used + 2 * k++ : NULL);
+            int32_t *u = used ? used + RP_VIEW_USED * k : NULL;
+            if (prev < 0 || !kept(C, S, i, q, seat, prev, u)) entry_at(C, L, i, value.u.l->items[q], seat, q, out + at, u);
+            k++;
             at += width;
         }
     }

@@ -879,11 +879,59 @@ static int edge_graph_make(rp_ctx *C, rv edges, edge_graph *eg, int32_t where)
     return 1;
 }
 
+/* The graph of the last edge list this thread made one of, with the list's ends as they were (2 * last_m of them):
+ * a listing asks reachable_via of the same edges from every start (Nautilus' walks), and making the graph was
+ * two thirds of a call.  Kept only for lists whose ends are all scalars or texts, which are the same graph exactly
+ * when they are the same tags and bits, end for end; the last one is kept for the thread's life. */
+static __thread edge_graph last_graph;
+static __thread rv *last_ends;
+static __thread int64_t last_m = -1;
+
+static int same_ends(const rp_list *l)
+{
+    if (l->len != last_m) return 0;
+    for (int64_t i = 0; i < l->len; i++) {
+        rv e = l->items[i];
+        if (e.t != T_LIST || e.u.l->len != 2) return 0;
+        for (int j = 0; j < 2; j++) {
+            rv x = e.u.l->items[j], y = last_ends[2 * i + j];
+            if (x.t != y.t || x.u.i != y.u.i) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The graph of `edges`: the kept one where it is theirs, else made into `own` and kept in its place where its ends
+ * are all scalars (then `own` is left empty); NULL after a bail. */
+static const edge_graph *edges_graph(rp_ctx *C, rv edges, edge_graph *own, int32_t where)
+{
+    if (edges.t == T_LIST && same_ends(edges.u.l)) return &last_graph;
+    if (!edge_graph_make(C, edges, own, where)) return NULL;
+    const rp_list *l = edges.u.l;   /* edge_graph_make checked it is a list of pairs */
+    for (int64_t i = 0; i < l->len; i++)
+        if (rv_is_container(l->items[i].u.l->items[0]) || rv_is_container(l->items[i].u.l->items[1])) return own;
+    rv *ends = malloc((size_t)(2 * l->len + 1) * sizeof(rv));
+    if (!ends) return own;
+    for (int64_t i = 0; i < l->len; i++) {
+        ends[2 * i] = l->items[i].u.l->items[0];
+        ends[2 * i + 1] = l->items[i].u.l->items[1];
+    }
+    edge_graph_free(&last_graph);
+    free(last_ends);
+    last_graph = *own;
+    last_ends = ends;
+    last_m = l->len;
+    memset(own, 0, sizeof *own);
+    return &last_graph;
+}
+
 static rv b_via(rp_ctx *C, const rv *args, int32_t nargs, int want_distance, int32_t where)
 {
-    edge_graph eg;
+    edge_graph own = {0};
     int has_limit = 0; int64_t limit = 0;
-    if (!edge_graph_make(C, args[0], &eg, where)) return rv_null();
+    const edge_graph *g = edges_graph(C, args[0], &own, where);
+    if (!g) return rv_null();
+    const edge_graph eg = *g;
     rv out = rv_null();
     if (!want_distance && nargs == 3) {
         if (args[2].t != T_INT) { fail(C, where); goto done; }
@@ -916,7 +964,7 @@ static rv b_via(rp_ctx *C, const rv *args, int32_t nargs, int want_distance, int
     }
     free(dist); free(order);
 done:
-    edge_graph_free(&eg);
+    edge_graph_free(&own);
     return out;
 }
 

@@ -123,3 +123,53 @@ def test_int_parameters_are_played_natively_as_the_python_engine_plays_them(tmp_
     game = load_game(path)
     played = Counter(move.split("(")[0] for seed in range(12) for move in lockstep(game, seed, 40))
     assert played["drop"] and played["mark"], played
+
+
+# reachable_via and distance_via keep the graph of the last edge list they met (rp_builtins.c): `rewire` changes an
+# edge of the same list in place and `grow` lengthens it, so a kept graph that is not the list's shows.
+EDGES = """\
+ruleplay: 1
+game: rewired-walks
+players: 2
+state:
+  edges: {init: "[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]]"}
+  at: {init: "0"}
+  walked: {init: "0"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [walk, rewire, grow]}
+actions:
+  walk:
+    params:
+      to: {of: "range(9)", where: "to in reachable_via(edges, at, 2)"}
+    effects: |
+      walked += distance_via(edges, at, to)
+      at = to
+      n += 1
+  rewire:
+    params:
+      k: {of: "range(5)"}
+      z: {of: "range(9)"}
+    effects: |
+      edges[k] = [edges[k][0], z]
+      n += 1
+  grow:
+    params:
+      z: {of: "range(9)", where: "len(edges) < 9"}
+    effects: |
+      append [at, z] to edges
+      n += 1
+end:
+  - when: n >= 30
+scoring:
+  score: "walked"
+"""
+
+
+def test_walks_over_edges_changed_in_place_are_played_as_the_python_engine_plays_them(tmp_path):
+    path = tmp_path / "rewired-walks.yaml"
+    path.write_text(EDGES, encoding="utf-8")
+    game = load_game(path)
+    played = Counter(move.split("(")[0] for seed in range(10) for move in lockstep(game, seed, 30))
+    assert played["walk"] and played["rewire"] and played["grow"], played

@@ -118,11 +118,17 @@ scoring:
 
 
 def test_int_parameters_are_played_natively_as_the_python_engine_plays_them(tmp_path):
-    path = tmp_path / "int-params.yaml"
-    path.write_text(INT_PARAMS, encoding="utf-8")
-    game = load_game(path)
-    played = Counter(move.split("(")[0] for seed in range(12) for move in lockstep(game, seed, 40))
+    played = _played_in_lockstep(tmp_path, INT_PARAMS, games=12, steps=40)
     assert played["drop"] and played["mark"], played
+
+
+def _played_in_lockstep(tmp_path, text: str, games: int, steps: int) -> Counter:
+    """How often each action was played in `games` random games of ruleset `text`, each made natively and in
+    Python side by side (`lockstep`)."""
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    game = load_game(path)
+    return Counter(move.split("(")[0] for seed in range(games) for move in lockstep(game, seed, steps))
 
 
 # reachable_via and distance_via keep the graph of the last edge list they met (rp_builtins.c): `rewire` changes an
@@ -168,8 +174,5 @@ scoring:
 
 
 def test_walks_over_edges_changed_in_place_are_played_as_the_python_engine_plays_them(tmp_path):
-    path = tmp_path / "rewired-walks.yaml"
-    path.write_text(EDGES, encoding="utf-8")
-    game = load_game(path)
-    played = Counter(move.split("(")[0] for seed in range(10) for move in lockstep(game, seed, 30))
+    played = _played_in_lockstep(tmp_path, EDGES, games=10, steps=30)
     assert played["walk"] and played["rewire"] and played["grow"], played

@@ -284,8 +284,8 @@ int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_err
 }
 
 /* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row, the entry's
- * RP_VIEW_USED numbers), what the row held there is cleared first and `used` set to what is written now and to the
- * budget it charged. */
+ * RP_VIEW_USED numbers), what the row held there is cleared first and `used` set to what is written now and, for a
+ * variable with a `visible_if`, to the budget it charged. */
 static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
                                                            int32_t viewer, int32_t owner, float *out, int32_t *used)
 {
@@ -295,11 +295,14 @@ static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_l
         memset(out + ATOM + counts, 0, (size_t)(ATOM * (int64_t)used[0]) * sizeof(float));
     }
     tally counted = {out + ATOM, 0};
-    int64_t iterations = C->b->iterations, copies = C->b->copies;
+    int charges = used && RP_SEEN_VARS[var].visible_if;   /* nothing else in an entry charges (nor is `kept` asked) */
+    int64_t iterations = charges ? C->b->iterations : 0, copies = charges ? C->b->copies : 0;
     entry(C, L, var, value, viewer, owner, out, &counted, &written);
     if (used) {
         used[0] = (int32_t)written;
         used[1] = counted.any;
+    }
+    if (charges) {
         iterations -= C->b->iterations;
         copies -= C->b->copies;
         used[2] = iterations <= INT32_MAX ? (int32_t)iterations : -1;

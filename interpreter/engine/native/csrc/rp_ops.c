@@ -248,6 +248,7 @@ int rp_contains(rp_ctx *C, rv container, rv item, int32_t where)
     if (container.t == T_STR && item.t == T_STR) {
         rp_text hay = rp_text_of(container.u.i), needle = rp_text_of(item.u.i);
         if (!rp_spend(C, hay.nchars, where)) return -1;
+        if (needle.nbytes == 1) return memchr(hay.bytes, needle.bytes[0], (size_t)hay.nbytes) != NULL;   /* a mark in a map's text */
         for (int64_t at = 0; at + needle.nbytes <= hay.nbytes; at++)
             if (memcmp(hay.bytes + at, needle.bytes, (size_t)needle.nbytes) == 0) return 1;
         return 0;
@@ -284,12 +285,18 @@ rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where)
 {
     if (obj.t == T_LIST || obj.t == T_STR) {
         if (key.t != T_INT) { rp_bail(C, RP_BAIL_RULE, "index type", where); return rv_null(); }
-        int64_t n = obj.t == T_LIST ? obj.u.l->len : rp_text_of(obj.u.i).nchars;
+        rp_text t = obj.t == T_STR ? rp_text_of(obj.u.i) : (rp_text){0};
+        int64_t n = obj.t == T_LIST ? obj.u.l->len : t.nchars;
         int64_t k = key.u.i;
         if (k < -n || k >= n) { rp_bail(C, RP_BAIL_RULE, "index out of range", where); return rv_null(); }
         if (k < 0) k += n;
         if (obj.t == T_LIST) return obj.u.l->items[k];
-        return text_part(C, obj.u.i, k, k + 1);   /* an interned text: borrowed or not, it needs no drop */
+        /* an interned text: borrowed or not, it needs no drop; a character of an ASCII text is its byte k */
+        if (t.nchars == t.nbytes) {
+            int64_t id = rp_intern(C, t.bytes + k, 1);
+            return id < 0 ? rv_null() : rv_str(id);
+        }
+        return text_part(C, obj.u.i, k, k + 1);
     }
     if (obj.t == T_MAP) {
         if (key.t != T_STR) { rp_bail(C, RP_BAIL_RULE, "map key type", where); return rv_null(); }

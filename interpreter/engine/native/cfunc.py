@@ -63,10 +63,20 @@ class Val:
         return f"rp_truth({self.code})"
 
 
+def view_items(var: int) -> str:
+    """Where the items of state variable `var` lie (NULL when it holds no list)."""
+    return f"C->S->vars[{var}].t == T_LIST ? C->S->vars[{var}].u.l->items : NULL"
+
+
+def view_count(var: int) -> str:
+    """How many items state variable `var` holds (0 when it holds no list)."""
+    return f"C->S->vars[{var}].t == T_LIST ? C->S->vars[{var}].u.l->len : 0"
+
+
 class CFunc:
     """The text of one generated C function."""
 
-    def __init__(self, name: str, returns: str):
+    def __init__(self, name: str, returns: str, views_given: bool = False):
         self.name = name
         self.returns = returns  # "rv", "int" (a truth), "int64" (a user function's C int or truth) or "void"
         self.lines: list[str] = []
@@ -80,6 +90,9 @@ class CFunc:
         # state holds once, where it starts (`view`, `param`); one that runs effects may not.
         self.pure = returns != "void"
         self.views: dict[int, tuple[str, str]] = {}
+        # A user function's version takes its views from its callers (`view_params`), who hold them already
+        # or read them once for several calls, rather than reading them again on every call.
+        self.views_given = views_given
         self.later: tuple[str, int] | None = None  # what `made_walked` left to charge at the end, and where
 
     # ------------------------------------------------------------ the budget
@@ -119,15 +132,28 @@ class CFunc:
 
     def view(self, var: int) -> tuple[str, str]:
         """Where the items of state variable `var` lie and how many there are (0 when it holds no list), read
-        once where the (pure) function starts: its lists cannot change while the function runs."""
+        once where the (pure) function starts, or by its callers (`views_given`): its lists cannot change while
+        the function runs."""
         found = self.views.get(var)
         if found is None:
             items, n = self._fresh("p"), self._fresh("c")
-            held = f"C->S->vars[{var}]"
-            self.decls.append(f"const int64_t {n} = {held}.t == T_LIST ? {held}.u.l->len : 0;")
-            self.decls.append(f"const rv *const {items} = {held}.t == T_LIST ? {held}.u.l->items : NULL;")
+            if not self.views_given:
+                self.decls.append(f"const int64_t {n} = {view_count(var)};")
+                self.decls.append(f"const rv *const {items} = {view_items(var)};")
             found = self.views[var] = (items, n)
         return found
+
+    def view_params(self) -> str:
+        """The parameters after `T` of a version whose views are given (`views_given`): where each state
+        variable it views lies and how many items, by the variable's number."""
+        return "".join(f", const rv *const {items}, const int64_t {n}" for _, (items, n) in sorted(self.views.items()))
+
+    def views_for(self, variables: tuple[int, ...]) -> str:
+        """The arguments after `T` of a call of a version taking the views of `variables`: a pure function's
+        own (its lists cannot change while it runs), else read at the call (effects may have changed them)."""
+        if self.pure:
+            return "".join(f", {items}, {n}" for items, n in map(self.view, variables))
+        return "".join(f", {view_items(var)}, {view_count(var)}" for var in variables)
 
     def param(self, k: int) -> str:
         """Argument `k` of a pure function, read once where it starts (`A` cannot change while it runs, but C

@@ -60,6 +60,7 @@ class ExprLowering(TableLowering, Checks):
         self.function_kinds: dict[str, str] = {}  # user function -> "rv", or the C "int" or "bool" it returns
         self.procedures: dict[str, str] = {}
         self.specialise = None  # set by the module writer once the functions' kinds are known
+        self.version_views: dict[str, tuple[int, ...]] = {}  # filled by the module writer's versions
         self.calls_fit = False  # set by the module writer: no call can nest past the room (`call_depth`)
         self.f: CFunc = CFunc("", "void")
 
@@ -206,9 +207,11 @@ class ExprLowering(TableLowering, Checks):
         items, n = f.pointer(), f.integer()
         if not copy and f.pure and src.var is not None:  # a state list, walked where its items lie (`CFunc.view`)
             view, count = f.view(src.var)
-            held = f.local()
+            held, walk, k = f.local(), f.pointer(), f.integer()
+            # the runtime writes through pointers of its own, so the loop's position and count are never
+            # taken by address and stay in registers
             f.fast(f"rp_iterate_view_try(C, {src.rv}, {view}, {count}, &{items}, &{n})",
-                   f"rv_set(&{held}, rp_iterate_view(C, {src.rv}, &{items}, &{n}, {w}));")
+                   f"rv_set(&{held}, rp_iterate_view(C, {src.rv}, &{walk}, &{k}, {w})); {items} = {walk}; {n} = {k};")
             return Source(n, lambda i: f"{items}[{i}]")
         fn = "rp_iterate_copy" if copy else "rp_iterate"
         held = f.assign_owned(f"{fn}(C, {src.rv}, {w})").code
@@ -358,7 +361,7 @@ class ExprLowering(TableLowering, Checks):
             if fn in ("max", "min") and elem.kind == "int":  # ints among ints: a list of them is as long as big
                 best.append(f.integer())
                 better = f"{best[0]} < {elem.code}" if fn == "max" else f"{elem.code} < {best[0]}"
-                f.emit(f"if ({fold}.count == 0 || {better}) {best[0]} = {elem.code};")
+                f.emit(f"if ({better}) {best[0]} = {elem.code};")
                 f.emit(f"{fold}.count++;")
                 f.emit(f"{fold}.size++;")
                 return
@@ -366,7 +369,12 @@ class ExprLowering(TableLowering, Checks):
             if total is not None:
                 f.emit(f"if (!rp_sum_add(C, &{total}, {elem.rv}, {w})) goto out;")
 
-        self._loops(comp, scope, lv, add)
+        with f.capture() as loop:
+            self._loops(comp, scope, lv, add)
+        if best:  # the best so far starts at the far end, so the first item beats it with no test of the count
+            far = "-INT64_C(9223372036854775807) - 1" if fn == "max" else "INT64_C(9223372036854775807)"
+            f.emit(f"{best[0]} = {far};")
+        f.place(loop)
         f.emit(f"if (!rp_built(C, {fold}.size, {w})) goto out;")
         if fn == "len":
             return Val(f"{fold}.count", "int")

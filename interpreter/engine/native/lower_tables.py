@@ -70,6 +70,7 @@ class TableLowering:
     # Made by the module writer: the C name of user function `name`'s version taking its arguments as the
     # shape says ("ints" an `rp_ints`, "int" a C int, "rv" tagged), or None where it makes none.
     specialise: Callable[[str, tuple[str, ...]], "str | None"] | None
+    version_views: dict[str, tuple[int, ...]]  # the state variables whose views a version takes (`CFunc.view`)
 
     def member_table(self, values: list, signed: bool = False) -> str:
         """A new table of 64-bit numbers (sets, sizes, or (`signed`) the ints of constant lists; declared with
@@ -267,5 +268,5 @@ class TableLowering:
         for k, (a, s) in enumerate(zip(args, shape)):
             if s == "ints":
                 f.emit(f"{tables}[{k}] = {a.code};")
-        return f"{name}(C, {argv}, {tables})"
+        return f"{name}(C, {argv}, {tables}{f.views_for(self.version_views[name])})"
 

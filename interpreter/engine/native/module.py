@@ -46,7 +46,8 @@ AT = {"now": "AT_NOW", "end_of_round": "AT_END_OF_ROUND", "end_of_next_round": "
 SIGNATURES = {"rv": "static rv {name}(rp_ctx *C, const rv *A)", "int": "static int {name}(rp_ctx *C, const rv *A)",
               "int64": "static int64_t {name}(rp_ctx *C, const rv *A)",
               "void": "static void {name}(rp_ctx *C, const rv *A)"}
-VERSION = "static {returns} {name}(rp_ctx *C, const rv *A, const rp_ints *T)"  # a user function's version (`_version`)
+# a user function's version (`_version`), given its views after `T` (`CFunc.view_params`)
+VERSION = "static {returns} {name}(rp_ctx *C, const rv *A, const rp_ints *T{views})"
 SHAPE_LETTERS = {"rv": "r", "int": "i", "ints": "t"}  # a version's name: how it takes each argument
 
 
@@ -297,7 +298,7 @@ class _ModuleWriter:
         kind = low.function_kinds[name]
         c_name = f"{low.functions[name]}_{''.join(SHAPE_LETTERS[s] for s in shape)}"
         caller = low.f
-        f = low.f = CFunc(c_name, "rv" if kind == "rv" else "int64")
+        f = low.f = CFunc(c_name, "rv" if kind == "rv" else "int64", views_given=True)
         taking = {"ints": lambda k: Val(f.table_param(k), "ints"), "int": lambda k: Val(f.int_param(k), "int"),
                   "rv": lambda k: Val(f.param(k))}
         lv = {p: taking[shape[k]](k) for k, p in enumerate(params)}
@@ -311,7 +312,8 @@ class _ModuleWriter:
         finally:
             low.f = caller
         returns = "rv" if kind == "rv" else "int64_t"
-        self.functions.append(f.text(VERSION.format(returns=returns, name=c_name), result))
+        self.functions.append(f.text(VERSION.format(returns=returns, name=c_name, views=f.view_params()), result))
+        low.version_views[c_name] = tuple(sorted(f.views))
         self.versions[key] = c_name
         return c_name
 

@@ -78,6 +78,10 @@ functions:
   marked:
     params: [k]
     value: L[k] == null
+  # a version viewing L that calls another (the view it is given handed on) and reads L itself
+  either:
+    params: [k]
+    value: marked(k) or L[k % 4] == k
   down:
     params: [n]
     value: n <= 0 or not down(n - 1)
@@ -372,6 +376,8 @@ CURATED_EFFECTS = {
     # a user function's C int past 64 bits: the module gives up, the Python engine goes on with a big int
     "i = scaled(0)": ("state", "bail"), "i = scaled(2)": ("state", "state"),
     "if marked(1) { L[1] = 0 }\nif marked(1) { i = 0 }": ("state", "state"),
+    # a version's view read at each call from effects: after L changes, and after L stops being a list
+    "i = either(1)\nL[1] = 1\nf = either(1)": ("state", "state"), "L = 3\ni = either(1)": ("error", "bail"),
     # a `let` of an int no statement changes is a C int; one a statement changes keeps its tagged value
     "let k = len(L) - 1\nL[k] = k * 10\ni = lowest(k)": ("state", "state"),
     "let k = lowest(0)\nL[0] = [k]\nL[1] = k": ("state", "state"),
@@ -511,6 +517,11 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     'len([k for k in range(20000) if windows(line_of("b", k % 12, "E")) != []])',
     # sums of ints whose bounds the lowering knows (no overflow test), near the ends of 64 bits
     "[k + 4 - 9223372036854775807 for k in range(3)]", "[9223372036854775807 - k for k in range(3)]",
+    # max() and min() of C ints whose best is (or starts at) an end of 64 bits
+    "max([k * -4611686018427387904 * 2 for k in range(1, 2)])",
+    "[min([9223372036854775807 - k for k in range(z)]) for z in range(1, 3)]",
+    "[max([k * -4611686018427387904 * 2 for k in range(z)]) for z in range(1, 3)]",
+    '[either(k) for k in range(-4, 6)]', 'either(1.0)', 'either(null)',
     "[k - 4611686018427387904 - 4611686018427387904 for k in range(2)]",
     # ranges whose bounds the lowering knows: their length untested when short, tested when they may be long
     "[[j for j in range(k, 3)] for k in range(-1, 5)]",

@@ -380,30 +380,41 @@ int rp_state_apply_chance(rp_state *S, rp_ctx *C)
 /* ------------------------------------------------------------------ set-up */
 /* A set-up that draws no random number makes the same state for every seed but for the generator's own
  * state, so the first one made is kept and later ones are copies of it (as engine/game.py keeps it). */
-static rp_state *initial;   /* set once, by an atomic exchange: read without a lock by every game's set-up */
+typedef struct {
+    rp_state *state;
+    unsigned char flat[];   /* per variable: 1 when it is a list none of whose items is a list or a map */
+} kept_setup;
+static kept_setup *initial;   /* set once, by an atomic exchange: read without a lock by every game's set-up */
+
+/* Tested item by item without a branch (a board's cells are all scalars): a tag plus 3 reaches 8 only for a
+ * list or a map. */
+_Static_assert(T_STR + 3 < 8 && T_LIST + 3 == 8 && T_MAP + 3 == 9, "the tags the tests below rely on");
+static int holds_no_container(const rp_list *l)
+{
+    int32_t tags = 0;
+    for (int64_t k = 0; k < l->len; k++) tags |= l->items[k].t + 3;
+    return !(tags & 8);
+}
 
 /* `from`'s items written over the list in `slot` when that list is the slot's alone, as long, and neither
- * holds a container (the last game's board made the new game's): 1 done, 0 left to a copy. */
-static int copy_flat_over(rv *slot, rv from)
+ * holds a container (the last game's board made the new game's): 1 done, 0 left to a copy.  `from_flat`:
+ * `from` (a kept set-up's, never changed in place) was found holding none when it was kept. */
+static int copy_flat_over(rv *slot, rv from, int from_flat)
 {
-    if (slot->t != T_LIST || from.t != T_LIST) return 0;
+    if (!from_flat || slot->t != T_LIST) return 0;
     rp_list *to = slot->u.l, *src = from.u.l;
     if (to == src || to->immortal || to->rc != 1 || to->size != -1 || to->len != src->len) return 0;
-    /* Tested item by item without a branch (a board's cells are all scalars): a tag plus 3 reaches 8 only
-     * for a list or a map. */
-    _Static_assert(T_STR + 3 < 8 && T_LIST + 3 == 8 && T_MAP + 3 == 9, "the tags the test below relies on");
-    int32_t tags = 0;
-    for (int64_t k = 0; k < to->len; k++) tags |= (to->items[k].t + 3) | (src->items[k].t + 3);
-    if (tags & 8) return 0;
+    if (!holds_no_container(to)) return 0;
     rp_memcpy(to->items, src->items, (size_t)to->len * sizeof(rv));
     return 1;
 }
 
-static int copy_into(rp_state *S, const rp_state *T, rp_ctx *C)
+static int copy_into(rp_state *S, const kept_setup *K, rp_ctx *C)
 {
+    const rp_state *T = K->state;
     for (int32_t i = 0; i < S->M->nvars; i++) {
         if (!rv_is_container(T->vars[i])) { rv_set(&S->vars[i], T->vars[i]); continue; }   /* a scalar: itself */
-        if (copy_flat_over(&S->vars[i], T->vars[i])) continue;
+        if (copy_flat_over(&S->vars[i], T->vars[i], K->flat[i])) continue;
         rv v = rp_clone(C, T->vars[i]);
         if (C->err) return 0;
         rv_set(&S->vars[i], v);
@@ -433,7 +444,7 @@ static int setup_fresh(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C)
 int rp_state_setup(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C)
 {
     rp_state_changed_all(S);
-    rp_state *kept = __atomic_load_n(&initial, __ATOMIC_ACQUIRE);
+    kept_setup *kept = __atomic_load_n(&initial, __ATOMIC_ACQUIRE);
     if (kept) {
         if (!copy_into(S, kept, C)) { rp_bail(C, RP_BAIL_MEMORY, "out of memory", -1); return 0; }
         S->rng = rp_seed_state(seed);
@@ -441,11 +452,17 @@ int rp_state_setup(const rp_model *M, rp_state *S, uint64_t seed, rp_ctx *C)
     }
     if (!setup_fresh(M, S, seed, C)) return 0;
     if (!C->drew) {
-        rp_state *copy = rp_state_clone(S);
-        rp_state *none = NULL;
-        if (copy && __atomic_compare_exchange_n(&initial, &none, copy, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            copy = NULL;
-        rp_state_free(copy);
+        kept_setup *copy = malloc(sizeof *copy + (size_t)M->nvars);
+        if (copy && !(copy->state = rp_state_clone(S))) { free(copy); copy = NULL; }
+        if (copy) {
+            for (int32_t i = 0; i < M->nvars; i++) {
+                rv v = copy->state->vars[i];
+                copy->flat[i] = v.t == T_LIST && holds_no_container(v.u.l);
+            }
+            kept_setup *none = NULL;
+            if (__atomic_compare_exchange_n(&initial, &none, copy, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) copy = NULL;
+        }
+        if (copy) { rp_state_free(copy->state); free(copy); }
     }
     return 1;
 }

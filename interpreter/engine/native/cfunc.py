@@ -93,21 +93,30 @@ class CFunc:
         # A user function's version takes its views from its callers (`view_params`), who hold them already
         # or read them once for several calls, rather than reading them again on every call.
         self.views_given = views_given
-        self.later: tuple[str, int] | None = None  # what `made_walked` left to charge at the end, and where
+        self.later: dict[str, tuple[str, int]] = {}  # charge -> what `later_charge` left to it at the end, and where
 
     # ------------------------------------------------------------ the budget
     def made_walked(self, n: int, where: int) -> None:
-        """A list of `n` items (a constant) made and walked, charged as `rp_made_walked` charges it.  A pure
-        function sums such charges in a C int and charges the sum once, where it returns: the counts only ever
-        fall, so the sum runs the budget out exactly when the charges one by one would have, and a function
-        that bails on the way leaves its step to the Python engine whatever its counts hold.  Each charge
-        follows the charge of the loop around it, so the work done before the sum is charged stays bounded."""
+        """A list of `n` items (a constant) made and walked, charged as `rp_made_walked` charges it (`later`)."""
+        self.later_charge("rp_made_walked", str(n), where)
+
+    def spend(self, n: str, where: int) -> None:
+        """`n` iterations (a constant, or read from a table of constants) charged as `rp_spend` charges them
+        (`later`)."""
+        self.later_charge("rp_spend", n, where)
+
+    def later_charge(self, charge: str, n: str, where: int) -> None:
+        """`n` charged by the runtime's `charge`.  A pure function sums such charges in a C int and charges the
+        sum once, where it returns: the counts only ever fall, so the sum runs the budget out exactly when the
+        charges one by one would have, and a function that bails on the way leaves its step to the Python engine
+        whatever its counts hold.  Only constants (or reads of tables of them) are summed, each after the charge
+        of the loop around it, so the work done before the sum is charged stays bounded."""
         if not self.pure:
-            self.emit(f"if (!rp_made_walked(C, {n}, {where})) goto out;")
+            self.emit(f"if (!{charge}(C, {n}, {where})) goto out;")
             return
-        if self.later is None:
-            self.later = (self.integer(), where)
-        self.emit(f"{self.later[0]} += {n};")
+        if charge not in self.later:
+            self.later[charge] = (self.integer(), where)
+        self.emit(f"{self.later[charge][0]} += {n};")
 
     # ------------------------------------------------------------ variables
     def _fresh(self, prefix: str) -> str:
@@ -286,8 +295,7 @@ class CFunc:
         returns, None for void; `preamble` declares what the body uses before the rest (its `A`)."""
         body = ["    " + line for line in preamble] + ["    (void)A;"] + ["    " + d for d in self.decls]
         body += self.lines
-        if self.later is not None:
-            body.append(f"    if (!rp_made_walked(C, {self.later[0]}, {self.later[1]})) goto out;")
+        body += [f"    if (!{charge}(C, {total}, {where})) goto out;" for charge, (total, where) in self.later.items()]
         if self.returns == "rv":
             body.insert(0, "    rv r = {0};")
             body.append(f"    r = rv_ref({result});")

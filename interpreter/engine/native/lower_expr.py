@@ -288,7 +288,8 @@ class ExprLowering(TableLowering, Checks):
         its filter tested, and `each(scope, locals, i)` written for every binding that passes every filter, `i`
         being the outermost loop's index (the item's position in the first list).  `first` is told how many
         items the first list has before its loop starts.  When `stop` (a C int) is set, every loop ends, its
-        turn's temporaries cleared first."""
+        turn's temporaries cleared first.  A filter `x in NAME` over constant sets walks only the sets holding x
+        (`_holding`), and charges the tests Python makes of the others once the loop ends (`CFunc.spend`)."""
         f = self.f
         names, source, cond, pos = comp.clauses[k]
         items = self._items(source, pos, scope, lv)
@@ -296,7 +297,17 @@ class ExprLowering(TableLowering, Checks):
             first(items.count)
         inner_scope = scope.with_locals(*names)
         i = f.index()
-        with f.block(f"for ({i} = 0; {i} < {items.count}; {i}++)"):
+        holding = self._holding(names, items, cond, scope, lv)
+        if holding is not None:  # only the sets holding x walked, by the bits of their mask
+            mask, end = f.integer(), f.integer()
+            f.emit(f"{mask} = {holding[0]};")
+            f.emit(f"{end} = {items.count};")
+            head, cond = f"for (; {mask}; {mask} &= {mask} - 1)", None
+        else:
+            head = f"for ({i} = 0; {i} < {items.count}; {i}++)"
+        with f.block(head):
+            if holding is not None:
+                f.emit(f"{i} = __builtin_ctzll((uint64_t){mask});")
             with f.scope():
                 inner = self._bind_item(names, items, i, pos, lv, own=False)
                 test = self.lower(cond, inner_scope, inner).truth if cond is not None else "1"
@@ -306,7 +317,9 @@ class ExprLowering(TableLowering, Checks):
                     else:
                         self._loops(comp, inner_scope, inner, each, stop, None, k + 1, outer or i)
             if stop is not None:
-                f.emit(f"if ({stop}) break;")
+                f.emit(f"if ({stop}) {{ {end} = {i} + 1; break; }}" if holding is not None else f"if ({stop}) break;")
+        if holding is not None:  # every test Python makes, up to the set where the loop stopped, charged at once
+            f.spend(f"{holding[1]}[{end}]", self.where(pos))
 
     def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals) -> Val:
         f = self.f

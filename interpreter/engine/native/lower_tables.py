@@ -100,6 +100,29 @@ class TableLowering:
         size = str(lengths[0]) if len(set(lengths)) == 1 else f"{self.member_table(lengths)}[{container.items}]"
         return f"{self.member_table(sets)}[{container.items}]", size
 
+    def _holding(self, names: tuple[str, ...], items: "Source", cond: A.Expr | None, scope: Scope,
+                 lv: Locals) -> tuple[str, str] | None:
+        """For a loop (in a pure function) over a constant list of fewer than 64 lists of whole numbers 0..63
+        whose filter is `x in NAME`, NAME the loop's name and x a name read as a C int: the C expression of the
+        mask of the lists holding x (a table indexed by x, 0 off its range), and the table of what the tests of
+        the first j lists charge (their sizes summed).  None (nothing written) otherwise.  The test of a C int
+        in a list of ints can neither fail nor change anything, so lists not holding x need not be walked."""
+        f = self.f
+        if not (f.pure and len(names) == 1 and isinstance(cond, A.Binary) and cond.op == "in"
+                and isinstance(cond.right, A.Name) and cond.right.name == names[0]
+                and isinstance(cond.left, A.Name) and cond.left.name != names[0]):
+            return None
+        known = items.known
+        if (items.kind != "rv" or known is None or not 0 < len(known) < 64
+                or not all(type(v) is list and all(type(x) is int and 0 <= x < 64 for x in v) for v in known)):
+            return None
+        x = self.lower(cond.left, scope, lv)  # type: ignore[attr-defined]
+        if x.kind != "int":
+            return None
+        holders = self.member_table([sum(1 << j for j, v in enumerate(known) if c in v) for c in range(64)])
+        charged = self.member_table(list(accumulate((len(v) for v in known), initial=0)))
+        return f"((uint64_t){x.code} < 64 ? (int64_t){holders}[{x.code}] : 0)", charged
+
     def _int_items(self, src: Val, w: int) -> "Source | None":
         """A constant list of ints, or the item of a loop over a constant list of such lists, or a list held as
         `rp_ints`, walked (in an expression) as C ints read from a table: no tags, nothing held; charged as

@@ -20,7 +20,7 @@ CSRC = Path(__file__).with_name("csrc")
 
 KEYWORDS = frozenset({
     "static", "const", "int", "void", "return", "if", "else", "for", "goto", "break", "unsigned", "char", "free",
-    "int32_t", "int64_t", "uint32_t", "uint64_t", "int8_t", "NULL", "INT64_C", "UINT64_C", "out",
+    "int32_t", "int64_t", "uint32_t", "uint64_t", "int8_t", "NULL", "INT64_C", "UINT64_C", "out", "__builtin_ctzll",
 })
 GENERATED = re.compile(
     r"(?:[tlbciaphrs]|e|x|uf|up|T|SA|P|Q|KM|BS|M|L|IM)\d+|uf\d+_[rit]+|[ACKrST]|VARS|PHASES|ACTIONS|ENDS|TRIGGERS|INVARIANTS|TIEBREAKS|HEURISTICS|"

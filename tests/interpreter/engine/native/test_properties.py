@@ -407,6 +407,14 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '[cell("b", x, y) for x in [0, 3, 4, -1, 1.0] for y in [0, 2, 3, true]]', '[cell("b", x, 1) for x in nums]',
     '[len(x) for x in [L, s, m, "", [], M[0]]]', "len(i)", "[len(x) for x in [L, 2.0]]",
     "[[z in p for p in ragged] for z in [0, 3, 5, 63, 64, -1, 1.0, null]]", "[len(p) > 2 and 5 in p for p in ragged]",
+    # a loop over constant sets filtered by `x in NAME`, x a C int: only the sets holding x walked, every test
+    # charged, up to where any() or all() stops; x tagged (the loop as written), the budget running out (and not)
+    "[any(len(q) > 0 for q in ragged if k in q) for k in [0, 1, 2, 3, 5, 63, 64, -1, 4]]",
+    "[all(q[0] < 60 for q in ragged if k in q) for k in range(-1, 65)]", "[[q for q in ragged if k in q] for k in range(7)]",
+    "[len([c for q in ragged if k in q for c in q if c != k]) for k in range(7)]", "[q for q in ragged if i in q]",
+    "[any(k in q for q in edges if k in q) for k in [1.0, true, 2]]",
+    "len([k for k in range(16666) if any(len(q) > 3 for q in ragged if k in q)])",
+    "len([k for k in range(16667) if any(len(q) > 3 for q in ragged if k in q)])",
     # the budget running out at a test of a constant set (and just not)
     "len([k for k in range(28572) for p in pairs if k % 4 in p])",
     "len([k for k in range(28000) for p in pairs if k % 4 in p])",

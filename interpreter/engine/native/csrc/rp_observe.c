@@ -283,16 +283,35 @@ int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_err
     return 0;
 }
 
+/* What an entry's last write left at `out` (`used` its RP_VIEW_USED numbers), cleared: its atom, its counts where
+ * it counted one, its items. */
+static inline __attribute__((always_inline)) void clear_entry(float *out, const int32_t *used)
+{
+    int64_t counts = RP_MODEL.ncomponents;
+    if (!used[0] && !used[1]) {   /* an atom alone (a masked entry, an empty list, a scalar): no call */
+        out[0] = out[1] = out[2] = out[3] = 0.0f;
+        return;
+    }
+    memset(out, 0, (size_t)(used[1] ? ATOM + counts : ATOM) * sizeof(float));
+    memset(out + ATOM + counts, 0, (size_t)(ATOM * (int64_t)used[0]) * sizeof(float));
+}
+
 /* One entry at `out` (its variable's `width` numbers), into zeros: with `used` (rp_observe_row, the entry's
  * RP_VIEW_USED numbers), what the row held there is cleared first and `used` set to what is written now and, for a
  * variable with a `visible_if`, to the budget it charged. */
 static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
                                                            int32_t viewer, int32_t owner, float *out, int32_t *used)
 {
-    int64_t written, counts = RP_MODEL.ncomponents;
-    if (used) {
-        memset(out, 0, (size_t)(used[1] ? ATOM + counts : ATOM) * sizeof(float));
-        memset(out + ATOM + counts, 0, (size_t)(ATOM * (int64_t)used[0]) * sizeof(float));
+    int64_t written;
+    if (used) clear_entry(out, used);
+    if (value.t == T_LIST && value.u.l->len == 0) {
+        /* What `entry` writes of an empty list, without its call: masked, [0, 1, 0, 0]; shown, [1, 0, 0, 0] (no
+         * item for a `visible_if` to charge).  Most entries a move rewrites are such (the seats' `owner` entries
+         * flip between shown and masked as the turn passes, and most are empty). */
+        const rp_seen_var *V = &RP_SEEN_VARS[var];
+        out[V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer) ? 1 : 0] = 1.0f;
+        if (used) used[0] = used[1] = used[2] = used[3] = 0;
+        return;
     }
     tally counted = {out + ATOM, 0};
     int charges = used && RP_SEEN_VARS[var].visible_if;   /* nothing else in an entry charges (nor is `kept` asked) */

@@ -165,8 +165,9 @@ static inline __attribute__((always_inline)) int seen_item(rp_ctx *C, const rp_s
     return 1;
 }
 
-/* One variable's entry (a per-player variable's entry of seat `owner`; -1 for one that is not per player), into
- * zeros; how many of its items it wrote into *written, whether it counted a component into counts->any. */
+/* One variable's entry that the viewer may see (entry_at writes masked ones itself; a per-player variable's entry
+ * of seat `owner`; -1 for one that is not per player), into zeros; how many of its items it wrote into *written,
+ * whether it counted a component into counts->any. */
 static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t viewer, int32_t owner, float *out,
                  tally *counts, int64_t *written)
 {
@@ -174,11 +175,6 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     int64_t cells = L->cells[var];
     int maskable = V->visibility != SEEN_PUBLIC;
     *written = 0;
-    if (V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer)) {
-        out[1] = 1.0f;   /* masked: only a list's length is left */
-        out[2] = value.t == T_LIST ? (float)value.u.l->len : 1.0f;
-        return 1;
-    }
     if (!V->visible_if) return shown(C, L, maskable, value, cells, out, counts, written);
     rv seen;
     int owned;
@@ -304,17 +300,23 @@ static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_l
 {
     int64_t written;
     if (used) clear_entry(out, used);
-    if (value.t == T_LIST && value.u.l->len == 0) {
-        /* What `entry` writes of an empty list, without its call: masked, [0, 1, 0, 0]; shown, [1, 0, 0, 0] (no
-         * item for a `visible_if` to charge).  Most entries a move rewrites are such (the seats' `owner` entries
-         * flip between shown and masked as the turn passes, and most are empty). */
-        const rp_seen_var *V = &RP_SEEN_VARS[var];
-        out[V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer) ? 1 : 0] = 1.0f;
+    const rp_seen_var *V = &RP_SEEN_VARS[var];
+    int masked = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer);
+    if (masked || (value.t == T_LIST && value.u.l->len == 0)) {
+        /* An atom alone, without `entry`'s call: masked, [0, 1, length, 0] (only a list's length is left, else 1);
+         * an empty list shown, [1, 0, 0, 0] (no item for a `visible_if` to charge).  Most entries a move rewrites
+         * are such: the seats' `owner` entries flip between shown and masked as the turn passes. */
+        if (masked) {
+            out[1] = 1.0f;
+            out[2] = value.t == T_LIST ? (float)value.u.l->len : 1.0f;
+        } else {
+            out[0] = 1.0f;
+        }
         if (used) used[0] = used[1] = used[2] = used[3] = 0;
         return;
     }
     tally counted = {out + ATOM, 0};
-    int charges = used && RP_SEEN_VARS[var].visible_if;   /* nothing else in an entry charges (nor is `kept` asked) */
+    int charges = used && V->visible_if;   /* nothing else in an entry charges (nor is `kept` asked) */
     int64_t iterations = charges ? C->b->iterations : 0, copies = charges ? C->b->copies : 0;
     entry(C, L, var, value, viewer, owner, out, &counted, &written);
     if (used) {

@@ -336,12 +336,15 @@ static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where
     }
     int64_t n = v.t == T_LIST ? v.u.l->len : v.u.m->len;
     const rv *items = v.t == T_LIST ? v.u.l->items : v.u.m->vals;
-    int64_t len = n;
-    for (int64_t i = 0; i < len; i++) {
-        if (n > cap) return n;
-        if (rv_is_container(items[i])) {
-            n += size_walk(C, items[i], cap - n, levels - 1, where);
+    if (n > cap) return n;
+    /* n grows only by a nested walk, so the cap is checked there alone: a flat run of items costs a tag test
+     * each (the walk's return is the same as checking before every item) */
+    const rv *end = items + n;
+    for (const rv *x = items; x < end; x++) {
+        if (rv_is_container(*x)) {
+            n += size_walk(C, *x, cap - n, levels - 1, where);
             if (C->err) return cap + 1;
+            if (n > cap) return n;
         }
     }
     return n;

@@ -244,8 +244,9 @@ void rp_view_unknown(const rp_model *M, const rp_layout *L, int32_t *used)
  * so that a row written over and over is cleared only where it was written (most of a vector is items past a
  * list's length and counts of components an entry does not hold).  With `used`, `prev` >= 0 says that `out` is
  * this state's last row, written in layout L for seat `prev`: an entry that `kept` shows the same is left as it is,
- * its budget charged again (most of a vector is variables a move does not touch); -1: every entry is written.  A row written with `used` clears the marks.  L
- * must be a layout rp_layout_unfit passes (asked once, not at every row: its size is a walk of every variable).
+ * its budget charged again (most of a vector is variables a move does not touch); -1: every entry is written.
+ * A row written with `used` clears the marks.  L must be a layout rp_layout_unfit passes (asked once, not at
+ * every row: its size is a walk of every variable).
  * After a bail `out` and `used` are undefined. */
 int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out, int32_t *used,
                    rp_error *e)
@@ -284,6 +285,7 @@ int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_err
 static inline __attribute__((always_inline)) void clear_entry(float *out, const int32_t *used)
 {
     int64_t counts = RP_MODEL.ncomponents;
+    _Static_assert(ATOM == 4, "an atom alone is cleared by four stores");
     if (!used[0] && !used[1]) {   /* an atom alone (a masked entry, an empty list, a scalar): no call */
         out[0] = out[1] = out[2] = out[3] = 0.0f;
         return;

@@ -26,7 +26,7 @@ from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
 from . import lower_bounds
-from .cfunc import CFunc, Val
+from .cfunc import ERR_CHECK, CFunc, Val
 from .lower_tables import SITE_TABLE_MAX, Locals, Source, TableLowering
 
 BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
@@ -56,6 +56,7 @@ class ExprLowering(TableLowering, Checks):
         self.site_sizes: list[int] = []  # each call site's kept results: its table's size, 0 hashed
         self.member_tables: list[tuple[list[int], bool]] = []  # tables of 64-bit numbers IM1, IM2, ... (signed?)
         self.boards: dict[str, Any] = {}
+        self.props: dict[str, tuple[int, str]] = {}  # a component property -> its row in M->props, what it holds
         self.functions: dict[str, str] = {}  # user function -> its C name
         self.function_kinds: dict[str, str] = {}  # user function -> "rv", or the C "int" or "bool" it returns
         self.procedures: dict[str, str] = {}
@@ -196,7 +197,7 @@ class ExprLowering(TableLowering, Checks):
             line = self._line_items(source, scope, lv, w)
             if line is not None:
                 return line
-        src = self.lower(source, scope, lv)
+        src = self.lower(source, scope, lv) if copy else self._read(source, scope, lv, items_kept=True)
         ints = None if copy else self._int_items(src, w)
         if ints is not None:
             return ints
@@ -410,8 +411,33 @@ class ExprLowering(TableLowering, Checks):
 
     # ------------------------------------------------------------ parts of values
     def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals) -> Val:
+        found = self.props.get(node.name)
+        if found is not None and found[1] == "scalar":  # the copy of a scalar is the scalar
+            return self._prop(node, found[0], scope, lv)
         obj = self.lower(node.obj, scope, lv)
         return self.f.assign_owned(f"rp_field(C, {obj.rv}, {self.text(node.name)}, {self.where(node.pos)})")
+
+    def _read(self, node: A.Expr, scope: Scope, lv: Locals, items_kept: bool = False) -> Val:
+        """`node` for a reader that keeps nothing of its value (`in`'s right side, `len`; with `items_kept`, a
+        loop in an expression, which may keep its items): a component's property read where it lies and charged
+        as its copy (`rp_prop_try`), as no one sees the copy Python makes; with `items_kept`, only a property no
+        value of which holds a list or map, so a kept item is a scalar, which Python shares too.  Anything else
+        (a map's field, a name no property has, ...) lowered as `lower` lowers it."""
+        found = self.props.get(node.name) if isinstance(node, A.Attr) else None
+        if found is None or (items_kept and found[1] == "nested"):
+            return self.lower(node, scope, lv)
+        return self._prop(node, found[0], scope, lv)  # type: ignore[arg-type]
+
+    def _prop(self, node: A.Attr, row: int, scope: Scope, lv: Locals) -> Val:
+        """`OBJ.name` read where it lies when OBJ is a component with the property (its `row`), charged as its
+        copy; anything else through `rp_field`, whose value the function holds until the read is made again."""
+        obj = self.lower(node.obj, scope, lv)
+        f = self.f
+        out, held = f.borrowed(), f.local()
+        f.fast(f"rp_prop_try(C, &{out}, {obj.rv}, {row})",
+               f"rv_set(&{held}, rp_field(C, {obj.rv}, {self.text(node.name)}, {self.where(node.pos)})); "
+               f"{out} = {held};")
+        return Val(out)
 
     def _e_Index(self, node: A.Index, scope: Scope, lv: Locals) -> Val:
         obj = self.lower(node.obj, scope, lv)
@@ -464,7 +490,7 @@ class ExprLowering(TableLowering, Checks):
                 test = f"({left.code}.t == T_STR && {left.code}.u.i == {self.text(lit)})"
             return Val(test if op == "==" else f"(!{test})", "bool")
         left = self.lower(node.left, scope, lv)
-        right = self.lower(node.right, scope, lv)
+        right = self._read(node.right, scope, lv) if op in ("in", "not in") else self.lower(node.right, scope, lv)
         w = self.where(node.pos)
         if op in ("in", "not in"):
             out = f.integer()
@@ -569,7 +595,7 @@ class ExprLowering(TableLowering, Checks):
         if isinstance(spec, Builtin):
             if spec.name in FOLDS and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension):
                 return self._fold(spec.name, node.args[0], scope, lv, w)
-            args = [self.lower(a, scope, lv) for a in node.args]
+            args = [self._read(a, scope, lv) if spec.name == "len" else self.lower(a, scope, lv) for a in node.args]
             if spec.name == "len" and args[0].kind == "ints":
                 return lower_bounds.length(args[0])
             if spec.name == "len":
@@ -581,15 +607,21 @@ class ExprLowering(TableLowering, Checks):
                 out, place = f.borrowed(), f"{board.width}, {board.height}, {args[1].rv}, {args[2].rv}"
                 f.fast(f"rp_cell_try(&{out}, {place})", f"{out} = rp_cell_inline(C, {place}, {w});")
                 return Val(out)
-            argv = f.array([a.rv for a in args]) if args else "NULL"
             if spec.name in KEPT_BUILTINS:
-                vary = sum(1 << k for k, a in enumerate(node.args) if not isinstance(a, A.Literal))
-                hashed = f"{self.site_slots()}, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {vary}u, {w}"
-                varying = [a for node_arg, a in zip(node.args, args) if not isinstance(node_arg, A.Literal)]
-                at = self._site_at(varying, board.width * board.height if board is not None else 0)
-                if at is not None:
-                    return f.assign_owned(f"rp_site_at(C, {self.site_slots(at[1])}, {at[0]}, {hashed})")
-                return f.assign_owned(f"rp_site_call(C, {hashed})")
+                stepped = self._board_step(spec.name, node.args, args, board)
+                if stepped is None:
+                    return f.assign_owned(self._kept_call(spec.name, node.args, args, board, w))
+                out = f.owned()
+                f.emit(f"if (RP_LIKELY({stepped[0]})) {out} = {stepped[1]};")
+                f.emit("else {")
+                with f.capture() as slow:  # the arguments' array and the site's numbering: off the table's case
+                    call = self._kept_call(spec.name, node.args, args, board, w)
+                f.place(_indent(slow, 1))
+                f.emit(f"    {out} = {call};")
+                f.emit(f"    {ERR_CHECK}")
+                f.emit("}")
+                return Val(out)
+            argv = f.array([a.rv for a in args]) if args else "NULL"
             return f.assign_owned(f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, {argv}, {len(args)}, {w})")
         if not isinstance(spec, Callable_):
             raise NotLowered(f"the call of `{node.func}`", node.pos)
@@ -605,6 +637,19 @@ class ExprLowering(TableLowering, Checks):
         f.check()
         f.emit(f"if (!rp_charge_fast(C, {out}, {w})) goto out;")
         return Val(out)
+
+    def _kept_call(self, name: str, nodes: list[A.Expr], args: list[Val], board: Any, w: int) -> str:
+        """The C call of a kept builtin through its site's kept results (`rp_site_at` where its varying arguments
+        are numbered, else `rp_site_call`); its arguments' array written first."""
+        f = self.f
+        argv = f.array([a.rv for a in args]) if args else "NULL"
+        vary = sum(1 << k for k, a in enumerate(nodes) if not isinstance(a, A.Literal))
+        hashed = f"{self.site_slots()}, {BUILTIN_IDS[name]}, {argv}, {len(args)}, {vary}u, {w}"
+        varying = [a for node_arg, a in zip(nodes, args) if not isinstance(node_arg, A.Literal)]
+        at = self._site_at(varying, board.width * board.height if board is not None else 0)
+        if at is not None:
+            return f"rp_site_at(C, {self.site_slots(at[1])}, {at[0]}, {hashed})"
+        return f"rp_site_call(C, {hashed})"
 
     def enter(self, call: str, w: int) -> None:
         """The call statement `call` of a user function or procedure, charged as Python charges a call; its

@@ -1,8 +1,9 @@
 """Lists the lowering knows while it writes, kept in module tables of C ints instead of tagged values.
 
 Constant lists of ints, a board's lines (`line_of` over a named board, in a
-constant direction or one of a constant list of directions), and the members
-of constant lists tested with `in` are all known before the game starts: the
+constant direction or one of a constant list of directions), where `step`
+lands from each cell of a named board, and the members of constant lists
+tested with `in` are all known before the game starts: the
 module holds them as tables of 64-bit numbers (`IM1`, `IM2`, ...) and the
 lowered code reads them as C ints, with no list made and no tag checked.
 
@@ -29,7 +30,7 @@ from typing import Any, Callable
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import Builtin
-from ruleplay.dsl.geometry import step_vector
+from ruleplay.dsl.geometry import DIRECTIONS, step_vector
 from ruleplay.dsl.scope import Scope
 
 from .cfunc import CFunc, Val
@@ -220,6 +221,37 @@ class TableLowering:
                 if value.items is not None and value.known:
                     return list(value.known), value.items
         return [], ""
+
+    # ------------------------------------------------------------ a board's steps
+    def _board_step(self, name: str, nodes: list[A.Expr], args: list[Val], board: Any) -> tuple[str, str] | None:
+        """`step(BOARD, c, d)` (or `step(BOARD, c, d, n)`, n an int literal) of a named board, read from a table
+        of every cell and named direction made at lowering time as `Grid.step` steps: the C truth of the table's
+        case (c a cell of the board, d a direction's name) and the C expression of its value then; None (nothing
+        written) for any other call.  Such a call charges nothing (no argument is a list, the value a scalar),
+        so neither does the table; any other argument goes to the builtin, which decides it."""
+        if not (name == "step" and board is not None and len(nodes) in (3, 4)):
+            return None
+        n = nodes[3].value if len(nodes) == 4 and isinstance(nodes[3], A.Literal) else 1
+        ids = [self.text(d) for d in DIRECTIONS]  # type: ignore[attr-defined]
+        cells = board.width * board.height
+        if (type(n) is not int or (len(nodes) == 4 and not isinstance(nodes[3], A.Literal))
+                or len(DIRECTIONS) * cells > SITE_TABLE_MAX or max(ids) >= SITE_TABLE_MAX
+                or args[1].kind not in ("rv", "int") or args[2].kind != "rv"):
+            return None
+        f = self.f
+        cell, heading, found = f.integer(), f.integer(), f.integer()
+        if args[1].kind == "int":
+            f.emit(f"{cell} = (uint64_t){args[1].code} < {cells} ? {args[1].code} : -1;")
+        else:
+            f.emit(f"{cell} = rp_site_int({args[1].rv}, {cells});")
+        numbers = [-1] * (max(ids) + 1)
+        for k, d in enumerate(ids):
+            numbers[d] = k
+        f.emit(f"{heading} = rp_text_number({args[2].rv}, {self.member_table(numbers, signed=True)}, {len(numbers)});")
+        steps = [board.step(c, vec, n) for vec in DIRECTIONS.values() for c in range(cells)]
+        f.emit(f"{found} = ({cell} | {heading}) >= 0 ? "
+               f"{self.member_table([-1 if s is None else s for s in steps], signed=True)}[{heading} * {cells} + {cell}] : 0;")
+        return f"({cell} | {heading}) >= 0", f"({found} >= 0 ? rv_int({found}) : rv_null())"
 
     # ------------------------------------------------------------ lists held as rp_ints
     def _table_slice(self, obj: Val, lo: Val | None, hi: Val | None, w: int) -> Source:

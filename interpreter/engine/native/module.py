@@ -75,6 +75,22 @@ def python_sums_compensated() -> bool:
     return sum([1e100, 1.0, -1e100]) == 1.0
 
 
+def _prop_rows(model: GameModel) -> list[str]:
+    """The components' property names in the order of the module's rows of them (`M->props`)."""
+    return list(dict.fromkeys(p for c in model.component_ids for p in model.component_props[c]))
+
+
+def _holds(values: list) -> str:
+    """What a property's values are: "scalar" (none a list or map), "flat" (lists of scalars among them) or
+    "nested" (some list or map holds a list or map, or a value is a map)."""
+    if all(type(v) not in (list, dict) for v in values):
+        return "scalar"
+    if all(type(v) is not dict and (type(v) is not list or all(type(x) not in (list, dict) for x in v))
+           for v in values):
+        return "flat"
+    return "nested"
+
+
 class _ModuleWriter:
     def __init__(self, model: GameModel, checking: bool, probes: tuple = (), probe_effects: tuple = ()):
         self.model = model
@@ -87,6 +103,8 @@ class _ModuleWriter:
         self.low = Lowering(self.texts, self.constants, {n: k for k, n in enumerate(model.vars)},
                             {n: k for k, n in enumerate(model.phase_order)}, self.rules)
         self.low.boards = model.boards
+        self.low.props = {p: (k, _holds([model.component_props[c].get(p) for c in model.component_ids]))
+                          for k, p in enumerate(_prop_rows(model))}
         self.functions: list[str] = []  # C text of every function, in order
         self.tables: list[str] = []  # C text of the tables
         self.init: list[str] = []  # statements of rp_model_init after the constants are decoded
@@ -568,7 +586,7 @@ class _ModuleWriter:
         self.tables.append(self._array(f"static const int32_t *const {km}", members))
         out.update(nkinds=len(kinds), kind_names=self._ints([self.texts.id(k) for k in kinds]), kind_members=km,
                    kind_nmembers=self._ints([len(m.components_by_kind[k]) for k in kinds]))
-        props = list(dict.fromkeys(p for c in ids for p in m.component_props[c]))
+        props = _prop_rows(m)
         matrix = [m.component_props[c].get(p, MISSING) for p in props for c in ids]
         k = self.constants.index(matrix)
         self.init.append(f"RP_MODEL.props = K[{k}].u.l->items;")

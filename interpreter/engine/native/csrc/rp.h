@@ -602,6 +602,13 @@ static inline int64_t rp_site_int(rv v, int64_t n)
     return v.t == T_INT && (uint64_t)v.u.i < (uint64_t)n ? v.u.i : -1;
 }
 
+/* A text's number in a table the lowering made of some texts' ids (-1 for the others), or -1 for anything
+ * else (lower_tables.py's `_board_step` numbers the directions' names so). */
+static inline int64_t rp_text_number(rv v, const int64_t *numbers, int64_t n)
+{
+    return v.t == T_STR && (uint64_t)v.u.i < (uint64_t)n ? numbers[v.u.i] : -1;
+}
+
 /* `for x in obj[lo:hi]` in an expression, over a list: its items where they lie, charged as the slice is
  * made and walked (1); anything else (0, nothing charged) through rp_slice_view. */
 static inline int rp_slice_try(rp_ctx *C, rv obj, rv lo, rv hi, const rv **items, int64_t *n)
@@ -895,6 +902,24 @@ typedef struct rp_model {
     const int32_t *set_names;              /* text ids of orthogonal diagonal king knight */
     int32_t text_kind, text_id;            /* text ids of "kind", "id" */
 } rp_model;
+
+/* `obj.name`, a component's property (`p` its row of props, which the lowering knows from the name), read
+ * where it lies and charged as the copy rp_field makes (a constant's size, counted once), for a reader that
+ * keeps nothing of it (lower_expr.py's `_read`).  0, nothing charged, for anything else (a map, no
+ * component, no such property, a copy past the budget): rp_field decides it. */
+static inline int rp_prop_try(rp_ctx *C, rv *out, rv obj, int32_t p)
+{
+    const rp_model *M = C->M;
+    if (obj.t != T_STR || obj.u.i >= M->ncomponent_texts) return 0;
+    int32_t c = M->component_of_text[obj.u.i];
+    if (c < 0) return 0;
+    rv v = M->props[(int64_t)p * M->ncomponents + c];
+    int64_t size = v.t == T_LIST ? v.u.l->size : v.t == T_MAP ? v.u.m->size : 0;
+    if ((v.t == T_NULL && v.pad) || size < 0 || C->b->copies < size) return 0;
+    C->b->copies -= size;
+    *out = v;
+    return 1;
+}
 
 /* ------------------------------------------------------------------ states */
 typedef struct rp_flow {

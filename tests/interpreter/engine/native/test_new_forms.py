@@ -176,3 +176,108 @@ scoring:
 def test_walks_over_edges_changed_in_place_are_played_as_the_python_engine_plays_them(tmp_path):
     played = _played_in_lockstep(tmp_path, EDGES, games=10, steps=30)
     assert played["walk"] and played["rewire"] and played["grow"], played
+
+
+# `step` of a named board is read from a table of every cell and named direction (lower_tables.py's
+# `_board_step`); a direction given as a vector and a step count that is no literal go to the builtin.
+STEPS = """\
+ruleplay: 1
+game: board-steps
+players: 2
+boards:
+  grid: {width: 4, height: 3}
+state:
+  at: {init: "5"}
+  heads: {init: '["N", "E", [1, 1], "SW"]'}
+  seen: {init: "[]"}
+  n: {init: "0"}
+functions:
+  moves_from:
+    params: [c]
+    value: '[t for d, t in [[d, step("grid", c, d)] for d in heads] if t != null]'
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go, jump, turn]}
+actions:
+  go:
+    params:
+      to: {of: "range(12)", where: "to in moves_from(at)"}
+    effects: |
+      at = to
+      n += 1
+  jump:
+    params:
+      k: {of: "range(4)", where: 'step("grid", at, heads[k], 2) != null'}
+    effects: |
+      at = step("grid", at, heads[k], 2)
+      append step("grid", at, heads[k], k) to seen
+      n += 1
+  turn:
+    params:
+      d: {of: '["N", "NE", "E", "SE", "S", "SW", "W", "NW", [-1, 0]]'}
+      k: {of: "range(4)"}
+    effects: |
+      heads[k] = d
+      n += 1
+end:
+  - when: n >= 30
+scoring:
+  score: "len(seen) + at"
+"""
+
+
+def test_steps_on_a_board_are_played_natively_as_the_python_engine_plays_them(tmp_path):
+    played = _played_in_lockstep(tmp_path, STEPS, games=12, steps=40)
+    assert played["go"] and played["jump"] and played["turn"], played
+
+
+# A component's property read by `in`, `len` or (if no value of it holds a list) a loop in an expression, and one
+# no value of which is a list (`size`) wherever it is read, is read where it lies, charged as its copy
+# (lower_expr.py's `_read`); `pairs` holds lists, so a loop over it reads a copy, and a list kept from it is
+# changed (`keep`) while the property stays as it was.
+PROPERTIES = """\
+ruleplay: 1
+game: component-reads
+players: 2
+components:
+  tile:
+    properties: {marks: list, pairs: list, size: int}
+    items:
+      - {id: a, marks: [1, 2], pairs: [[1, 2], [3]], size: 1}
+      - {id: b, marks: [], pairs: [], size: 2}
+      - {id: c, marks: [2, 3, 4], pairs: [[4]], size: 3}
+state:
+  held: {init: "[]"}
+  kept: {init: "[[0]]"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [take, keep]}
+actions:
+  take:
+    params:
+      t: {of: '["a", "b", "c"]', where: "len(t.marks) < 3 or n % 2 == 0"}
+      k: {of: "range(5)", where: "k in t.marks or k == 0"}
+    effects: |
+      append [m * k for m in t.marks if m != k] to held
+      append t.size * k to held
+      n += 1
+  keep:
+    params:
+      t: {of: '["a", "b", "c"]', where: "len([p for p in t.pairs if len(p) > 0]) > 0"}
+    effects: |
+      kept = [p for p in t.pairs if len(p) > 0]
+      append n to kept[0]
+      append len(kept[0]) to held
+      n += 1
+end:
+  - when: n >= 20
+scoring:
+  score: "len(held)"
+"""
+
+
+def test_component_properties_read_in_place_play_as_the_python_engine_plays_them(tmp_path):
+    played = _played_in_lockstep(tmp_path, PROPERTIES, games=12, steps=30)
+    assert played["take"] and played["keep"], played
+

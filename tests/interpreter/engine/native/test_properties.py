@@ -559,6 +559,18 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '7.0, 8]]', 'unique([1, 1.0, true, 1, "a", "a", false, 0, null, null, [1], [1.0], [true]])',
     '[[a == b for b in [1, 1.0, true, "a", null, [1], [true], m]] for a in [1, 1.0, true, "a", null, [1], '
     '[true], colours, [m]]]', '[count(L, v) + index_of(L, v) for v in L + [3.0, 4, true, 9]]',
+    # step() of a named board from a table of every cell and named direction, by a C int or a tagged cell; a
+    # vector, a cell off the board or no int, a name no direction has, a count that is no literal: the builtin
+    '[[step("b", c, d) for d in ["N", "NE", "E", "SE", "S", "SW", "W", "NW", [1, 1]]] for c in range(12)]',
+    '[step("b", x, "W", 2) for x in nums]', '[step("b", i, w) for w in ["N", "S", "SE"]]',
+    '[step("b", c, d, k) for c in [0, 7] for d in ["S", "NE"] for k in [0, 1, -1]]', 'step("b", 12, "N")',
+    'step("b", -1, "N")', 'step("b", 1.0, "N")', 'step("b", true, "N")', 'step("b", 3, "up")', 'step("b", 3, s)',
+    # a component's property read where it lies, charged as its copy: a scalar one anywhere, a list by `in`,
+    # len() and a loop in an expression; anything that is no component with the property through rp_field
+    '[c.rank for c in ["ace", "two"]]', '[len(c.tags) for c in ["ace", "two"]]',
+    '["x" in c.tags for c in ["ace", "two"]]',
+    '[[t for t in c.tags] for c in ["ace", "two"]]', '[c.tags for c in ["ace", "two"]]', '"three".rank',
+    '[m.red for k in range(2)]', '"x" in m.red', 'len([k for k in range(40000) if "x" in "ace".tags])',
 ]
 
 

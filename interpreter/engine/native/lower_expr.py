@@ -293,6 +293,8 @@ class ExprLowering(TableLowering, Checks):
         (`_holding`), and charges the tests Python makes of the others once the loop ends (`CFunc.spend`)."""
         f = self.f
         names, source, cond, pos = comp.clauses[k]
+        if stop is None and self._pairs(comp, k, scope, lv, each, first, outer):
+            return
         items = self._items(source, pos, scope, lv)
         if first is not None:
             first(items.count)
@@ -321,6 +323,40 @@ class ExprLowering(TableLowering, Checks):
                 f.emit(f"if ({stop}) {{ {end} = {i} + 1; break; }}" if holding is not None else f"if ({stop}) break;")
         if holding is not None:  # every test Python makes, up to the set where the loop stopped, charged at once
             f.spend(f"{holding[1]}[{end}]", self.where(pos))
+
+    def _pairs(self, comp: A.Comprehension, k: int, scope: Scope, lv: Locals,
+               each: Callable[[Scope, Locals, str], None], first: Callable[[str], None] | None, outer: str) -> bool:
+        """The k-th clause `for a, b in [[x, y] for ... ]` (a list literal of as many items as the clause has names,
+        made by a comprehension of one `for`): its names bound to each literal's values as they are made, with no
+        list made; charged as the list of lists is (its size, as `rp_charge` counts it) and walked.  Only in a
+        loop that never stops early, so every item Python makes is made here too: the charges are the same, and
+        an item that bails hands the step to Python as the list's making would.  False (nothing written) for
+        any other clause."""
+        names, source, cond, pos = comp.clauses[k]
+        if not (len(names) > 1 and isinstance(source, A.Comprehension) and not source.more
+                and isinstance(source.elem, A.ListLit) and len(source.elem.items) == len(names)):
+            return False
+        f, made, walked = self.f, self.where(source.pos), self.where(pos)
+        inner_scope = scope.with_locals(*names)
+
+        def made_pair(pair_scope: Scope, pair_lv: Locals, i: str) -> None:
+            values = [self.lower(item, pair_scope, pair_lv) for item in source.elem.items]  # type: ignore[union-attr]
+            f.emit(f"if (!rp_made_walked(C, 1, {walked}) || !rp_built(C, {len(values)}, {made})) goto out;")
+            for value in values:
+                if value.kind == "rv":  # a list or map in the pair is counted too, two lists down
+                    size = f.integer()
+                    f.emit(f"if (rv_is_container({value.rv})) {{ {size} = rp_size_nested(C, {value.rv}, 2, {made}); "
+                           f"if (C->err || !rp_built(C, {size}, {made})) goto out; }}")
+            bound = {**lv, **dict(zip(names, values))}
+            test = self.lower(cond, inner_scope, bound).truth if cond is not None else "1"
+            with f.block(f"if ({test})"):
+                if k == len(comp.clauses) - 1:
+                    each(inner_scope, bound, outer or i)
+                else:
+                    self._loops(comp, inner_scope, bound, each, None, None, k + 1, outer or i)
+
+        self._loops(source, scope, lv, made_pair, first=first)
+        return True
 
     def _e_Comprehension(self, node: A.Comprehension, scope: Scope, lv: Locals) -> Val:
         f = self.f

@@ -675,7 +675,8 @@ rv rp_sum_result(rp_ctx *C, const rp_sum *acc, int32_t where);
 /* A fused max(), min() or len() over a comprehension: what the list would have held, without the list. */
 typedef struct rp_fold { int64_t count, size; rv best; int32_t bad; } rp_fold;
 int rp_fold_add_any(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where);
-int64_t rp_size_nested(rp_ctx *C, rv v, int32_t where);   /* a list item's own size, as the list's walk counts it */
+int64_t rp_size_nested(rp_ctx *C, rv v, int depth, int32_t where);   /* the size of a value `depth` lists down, as
+                                                                        * the outer list's walk counts it */
 
 static inline int rp_fold_add(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where)
 {

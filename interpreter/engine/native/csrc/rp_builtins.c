@@ -199,7 +199,7 @@ int rp_fold_add_any(rp_ctx *C, rp_fold *acc, rv x, int largest, int32_t where)
     acc->count++;
     acc->size++;
     if (rv_is_container(x)) {
-        int64_t n = rp_size_nested(C, x, where);
+        int64_t n = rp_size_nested(C, x, 1, where);
         if (C->err) return 0;
         acc->size += n;
     }

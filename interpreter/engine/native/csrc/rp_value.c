@@ -357,9 +357,9 @@ int64_t rp_size(rp_ctx *C, rv v, int64_t cap, int32_t where)
     return size_walk(C, v, cap, MAX_NESTING, where);
 }
 
-int64_t rp_size_nested(rp_ctx *C, rv v, int32_t where)
+int64_t rp_size_nested(rp_ctx *C, rv v, int depth, int32_t where)
 {
-    return size_walk(C, v, C->b->copies, MAX_NESTING - 1, where);   /* past the copies left, the charge fails */
+    return size_walk(C, v, C->b->copies, MAX_NESTING - depth, where);   /* past the copies left, the charge fails */
 }
 
 /* Count a constant's size once, for every later charge of it (a constant nested too deep keeps -1: each

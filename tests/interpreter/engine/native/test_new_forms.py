@@ -281,3 +281,56 @@ def test_component_properties_read_in_place_play_as_the_python_engine_plays_them
     played = _played_in_lockstep(tmp_path, PROPERTIES, games=12, steps=30)
     assert played["take"] and played["keep"], played
 
+
+# `for a, b in [[x, f(x)] for x in L]` in a comprehension or a fold binds a and b to each pair's values as they
+# are made, with no list made, charged as the list of pairs is (lower_expr.py's `_pairs`); a quantifier's loop,
+# which may stop early, makes the list.  `bag` holds lists, so pairs hold lists too.
+PAIRS = """\
+ruleplay: 1
+game: pair-walks
+players: 2
+boards:
+  grid: {width: 3, height: 3}
+state:
+  at: {init: "4"}
+  bag: {init: "[[1], [2, 3], []]"}
+  notes: {init: "[]"}
+  n: {init: "0"}
+functions:
+  reach:
+    params: [c]
+    value: '[t for d, t in [[d, step("grid", c, d)] for d in ["N", "E", "S", "W"]] if t != null and d != "S"]'
+  sized:
+    params: []
+    value: 'len([x for k, x in [[k, bag[k]] for k in range(len(bag)) if k != 1] if len(x) > 0])'
+  nested:
+    params: []
+    value: '[[a, b, m] for a, b in [[x, len(x)] for x in bag] for m in [1, 2] if m > b]'
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go, grow]}
+actions:
+  go:
+    params:
+      to: {of: "range(9)", where: "to in reach(at)"}
+    effects: |
+      at = to
+      append sized() to notes
+      n += 1
+  grow:
+    params:
+      k: {of: "range(3)", where: "any(x < 3 for j, x in [[j, len(bag[j])] for j in range(3)] if j == k)"}
+    effects: |
+      append n to bag[k]
+      notes = notes + [len(nested())]
+      n += 1
+end:
+  - when: n >= 25
+scoring:
+  score: "len(notes)"
+"""
+
+
+def test_pairs_walked_as_they_are_made_play_as_the_python_engine_plays_them(tmp_path):
+    played = _played_in_lockstep(tmp_path, PAIRS, games=12, steps=30)
+    assert played["go"] and played["grow"], played

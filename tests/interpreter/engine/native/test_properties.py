@@ -571,6 +571,14 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '["x" in c.tags for c in ["ace", "two"]]',
     '[[t for t in c.tags] for c in ["ace", "two"]]', '[c.tags for c in ["ace", "two"]]', '"three".rank',
     '[m.red for k in range(2)]', '"x" in m.red', 'len([k for k in range(40000) if "x" in "ace".tags])',
+    # a loop over pairs made by a list literal, walked as they are made (no list made), charged as the list
+    '[b for a, b in [[x, x * 2] for x in nums] if a > 1]',
+    'len([a for a, b in [[x, M[x % 3]] for x in nums] if len(b) > 0])',
+    '[[a, b, c] for a, b in [[p, len(p)] for p in M] for c in range(b)]',
+    'sum([a * b for a, b in [[x, x + 1] for x in nums if x != 2]])',
+    '[a for a, b in [[x, x + s] for x in nums]]', 'any(b > 2 for a, b in [[x, x] for x in nums])',
+    'max([b for a, b in [[w, len(w)] for w in words]])',
+    '[a for a, b in [[x, 1, 2] for x in nums]]', 'len([a for k in range(9000) for a, b in [[x, [x]] for x in nums]])',
 ]
 
 

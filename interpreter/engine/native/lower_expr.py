@@ -313,16 +313,22 @@ class ExprLowering(TableLowering, Checks):
                 f.emit(f"{i} = __builtin_ctzll((uint64_t){mask});")
             with f.scope():
                 inner = self._bind_item(names, items, i, pos, lv, own=False)
-                test = self.lower(cond, inner_scope, inner).truth if cond is not None else "1"
-                with f.block(f"if ({test})"):
-                    if k == len(comp.clauses) - 1:
-                        each(inner_scope, inner, outer or i)
-                    else:
-                        self._loops(comp, inner_scope, inner, each, stop, None, k + 1, outer or i)
+                self._filtered(comp, k, cond, inner_scope, inner, each, stop, outer or i)
             if stop is not None:
                 f.emit(f"if ({stop}) {{ {end} = {i} + 1; break; }}" if holding is not None else f"if ({stop}) break;")
         if holding is not None:  # every test Python makes, up to the set where the loop stopped, charged at once
             f.spend(f"{holding[1]}[{end}]", self.where(pos))
+
+    def _filtered(self, comp: A.Comprehension, k: int, cond: A.Expr | None, scope: Scope, lv: Locals,
+                  each: Callable[[Scope, Locals, str], None], stop: str | None, position: str) -> None:
+        """Clause k's filter `cond` tested on its names' binding `lv`, and within it the clauses after it, or
+        `each` after the last."""
+        test = self.lower(cond, scope, lv).truth if cond is not None else "1"
+        with self.f.block(f"if ({test})"):
+            if k == len(comp.clauses) - 1:
+                each(scope, lv, position)
+            else:
+                self._loops(comp, scope, lv, each, stop, None, k + 1, position)
 
     def _pairs(self, comp: A.Comprehension, k: int, scope: Scope, lv: Locals,
                each: Callable[[Scope, Locals, str], None], first: Callable[[str], None] | None, outer: str) -> bool:
@@ -347,13 +353,7 @@ class ExprLowering(TableLowering, Checks):
                     size = f.integer()
                     f.emit(f"if (rv_is_container({value.rv})) {{ {size} = rp_size_nested(C, {value.rv}, 2, {made}); "
                            f"if (C->err || !rp_built(C, {size}, {made})) goto out; }}")
-            bound = {**lv, **dict(zip(names, values))}
-            test = self.lower(cond, inner_scope, bound).truth if cond is not None else "1"
-            with f.block(f"if ({test})"):
-                if k == len(comp.clauses) - 1:
-                    each(inner_scope, bound, outer or i)
-                else:
-                    self._loops(comp, inner_scope, bound, each, None, None, k + 1, outer or i)
+            self._filtered(comp, k, cond, inner_scope, {**lv, **dict(zip(names, values))}, each, None, outer or i)
 
         self._loops(source, scope, lv, made_pair, first=first)
         return True

@@ -26,7 +26,7 @@ from ruleplay.dsl.scope import Callable_, Scope
 
 from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
 from . import lower_bounds
-from .cfunc import ERR_CHECK, CFunc, Val
+from .cfunc import ERR_CHECK, CFunc, Val, view_count, view_items
 from .lower_tables import SITE_TABLE_MAX, Locals, Source, TableLowering
 
 BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
@@ -36,6 +36,7 @@ KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "d
                            "offset", "area", "components", "kind", "is_component", "adjacent", "nodes", "reachable",
                            "distance"})
 FLOW_INTS = {"seat", "players", "round", "turn", "start"}
+VIEW_SEARCHES = ("count", "index_of")  # builtins of a state list and a value written as one walk (`_search_view`)
 FOLDS = ("len", "sum", "max", "min")  # builtins of a comprehension written as one loop (`_fold`)
 ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
 ARITH_OPS = {"+": "OP_ADD", "-": "OP_SUB", "*": "OP_MUL", "/": "OP_DIV", "//": "OP_FLOORDIV", "%": "OP_MOD"}
@@ -529,13 +530,16 @@ class ExprLowering(TableLowering, Checks):
         right = self._read(node.right, scope, lv) if op in ("in", "not in") else self.lower(node.right, scope, lv)
         w = self.where(node.pos)
         if op in ("in", "not in"):
-            out = f.integer()
             members = self._members(right)
-            if members is not None:
-                f.fast(f"rp_in_mask_try(&{out}, C, {left.rv}, {members[0]}, {members[1]})",
-                       f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
+            slow = f"rp_in_fast(C, {right.rv}, {left.rv}, {w})"
+            if members is None and right.var is not None:
+                out = self._search_view("in", right, left, slow)
+            elif members is not None:
+                out = f.integer()
+                f.fast(f"rp_in_mask_try(&{out}, C, {left.rv}, {members[0]}, {members[1]})", f"{out} = {slow};")
             else:
-                f.emit(f"{out} = rp_in_fast(C, {right.rv}, {left.rv}, {w});")
+                out = f.integer()
+                f.emit(f"{out} = {slow};")
                 f.check()
             return Val(out if op == "in" else f"(!{out})", "bool")
         if op in ("==", "!="):
@@ -638,6 +642,9 @@ class ExprLowering(TableLowering, Checks):
                 out = f.integer()
                 f.fast(f"rp_len_try(&{out}, {args[0].rv})", f"{out} = rp_len_i(C, {args[0].rv}, {w});")
                 return Val(out, "int")
+            if spec.name in VIEW_SEARCHES and len(args) == 2 and args[0].var is not None:
+                slow = f"rp_call_builtin(C, {BUILTIN_IDS[spec.name]}, (rv[]){{{args[0].rv}, {args[1].rv}}}, 2, {w}).u.i"
+                return Val(self._search_view(spec.name, args[0], args[1], slow), "int")
             board = self._board(node.args[0]) if node.args else None
             if spec.name == "cell" and board is not None:
                 out, place = f.borrowed(), f"{board.width}, {board.height}, {args[1].rv}, {args[2].rv}"
@@ -686,6 +693,17 @@ class ExprLowering(TableLowering, Checks):
         if at is not None:
             return f"rp_site_at(C, {self.site_slots(at[1])}, {at[0]}, {hashed})"
         return f"rp_site_call(C, {hashed})"
+
+    def _search_view(self, fn: str, xs: Val, value: Val, slow: str) -> str:
+        """`count`, `index_of` or `in` (`fn`) of a state list, in one walk where its items lie, charged as the
+        builtin's call or `rp_in_fast` charges it (rp.h `rp_count_view_try`); anything off its common case goes
+        to `slow`, the runtime's C int.  A pure function's view is read once (`CFunc.view`); one running effects
+        reads where the list lies at the call, as nothing changes while the call runs."""
+        f = self.f
+        items, n = f.view(xs.var) if f.pure else (f"({view_items(xs.var)})", f"({view_count(xs.var)})")
+        out = f.integer()
+        f.fast(f"rp_{fn}_view_try(&{out}, C, {xs.rv}, {items}, {n}, {value.rv})", f"{out} = {slow};")
+        return out
 
     def enter(self, call: str, w: int) -> None:
         """The call statement `call` of a user function or procedure, charged as Python charges a call; its

@@ -82,6 +82,10 @@ functions:
   either:
     params: [k]
     value: marked(k) or L[k % 4] == k
+  # count(), index_of() and `in` of a state list in a version viewing it (one walk where its items lie)
+  tally:
+    params: [v]
+    value: "count(L, v) * 10 + index_of(L, v) + (if v in L then 100 else 0)"
   down:
     params: [n]
     value: n <= 0 or not down(n - 1)
@@ -384,6 +388,12 @@ CURATED_EFFECTS = {
     "let k = len(L)\nk = k + 0.5\nf = k": ("state", "state"), "let k = len(L)\nk += 2\ni = k": ("state", "state"),
     "let k = len(M)\nfor x in range(k) { let k = x * 2\nL[x] = k }\ni = k": ("state", "state"),
     "let k = len(L) * 4611686018427387904\ni = 1": ("state", "bail"), "let k = lowest(7)\ni = k": ("error", "bail"),
+    # count(), index_of() and `in` of a state list from effects: read where it lies at the call, after it changed
+    "i = count(L, 1) * 10 + index_of(L, 3)\nL[0] = 3\nf = count(L, 3) * 10 + index_of(L, 3)": ("state", "state"),
+    "if 3 in L { L[3] = 5 }\nif 3 in L { i = 1 } else { i = 2 }\nif 5 in L { f = 1 }": ("state", "state"),
+    "append 1.0 to L\ni = count(L, 1) * 10 + index_of(L, 1)": ("state", "state"),
+    "L[2] = [1]\ni = count(L, [1]) * 10 + index_of(L, [1])": ("state", "state"),
+    "L = 3\ni = count(L, 1)": ("error", "bail"), "L = []\ni = count(L, 1) * 10 + index_of(L, 1)": ("state", "state"),
 }
 
 
@@ -579,6 +589,18 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '[a for a, b in [[x, x + s] for x in nums]]', 'any(b > 2 for a, b in [[x, x] for x in nums])',
     'max([b for a, b in [[w, len(w)] for w in words]])',
     '[a for a, b in [[x, 1, 2] for x in nums]]', 'len([a for k in range(9000) for a, b in [[x, [x]] for x in nums]])',
+    # count(), index_of() and `in` of a state list, walked once where it lies; a list holding lists (M), a value
+    # or an item that is a float, a list or a map, and anything but a list through the runtime; the budget running
+    # out (and just not)
+    '[[count(L, v), index_of(L, v), v in L, v not in L, tally(v)] for v in [4, null, 1, 3, 2, true, false, 0, "a", '
+    '4.0, [4], m, nul]]', '[[v in M, v not in M] for v in [[3], [], 3, null, [3.0]]]',
+    '["a" in s, "ab" in s, "red" in m, 1 in m]', '1 in f', 'len([k for k in range(40000) if k % 5 in L])',
+    'len([k for k in range(40001) if k % 5 in L])',
+    '[[count(M, v), index_of(M, v)] for v in [[3], [], 3, null]]', 'count(s, 1)', 'count(m, 1)', 'index_of(nul, 1)',
+    'index_of(f, 2.5)', '[[count(x, 1), index_of(x, 1)] for x in [[1, 1.0, true], [2, [1]], [], [m, 1]]]',
+    'len([k for k in range(40000) if count(L, k % 5) > 0])', 'len([k for k in range(40001) if count(L, k % 5) > 0])',
+    'len([k for k in range(40000) if index_of(L, k % 5) > 0])',
+    'len([k for k in range(40001) if index_of(L, k % 5) > 0])',
 ]
 
 

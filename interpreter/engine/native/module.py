@@ -400,9 +400,11 @@ class _ModuleWriter:
             lo, n, ints = _int_table(p.universe)
             tn, texts = self._text_table(p.universe)
             hashed = not ints and texts == "NULL"  # found by rp_hash_value: a table made at set-up
+            x0, y0, w, h, pairs = _pair_table(p.universe)
             params.append((k, hashed, f"{{{len(p.universe)}, NULL, {src}, {where}, {seen}, {int_literal(lo)}, "
                                       f"{int_literal(n)}, {self._ints(ints) if ints else 'NULL'}, {int_literal(tn)}, "
-                                      f"{texts}}}"))
+                                      f"{texts}, {int_literal(x0)}, {int_literal(y0)}, {int_literal(w)}, "
+                                      f"{int_literal(h)}, {self._ints(pairs) if pairs else 'NULL'}}}"))
         pname = self._name("P")
         self.tables.append(self._array(f"static rp_param {pname}", [row for _, _, row in params]))
         for i, (k, hashed, _) in enumerate(params):
@@ -673,6 +675,23 @@ def _int_table(universe: list) -> tuple[int, int, list[int]]:
     for k, v in enumerate(universe):
         table[v - lo] = k
     return lo, hi - lo + 1, table
+
+
+def _pair_table(universe: list) -> tuple[int, int, int, int, list[int]]:
+    """(x0, y0, w, h, k by (x - x0) * h + (y - y0)) for a set of lists of two ints (not booleans), a board's
+    places written [x, y], within a box of a few times its size: the first of equal values keeps its place."""
+    if not universe or any(type(v) is not list or len(v) != 2 or type(v[0]) is not int or type(v[1]) is not int
+                           for v in universe):
+        return 0, 0, 0, 0, []
+    xs, ys = [v[0] for v in universe], [v[1] for v in universe]
+    x0, y0 = min(xs), min(ys)
+    w, h = max(xs) - x0 + 1, max(ys) - y0 + 1
+    if w * h > 4 * len(universe) + 64:
+        return 0, 0, 0, 0, []
+    table = [-1] * (w * h)
+    for k, (x, y) in reversed(list(enumerate(universe))):
+        table[(x - x0) * h + (y - y0)] = k
+    return x0, y0, w, h, table
 
 
 def _all_ints(universe: list) -> bool:

@@ -828,6 +828,8 @@ typedef struct rp_param {
     /* finding a `from:` value among the `of:` values: ints lo..lo+n-1 and the module's texts by table */
     int64_t int_lo, int_n; const int32_t *int_index;   /* k, or -1 */
     int64_t text_n; const int32_t *text_index;         /* k by text id, or -1 */
+    /* lists of two ints [x, y] within a box (x0.., y0.., w by h): k by (x - x0) * h + (y - y0), or -1 */
+    int64_t pair_x0, pair_y0, pair_w, pair_h; const int32_t *pair_index;
     int32_t *slots; uint64_t mask;                     /* other values: k by rp_hash_value (-1 empty), or NULL */
 } rp_param;
 int rp_param_index(struct rp_param *p);   /* build `slots` (module set-up): 0 when out of memory */

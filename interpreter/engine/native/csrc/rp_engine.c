@@ -156,6 +156,13 @@ static int64_t universe_index(rp_ctx *C, const rp_param *p, rv v)
         if (v.u.i >= p->int_lo && v.u.i - p->int_lo < p->int_n) k = p->int_index[v.u.i - p->int_lo];
     } else if (v.t == T_STR && p->text_index) {
         if (v.u.i < p->text_n) k = p->text_index[v.u.i];
+    } else if (v.t == T_LIST && p->pair_index && v.u.l->len == 2 && v.u.l->items[0].t == T_INT
+               && v.u.l->items[1].t == T_INT) {
+        /* two ints equal only two equal ints, and are written alike: no other `of:` value is that value */
+        uint64_t x = (uint64_t)v.u.l->items[0].u.i - (uint64_t)p->pair_x0;
+        uint64_t y = (uint64_t)v.u.l->items[1].u.i - (uint64_t)p->pair_y0;
+        if (x < (uint64_t)p->pair_w && y < (uint64_t)p->pair_h) k = p->pair_index[x * (uint64_t)p->pair_h + y];
+        if (k >= 0) return k;
     } else if (v.t != T_MAP && p->slots) {
         uint64_t h = rp_hash_value(v) & p->mask;
         while (p->slots[h] >= 0 && !rp_equal(p->universe[p->slots[h]], v)) h = (h + 1) & p->mask;

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from ruleplay import IllegalMoveError, load_game
-from ruleplay.engine.native import NativeState
+from ruleplay.engine.native import NativeState, playout
 from ruleplay.engine.native.handle import BAIL_ILLEGAL
 from ruleplay.runs.perft import perft_table
+from ruleplay.runs.play import agent_seed, play_game
 
-from native_support import lockstep, native_of
+from native_support import lockstep, native_of, outcome
 
 RULESETS = Path(__file__).resolve().parents[3] / "rulesets"
 OTHELLO = RULESETS / "othello.yaml"
@@ -334,3 +335,51 @@ scoring:
 def test_pairs_walked_as_they_are_made_play_as_the_python_engine_plays_them(tmp_path):
     played = _played_in_lockstep(tmp_path, PAIRS, games=12, steps=30)
     assert played["go"] and played["grow"], played
+
+
+# `from:` values found among `of:` values that are all places [x, y] of two ints by a table of their box
+# (rp_engine.c `universe_index`): a value in the box, twice, in any order; a place equal to one of them but
+# written with a float (the Python engine makes that step); a place in the box that is not among them and one
+# outside it (an error of the rules, as the Python engine raises it).
+PAIRS = """\
+ruleplay: 1
+game: pair-params
+players: 2
+state:
+  n: {init: "0"}
+  placed: {init: "0"}
+flow:
+  phases:
+    - {name: placing, order: alternate, actions: [put]}
+actions:
+  put:
+    params:
+      at:
+        of: "[[x, y] for x in range(-1, 3) for y in range(2, 5) if x * 2 != y]"
+        from: FROM
+    effects: |
+      placed += at[0] * 10 + at[1]
+      n += 1
+end:
+  - when: n >= 20
+scoring:
+  score: "placed"
+"""
+PAIRS_FROM = '"if n == 9 then [[2.0, 3], [0, 2]] else [[n % 4 - 1, 3], [2, 3], [-1, 4], [0, 2], [2, 3]]"'
+
+
+def test_from_values_among_places_are_found_as_the_python_engine_finds_them(tmp_path):
+    played = _played_in_lockstep(tmp_path, PAIRS.replace("FROM", PAIRS_FROM), games=8, steps=25)
+    assert played["put"] >= 8 * 20, played
+
+
+@pytest.mark.parametrize("wrong", ["[1, 2]", "[3, 2]", "[1, 2, 3]", "[1, true]"])
+def test_from_values_not_among_places_fail_as_on_the_python_engine(tmp_path, wrong):
+    path = tmp_path / "game.yaml"
+    path.write_text(PAIRS.replace("FROM", f'"if n == 5 then [{wrong}] else [[0, 2]]"'), encoding="utf-8")
+    game = load_game(path)
+    ng = native_of(game)
+    for seed in range(2):
+        native = outcome(lambda: playout(ng, [0, 0], [agent_seed(seed, 0), agent_seed(seed, 1)], seed))
+        assert native == outcome(lambda: play_game(game, ["random"], seed))
+        assert native[0] == "error", native

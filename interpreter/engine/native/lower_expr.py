@@ -37,6 +37,7 @@ KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "d
                            "distance"})
 FLOW_INTS = {"seat", "players", "round", "turn", "start"}
 VIEW_SEARCHES = ("count", "index_of")  # builtins of a state list and a value written as one walk (`_search_view`)
+LEN_UNMADE = ("flatten", "unique")  # builtins whose list a len() of the call only measures (`_len_unmade`)
 FOLDS = ("len", "sum", "max", "min")  # builtins of a comprehension written as one loop (`_fold`)
 ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
 ARITH_OPS = {"+": "OP_ADD", "-": "OP_SUB", "*": "OP_MUL", "/": "OP_DIV", "//": "OP_FLOORDIV", "%": "OP_MOD"}
@@ -635,6 +636,10 @@ class ExprLowering(TableLowering, Checks):
         if isinstance(spec, Builtin):
             if spec.name in FOLDS and len(node.args) == 1 and isinstance(node.args[0], A.Comprehension):
                 return self._fold(spec.name, node.args[0], scope, lv, w)
+            inner = node.args[0] if spec.name == "len" and len(node.args) == 1 else None
+            if (isinstance(inner, A.Call) and inner.func in LEN_UNMADE and len(inner.args) == 1
+                    and isinstance(self.callee(inner, scope), Builtin)):
+                return self._len_unmade(inner, scope, lv)
             args = [self._read(a, scope, lv) if spec.name == "len" else self.lower(a, scope, lv) for a in node.args]
             if spec.name == "len" and args[0].kind == "ints":
                 return lower_bounds.length(args[0])
@@ -693,6 +698,16 @@ class ExprLowering(TableLowering, Checks):
         if at is not None:
             return f"rp_site_at(C, {self.site_slots(at[1])}, {at[0]}, {hashed})"
         return f"rp_site_call(C, {hashed})"
+
+    def _len_unmade(self, call: A.Call, scope: Scope, lv: Locals) -> Val:
+        """`len(flatten(xs))` or `len(unique(xs))` without the list made, charged as the call is charged
+        (`rp_len_of_call`)."""
+        f = self.f
+        xs = self.lower(call.args[0], scope, lv)
+        out = f.integer()
+        f.emit(f"{out} = rp_len_of_call(C, {BUILTIN_IDS[call.func]}, {xs.rv}, {self.where(call.pos)});")
+        f.check()
+        return Val(out, "int")
 
     def _search_view(self, fn: str, xs: Val, value: Val, slow: str) -> str:
         """`count`, `index_of` or `in` (`fn`) of a state list, in one walk where its items lie, charged as the

@@ -806,6 +806,7 @@ static inline int rp_fire(rp_ctx *C, int32_t rule)
     return 1;
 }
 int rp_seats_check(rp_ctx *C, rv to, int32_t where);
+int64_t rp_len_of_call(rp_ctx *C, int32_t bi, rv xs, int32_t where);   /* len(flatten(xs)), len(unique(xs)) */
 
 /* ------------------------------------------------------------------ the lowered model */
 typedef rv (*rp_expr_fn)(rp_ctx *C, const rv *A);    /* a value: a new reference */

@@ -1288,6 +1288,61 @@ rv rp_call_builtin(rp_ctx *C, int32_t bi, const rv *args, int32_t nargs, int32_t
     return out;
 }
 
+/* How many distinct items a list of scalars holds (b_unique's length): ints 0..63 by a mask, anything else
+ * compared with every item before it (equality is exact, so an item equal to one dropped is equal to the one
+ * kept). */
+static int64_t distinct_scalars(const rp_list *l)
+{
+    uint64_t mask = 0;
+    int small = 1;
+    for (int64_t i = 0; i < l->len && small; i++) {
+        rv x = l->items[i];
+        small = x.t == T_INT && (uint64_t)x.u.i < 64;
+        mask |= small ? (uint64_t)1 << x.u.i : 0;
+    }
+    if (small) return __builtin_popcountll(mask);
+    int64_t n = 0;
+    for (int64_t i = 0; i < l->len; i++) {
+        int seen = 0;
+        for (int64_t j = 0; j < i && !seen; j++) seen = rp_equal(l->items[j], l->items[i]);
+        n += !seen;
+    }
+    return n;
+}
+
+/* len(flatten(xs)) or len(unique(xs)) (`bi`), the list unmade: charged as rp_call_builtin charges the call (xs
+ * scanned, the list it returns charged as built: flatten's holds the items of xs's lists, so its size is xs's
+ * less xs's own items; unique's of scalars is its length).  Any other case is the call made and measured.
+ * -1 on a bail. */
+int64_t rp_len_of_call(rp_ctx *C, int32_t bi, rv xs, int32_t where)
+{
+    if (xs.t == T_LIST && (bi == BI_FLATTEN || bi == BI_UNIQUE)) {
+        rp_list *l = xs.u.l;
+        int containers = 0;
+        for (int64_t i = 0; i < l->len; i++) containers += rv_is_container(l->items[i]);
+        if (bi == BI_UNIQUE && !containers) {
+            if (!rp_spend(C, l->len, where)) return -1;   /* a flat list's size is its length */
+            int64_t n = distinct_scalars(l);
+            return rp_built(C, n, where) ? n : -1;
+        }
+        if (bi == BI_FLATTEN && containers == l->len) {
+            int64_t size = rp_size(C, xs, C->b->iterations, where);
+            if (C->err || !rp_spend(C, size, where)) return -1;
+            int64_t total = 0;
+            for (int64_t i = 0; i < l->len; i++) {
+                if (l->items[i].t != T_LIST) { fail(C, where); return -1; }
+                total += l->items[i].u.l->len;
+            }
+            if (total > MAX_ITEMS) { rp_bail(C, RP_BAIL_LIMIT, "flatten too long", where); return -1; }
+            return rp_built(C, size - l->len, where) ? total : -1;
+        }
+    }
+    rv out = rp_call_builtin(C, bi, &xs, 1, where);
+    int64_t n = C->err ? -1 : rp_len_i(C, out, where);
+    rv_drop(out);
+    return C->err ? -1 : n;
+}
+
 /* join(args) charged as rp_call_builtin charges it, the text unmade: its characters, or -1 on a bail. */
 int64_t rp_join_chars(rp_ctx *C, const rv *args, int32_t nargs, int32_t where)
 {

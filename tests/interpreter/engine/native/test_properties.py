@@ -596,6 +596,16 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '4.0, [4], m, nul]]', '[[v in M, v not in M] for v in [[3], [], 3, null, [3.0]]]',
     '["a" in s, "ab" in s, "red" in m, 1 in m]', '1 in f', 'len([k for k in range(40000) if k % 5 in L])',
     'len([k for k in range(40001) if k % 5 in L])',
+    # len() of flatten() and unique(), the list unmade: lists of lists (nested deeper too), scalars of every kind
+    # (small ints, and not), lists among them (the call made), anything the builtin refuses; the budget running
+    # out (and just not)
+    '[len(flatten(M)), len(flatten([])), len(flatten([[1, [2, 3]], [], [m], M])), len(unique(L)), len(unique([]))]',
+    'len(unique([1, 1.0, true, 1, "a", "a", false, 0, null, null, 2.5, 2.5]))',
+    'len(unique([63, 0, 64, -1, 63, 5, 0]))', 'len(unique([[1], [1.0], 2, m, m]))', 'len(unique([5, 0, 63, 5, 0, 63]))',
+    'len(flatten(L))', 'len(flatten([[1, 2], m]))', 'len(flatten([[1], 3]))', 'len(unique(s))', 'len(flatten(nul))',
+    '[len(unique(L[:k])) + len(flatten(M[k:])) for k in range(4)]',
+    'len([k for k in range(28571) if len(flatten(M)) > 0])', 'len([k for k in range(28572) if len(flatten(M)) > 0])',
+    'len([k for k in range(40000) if len(unique(L)) > 0])', 'len([k for k in range(40001) if len(unique(L)) > 0])',
     '[[count(M, v), index_of(M, v)] for v in [[3], [], 3, null]]', 'count(s, 1)', 'count(m, 1)', 'index_of(nul, 1)',
     'index_of(f, 2.5)', '[[count(x, 1), index_of(x, 1)] for x in [[1, 1.0, true], [2, [1]], [], [m, 1]]]',
     'len([k for k in range(40000) if count(L, k % 5) > 0])', 'len([k for k in range(40001) if count(L, k % 5) > 0])',

@@ -327,7 +327,21 @@ int64_t rp_text_compare(int64_t a, int64_t b)
 }
 
 /* ------------------------------------------------------------------ size, clone, budget */
-static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where)
+/* The length of a list of at most four items none of which is a list or a map, else -1: what size_walk gives for
+ * it one level or more above the nesting bound (as dsl.runtime._size counts such a short item in place). */
+static inline int64_t short_flat(rv v)
+{
+    if (v.t != T_LIST || v.u.l->len > 4) return -1;
+    const rv *items = v.u.l->items;
+    for (int64_t i = 0; i < v.u.l->len; i++) if (rv_is_container(items[i])) return -1;
+    return v.u.l->len;
+}
+
+static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where);
+
+/* size_walk's body, written into rp_size too, so a list holding nothing nested is counted without a call. */
+static inline __attribute__((always_inline)) int64_t size_walk_inline(rp_ctx *C, rv v, int64_t cap, int levels,
+                                                                      int32_t where)
 {
     if (!rv_is_container(v)) return 0;
     if (levels == 0) {
@@ -342,7 +356,8 @@ static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where
     const rv *end = items + n;
     for (const rv *x = items; x < end; x++) {
         if (rv_is_container(*x)) {
-            n += size_walk(C, *x, cap - n, levels - 1, where);
+            int64_t flat = levels > 1 ? short_flat(*x) : -1;   /* a pair, a place: counted here, no call */
+            n += flat >= 0 ? flat : size_walk(C, *x, cap - n, levels - 1, where);
             if (C->err) return cap + 1;
             if (n > cap) return n;
         }
@@ -350,11 +365,16 @@ static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where
     return n;
 }
 
+static int64_t size_walk(rp_ctx *C, rv v, int64_t cap, int levels, int32_t where)
+{
+    return size_walk_inline(C, v, cap, levels, where);
+}
+
 int64_t rp_size(rp_ctx *C, rv v, int64_t cap, int32_t where)
 {
     if (v.t == T_LIST && v.u.l->size >= 0) return v.u.l->size;   /* a constant's, counted once */
     if (v.t == T_MAP && v.u.m->size >= 0) return v.u.m->size;
-    return size_walk(C, v, cap, MAX_NESTING, where);
+    return size_walk_inline(C, v, cap, MAX_NESTING, where);
 }
 
 int64_t rp_size_nested(rp_ctx *C, rv v, int depth, int32_t where)

@@ -606,6 +606,10 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '[len(unique(L[:k])) + len(flatten(M[k:])) for k in range(4)]',
     'len([k for k in range(28571) if len(flatten(M)) > 0])', 'len([k for k in range(28572) if len(flatten(M)) > 0])',
     'len([k for k in range(40000) if len(unique(L)) > 0])', 'len([k for k in range(40001) if len(unique(L)) > 0])',
+    # short lists of scalars (counted in place by the size walk) among longer and nested ones, at the nesting bound
+    # and one level past it (an error), scanned by `==`
+    '[[[x, y], [x], [x, y, x, y], [x, y, x, y, x], [[x]], [x, m], []] == [] for x in nums for y in L]',
+    *[f"let a = {'[' * 50}[1, 2]{']' * 50}; let b = {'[' * k}a{']' * k}; b == []" for k in (49, 50)],
     '[[count(M, v), index_of(M, v)] for v in [[3], [], 3, null]]', 'count(s, 1)', 'count(m, 1)', 'index_of(nul, 1)',
     'index_of(f, 2.5)', '[[count(x, 1), index_of(x, 1)] for x in [[1, 1.0, true], [2, [1]], [], [m, 1]]]',
     'len([k for k in range(40000) if count(L, k % 5) > 0])', 'len([k for k in range(40001) if count(L, k % 5) > 0])',

@@ -285,12 +285,70 @@ static inline rv rp_arith_fast(rp_ctx *C, int op, rv a, rv b, int32_t where)
     return rp_arith(C, op, a, b, where);
 }
 
+/* count(xs, value), `value in xs` and index_of(xs, value) of a list whose items lie at `items` (`n` of them:
+ * the lowering's view of a state list, or a list that is no constant in rp_in_fast), in one walk: charged as call_charged and rp_in_fast charge them, the list's size in
+ * iterations (a flat list's size is its length; the value and the result are scalars).  Decided (1) when the
+ * value and every item are null, a bool, an int or a text, each equal only to its own kind's same number (as
+ * rp_equal says); anything else (a float, a list or a map met, no list at all) or a charge past the budget is
+ * left to the runtime (0, nothing charged).  A tag's bit in RP_ODD_TAGS says it is a float, a list or a map: one
+ * shift and one `or` an item, tested once after the walk. */
+#define RP_ODD_TAGS ((1u << T_FLT) | (1u << T_LIST) | (1u << T_MAP))
+static inline int rp_search_view_ok(rp_ctx *C, rv v, int64_t n, rv value)
+{
+    return RP_LIKELY(v.t == T_LIST && !((RP_ODD_TAGS >> value.t) & 1) && C->b->iterations >= n);
+}
+static inline int rp_count_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
+{
+    if (!rp_search_view_ok(C, v, n, value)) return 0;
+    int64_t found = 0;
+    uint32_t odd = 0;
+    for (const rv *x = items, *end = items + n; x < end; x++) {
+        odd |= RP_ODD_TAGS >> x->t;
+        found += (x->t == value.t) & (x->u.i == value.u.i);
+    }
+    if (RP_UNLIKELY(odd & 1)) return 0;
+    C->b->iterations -= n;
+    *out = found;
+    return 1;
+}
+static inline int rp_in_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
+{
+    if (!rp_search_view_ok(C, v, n, value)) return 0;   /* `value in xs`: charged as rp_in_fast charges it */
+    int64_t found = 0;
+    uint32_t odd = 0;
+    for (const rv *x = items, *end = items + n; x < end; x++) {
+        odd |= RP_ODD_TAGS >> x->t;
+        found |= (x->t == value.t) & (x->u.i == value.u.i);
+    }
+    if (RP_UNLIKELY(odd & 1)) return 0;
+    C->b->iterations -= n;
+    *out = found;
+    return 1;
+}
+static inline int rp_index_of_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
+{
+    if (!rp_search_view_ok(C, v, n, value)) return 0;
+    int64_t at = n;
+    uint32_t odd = 0;
+    for (int64_t i = n - 1; i >= 0; i--) {   /* backwards: the last found is the first */
+        odd |= RP_ODD_TAGS >> items[i].t;
+        if (items[i].t == value.t && items[i].u.i == value.u.i) at = i;
+    }
+    if (RP_UNLIKELY(odd & 1)) return 0;
+    C->b->iterations -= n;
+    *out = at == n ? -1 : at;
+    return 1;
+}
+
 /* `item in list` for an item that is a whole number, a text, null or a boolean (equal only to its own kind,
- * or an int to an equal float), inline; anything else through rp_contains. */
+ * or an int to an equal float), inline: a list that is no constant in one walk (rp_in_view_try), anything else
+ * through rp_contains. */
 static inline int rp_in_fast(rp_ctx *C, rv container, rv item, int32_t where)
 {
     if (RP_LIKELY(container.t == T_LIST && item.t != T_FLT && item.t < T_LIST)) {
         rp_list *l = container.u.l;
+        int64_t found;
+        if (l->size < 0 && rp_in_view_try(&found, C, container, l->items, l->len, item)) return (int)found;
         int64_t n = l->size >= 0 ? l->size : rp_size_of_list(C, container, where);
         if (RP_UNLIKELY(n < 0)) return -1;
         C->b->iterations -= n;
@@ -351,61 +409,6 @@ static inline int rp_iterate_view_try(rp_ctx *C, rv v, const rv *items, int64_t 
     return 0;
 }
 rv rp_iterate_view(rp_ctx *C, rv v, const rv **walk, int64_t *count, int32_t where);   /* a new reference */
-
-/* count(xs, value), `value in xs` and index_of(xs, value) of a state list whose items lie at `items` (`n` of
- * them: the lowering's view), in one walk: charged as call_charged and rp_in_fast charge them, the list's size in
- * iterations (a flat list's size is its length; the value and the result are scalars).  Decided (1) when the
- * value and every item are null, a bool, an int or a text, each equal only to its own kind's same number (as
- * rp_equal says); anything else (a float, a list or a map met, no list at all) or a charge past the budget is
- * left to the runtime (0, nothing charged).  A tag's bit in RP_ODD_TAGS says it is a float, a list or a map: one
- * shift and one `or` an item, tested once after the walk. */
-#define RP_ODD_TAGS ((1u << T_FLT) | (1u << T_LIST) | (1u << T_MAP))
-static inline int rp_search_view_ok(rp_ctx *C, rv v, int64_t n, rv value)
-{
-    return RP_LIKELY(v.t == T_LIST && !((RP_ODD_TAGS >> value.t) & 1) && C->b->iterations >= n);
-}
-static inline int rp_count_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
-{
-    if (!rp_search_view_ok(C, v, n, value)) return 0;
-    int64_t found = 0;
-    uint32_t odd = 0;
-    for (const rv *x = items, *end = items + n; x < end; x++) {
-        odd |= RP_ODD_TAGS >> x->t;
-        found += (x->t == value.t) & (x->u.i == value.u.i);
-    }
-    if (RP_UNLIKELY(odd & 1)) return 0;
-    C->b->iterations -= n;
-    *out = found;
-    return 1;
-}
-static inline int rp_in_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
-{
-    if (!rp_search_view_ok(C, v, n, value)) return 0;   /* `value in xs`: charged as rp_in_fast charges it */
-    int64_t found = 0;
-    uint32_t odd = 0;
-    for (const rv *x = items, *end = items + n; x < end; x++) {
-        odd |= RP_ODD_TAGS >> x->t;
-        found |= (x->t == value.t) & (x->u.i == value.u.i);
-    }
-    if (RP_UNLIKELY(odd & 1)) return 0;
-    C->b->iterations -= n;
-    *out = found;
-    return 1;
-}
-static inline int rp_index_of_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
-{
-    if (!rp_search_view_ok(C, v, n, value)) return 0;
-    int64_t at = n;
-    uint32_t odd = 0;
-    for (int64_t i = n - 1; i >= 0; i--) {   /* backwards: the last found is the first */
-        odd |= RP_ODD_TAGS >> items[i].t;
-        if (items[i].t == value.t && items[i].u.i == value.u.i) at = i;
-    }
-    if (RP_UNLIKELY(odd & 1)) return 0;
-    C->b->iterations -= n;
-    *out = at == n ? -1 : at;
-    return 1;
-}
 
 /* The common case of an operation, inline, for the lowering to write as
  *     if (RP_UNLIKELY(!rp_..._try(&out, ...))) { out = the runtime's operation; if (C->err) goto out; }

@@ -596,6 +596,9 @@ CURATED = [  # forms the lowering writes specially, each also inside a loop, whe
     '4.0, [4], m, nul]]', '[[v in M, v not in M] for v in [[3], [], 3, null, [3.0]]]',
     '["a" in s, "ab" in s, "red" in m, 1 in m]', '1 in f', 'len([k for k in range(40000) if k % 5 in L])',
     'len([k for k in range(40001) if k % 5 in L])',
+    # `in` of a list that is no constant (made, sliced, returned): one walk, or through the runtime as above
+    '[[v in [1, null, "a", true, i], v in M[0] + [v], v not in L[1:]] for v in [1, 1.0, true, null, "a", 7, [1], 3]]',
+    'len([k for k in range(20000) if k % 5 in twice(L)])', 'len([k for k in range(20001) if k % 5 in twice(L)])',
     # len() of flatten() and unique(), the list unmade: lists of lists (nested deeper too), scalars of every kind
     # (small ints, and not), lists among them (the call made), anything the builtin refuses; the budget running
     # out (and just not)

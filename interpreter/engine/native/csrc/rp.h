@@ -115,6 +115,11 @@ struct rp_model;
 struct rp_state;
 
 /* Everything a piece of lowered code can see while it runs (the counterpart of dsl.runtime.Ctx). */
+/* A thread's free lists of small lists' blocks (rp_value.c): rp_ctx_init keeps the thread's in its context. */
+#define RP_POOL_CLASSES 3
+typedef struct rp_pool rp_pool;
+rp_pool *rp_thread_pool(void);
+
 typedef struct rp_ctx {
     const struct rp_model *M;
     struct rp_state *S;
@@ -127,6 +132,7 @@ typedef struct rp_ctx {
     const char *why;       /* what bailed, for diagnostics (a static text of the runtime) */
     int32_t where;         /* the position id of the code that bailed, or -1 */
     int32_t *fired; int32_t nfired, cfired;   /* rule ids fired in this step, in order */
+    rp_pool *pool;         /* the thread's free lists (a context is used on the thread that set it up) */
 } rp_ctx;
 
 #define RP_WHY_FAIL "a `fail` statement"

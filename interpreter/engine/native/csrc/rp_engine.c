@@ -20,6 +20,7 @@ void rp_ctx_init(rp_ctx *C, const rp_model *M, rp_state *S)
     rp_clear_signals(&C->sig);
     C->where = -1;
     if (S) C->rng = S->rng;
+    C->pool = rp_thread_pool();
 }
 
 void rp_ctx_done(rp_ctx *C) { free(C->fired); C->fired = NULL; C->nfired = C->cfired = 0; }

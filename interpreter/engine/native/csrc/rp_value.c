@@ -9,11 +9,17 @@
 
 /* ------------------------------------------------------------------ containers */
 /* Small lists come from free lists of blocks of three sizes, kept per thread (a list may be freed on
- * another thread than made it: its block then joins that thread's list). */
-#define CLASSES 3
+ * another thread than made it: its block then joins that thread's list).  A thread-local variable of a loaded
+ * module is found by a call (__tls_get_addr): a list made in a context takes the pool its context keeps
+ * (rp_ctx_init: made on one thread, a context is used on it), one lookup a context rather than one a list. */
 #define KEEP 4096
-static __thread rp_list *free_blocks[CLASSES];
-static __thread int32_t free_count[CLASSES];
+struct rp_pool {
+    rp_list *blocks[RP_POOL_CLASSES];
+    int32_t count[RP_POOL_CLASSES];
+};
+static __thread rp_pool thread_pool;
+
+rp_pool *rp_thread_pool(void) { return &thread_pool; }
 
 static int32_t class_of(int64_t cap) { return cap <= 4 ? 0 : cap <= 8 ? 1 : cap <= 16 ? 2 : -1; }
 
@@ -22,11 +28,12 @@ rp_list *rp_list_new(rp_ctx *C, int64_t cap)
     int32_t cls = class_of(cap);
     rp_list *l;
     if (cls >= 0) {
+        rp_pool *P = C ? C->pool : &thread_pool;
         cap = 4 << cls;
-        l = free_blocks[cls];
+        l = P->blocks[cls];
         if (l) {
-            free_blocks[cls] = (rp_list *)l->items;
-            free_count[cls]--;
+            P->blocks[cls] = (rp_list *)l->items;
+            P->count[cls]--;
         } else {
             l = malloc(sizeof *l + (size_t)cap * sizeof(rv));
         }
@@ -50,10 +57,11 @@ void rp_list_free(rp_list *l)
     for (int64_t i = 0; i < l->len; i++) rv_drop(l->items[i]);
     if (l->items != l->inline_items) free(l->items);
     int32_t cls = l->cls;
-    if (cls >= 0 && free_count[cls] < KEEP) {
-        l->items = (rv *)free_blocks[cls];
-        free_blocks[cls] = l;
-        free_count[cls]++;
+    rp_pool *P = &thread_pool;
+    if (cls >= 0 && P->count[cls] < KEEP) {
+        l->items = (rv *)P->blocks[cls];
+        P->blocks[cls] = l;
+        P->count[cls]++;
         return;
     }
     free(l);

@@ -373,3 +373,43 @@ def test_a_row_kept_where_nothing_it_shows_changed_answers_as_single_games(tmp_p
     ours = vector_env(game, num_envs=3, backend="native")
     assert ours.games.encoding.size * 4 > 4096
     _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=70)
+
+
+# Entries whose `visible_if` reads `viewer` are kept per seat in a batch's slot (rp_observe.c's rp_seat_views): a seat's
+# own last numbers come back where nothing they read changed since that seat's last row.  Three seats take turns; some
+# moves change what `marks` (one entry per seat, read with `owner`) and `pile` (which grows) show.
+SEAT_VIEWS = """\
+ruleplay: 1
+game: seat-views
+players: 3
+state:
+  marks: {per_player: true, init: "range(6)", visible_if: "shown[index] or (index + owner) % 3 == viewer", back: '"?"'}
+  pile: {init: "range(10)", visible_if: "lit or index % 3 == viewer", back: "item * 10"}
+  shown: {init: "repeat(false, 6)"}
+  lit: {init: "false"}
+  pad: {init: "range(300)"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [look]}
+actions:
+  look:
+    params:
+      k: {of: "range(6)"}
+    effects: |
+      n += 1
+      if k % 3 == 0 { shown[k] = not shown[k] }
+      if k == 5 { lit = not lit }
+      if k == 4 { pile = pile + [n] }
+end:
+  - when: n >= 40
+scoring:
+  score: "n"
+"""
+
+
+def test_entries_kept_per_seat_answer_as_single_games(tmp_path):
+    game = _native_game(tmp_path, SEAT_VIEWS)
+    ours = vector_env(game, num_envs=3, backend="native")
+    assert ours.games.encoding.size * 4 > 4096
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=90)

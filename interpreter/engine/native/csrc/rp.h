@@ -1081,8 +1081,13 @@ int64_t rp_view_entries(const rp_model *M);
 #define RP_VIEW_USED 4   /* the numbers rp_observe_row's `used` holds for each entry */
 void rp_view_unknown(const rp_model *M, const struct rp_layout *L, int32_t *used);
 const char *rp_layout_unfit(const rp_model *M, const struct rp_layout *L);
+/* What a batch's slot keeps of each seat's last row: the entries that read `viewer` (rp_observe.c).  NULL where a
+ * game has none such (or memory is short: rows are then written without). */
+typedef struct rp_seat_views rp_seat_views;
+rp_seat_views *rp_seat_views_new(const rp_model *M, const struct rp_layout *L);
+void rp_seat_views_free(rp_seat_views *V);
 int rp_observe_row(rp_state *S, const struct rp_layout *L, int32_t seat, int32_t prev, float *out, int32_t *used,
-                   struct rp_error *e);
+                   rp_seat_views *views, struct rp_error *e);
 int rp_mask_row(rp_state *S, int32_t masked, int8_t *mask, int64_t nactions, const int32_t *was, int64_t nwas);
 
 #endif

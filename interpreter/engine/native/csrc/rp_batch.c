@@ -35,6 +35,7 @@ typedef struct rp_slot {
      * unchanged since are not written again (rp_observe_row's `prev`). */
     const rp_layout *layout;
     int32_t seat;
+    rp_seat_views *views;   /* each seat's last numbers of the entries that read `viewer`, in `layout` */
 } rp_slot;
 
 struct rp_batch {
@@ -60,6 +61,7 @@ void rp_batch_free(rp_batch *B)
         rp_state_free(B->slots[i].S);
         free(B->slots[i].ops);
         free(B->slots[i].used);
+        rp_seat_views_free(B->slots[i].views);
     }
     free(B->slots);
     free(B);
@@ -142,7 +144,11 @@ static int write_rows(rp_slot *g, const rp_layout *L, float *obs, int8_t *mask, 
     if (by_entry && !known) rp_view_unknown(&RP_MODEL, L, g->used);
     int32_t seat = S->flow.done ? g->last : (int32_t)S->flow.player;
     int32_t prev = known && g->layout == L ? g->seat : -1;
-    if (!rp_observe_row(S, L, seat, prev, obs, by_entry ? g->used : NULL, NULL)) return 0;
+    if (by_entry && prev < 0) {   /* a row not known, or of another layout: what the seats were shown is not either */
+        rp_seat_views_free(g->views);
+        g->views = rp_seat_views_new(&RP_MODEL, L);
+    }
+    if (!rp_observe_row(S, L, seat, prev, obs, by_entry ? g->used : NULL, by_entry ? g->views : NULL, NULL)) return 0;
     g->layout = L;
     g->seat = seat;
     int cleared = by_move && known;

@@ -200,8 +200,34 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     return ok;
 }
 
+/* ------------------------------------------------------------------ entries kept per seat
+ * An entry whose `visible_if` or `back` reads `viewer` shows each seat its own numbers, so a row written for one seat
+ * after another (a batch's: the seat to move) cannot keep it.  A batch's slot keeps each seat's last numbers of such
+ * entries, and which variables changed since that seat's last row: an entry none of whose variables changed since is
+ * copied back, its budget charged again. */
+struct rp_seat_views {
+    int32_t players, nvars;
+    int64_t *slot;       /* per entry of a vector: its place among the kept ones, or -1 */
+    int64_t nkept;
+    int64_t *at;         /* per kept entry: where its numbers lie in a seat's */
+    int64_t width;       /* the numbers a seat's kept entries take */
+    float *numbers;      /* seat by seat */
+    int32_t *used;       /* seat by seat, RP_VIEW_USED numbers a kept entry */
+    uint8_t *valid;      /* seat by seat: whether a kept entry holds what the seat was last shown */
+    uint8_t *stale;      /* seat by seat, a mark a variable: changed since the seat's last row (where watched) */
+    int32_t *watched;    /* the variables kept entries show: their own and those their `visible_if` and `back` read */
+    int32_t nwatched;
+};
+
+/* The variables marked changed in `changed` marked stale to every seat: those a kept entry shows. */
+static void marked_stale(rp_seat_views *V, const uint8_t *changed)
+{
+    for (int32_t q = 0; q < V->players; q++)
+        for (int32_t j = 0; j < V->nwatched; j++) V->stale[q * V->nvars + V->watched[j]] |= changed[V->watched[j]];
+}
+
 static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
-                       int32_t *used);
+                       int32_t *used, rp_seat_views *views);
 
 /* The numbers a vector of layout L holds for this module's game (encoding.py's Encoding.size). */
 static int64_t layout_size(const rp_model *M, const rp_layout *L)
@@ -245,21 +271,32 @@ void rp_view_unknown(const rp_model *M, const rp_layout *L, int32_t *used)
  * list's length and counts of components an entry does not hold).  With `used`, `prev` >= 0 says that `out` is
  * this state's last row, written in layout L for seat `prev`: an entry that `kept` shows the same is left as it is,
  * its budget charged again (most of a vector is variables a move does not touch); -1: every entry is written.
- * A row written with `used` clears the marks.  L must be a layout rp_layout_unfit passes (asked once, not at
- * every row: its size is a walk of every variable).
- * After a bail `out` and `used` are undefined. */
+ * A row written with `used` clears the marks.  `views` (NULL: none; only with `used`) keeps, for every seat, the
+ * entries that read `viewer` as the seat was last shown them in layout L (rp_seat_views_new), and takes the marks
+ * into each seat's own.  L must be a layout rp_layout_unfit passes (asked once, not at every row: its size is a
+ * walk of every variable).
+ * After a bail `out` and `used` are undefined, and `views` holds nothing. */
 int rp_observe_row(rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out, int32_t *used,
-                   rp_error *e)
+                   rp_seat_views *views, rp_error *e)
 {
     const rp_model *M = S->M;
     rp_ctx C;
     rp_ctx_init(&C, M, S);
     if (!used) memset(out, 0, (size_t)L->size * sizeof(float));
-    if (seat < 0 || seat >= M->players) rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
-    else write_view(&C, S, L, seat, used ? prev : -1, out, used);
+    if (seat < 0 || seat >= M->players) {
+        rp_bail(&C, RP_BAIL_RULE, "not a seat of this game", -1);
+    } else {
+        if (views) marked_stale(views, S->changed);
+        write_view(&C, S, L, seat, used ? prev : -1, out, used, used ? views : NULL);
+    }
     if (e) { e->code = C.err; e->why = C.why ? C.why : ""; e->where = C.where; }
     rp_ctx_done(&C);
-    if (used && C.err == RP_OK) memset(S->changed, 0, (size_t)(M->nvars ? M->nvars : 1));
+    if (used && C.err == RP_OK) {
+        memset(S->changed, 0, (size_t)(M->nvars ? M->nvars : 1));
+        if (views) memset(views->stale + seat * M->nvars, 0, (size_t)M->nvars);
+    } else if (views) {
+        memset(views->valid, 0, (size_t)(views->players * views->nkept));
+    }
     return C.err == RP_OK;
 }
 
@@ -275,7 +312,7 @@ const char *rp_layout_unfit(const rp_model *M, const rp_layout *L)
 int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_error *e)
 {
     const char *unfit = rp_layout_unfit(S->M, L);
-    if (!unfit) return rp_observe_row(S, L, seat, -1, out, NULL, e);
+    if (!unfit) return rp_observe_row(S, L, seat, -1, out, NULL, NULL, e);
     if (e) { e->code = RP_BAIL_NATIVE; e->why = unfit; e->where = -1; }
     return 0;
 }
@@ -333,30 +370,147 @@ static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_l
     }
 }
 
+/* Whether what variable `var`'s entry shows a seat is marked unchanged in `changed`: the variable itself and every
+ * variable its `visible_if` and `back` read (which must be listed). */
+static inline int unchanged(const uint8_t *changed, const rp_seen_var *V, int32_t var)
+{
+    if (changed[var] || V->nreads < 0) return 0;
+    for (int32_t j = 0; j < V->nreads; j++)
+        if (changed[V->reads[j]]) return 0;
+    return 1;
+}
+
+/* The budget an entry's `visible_if` and `back` charged (`used` its RP_VIEW_USED numbers), charged again as walking
+ * it would (a bail where that runs out). */
+static inline void charged_again(rp_ctx *C, const int32_t *used)
+{
+    if (rp_spend(C, used[2], -1)) rp_built(C, used[3], -1);
+}
+
+/* Whether entry `owner` of variable `var` is masked to seat `seat` (owner -1: the variable is not per player). */
+static inline int masked_to(const rp_seen_var *V, int32_t owner, int32_t seat)
+{
+    return V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != seat);
+}
+
 /* Whether seat `owner`'s entry of variable `var` (-1: not per player), which the row (`used` its numbers) holds as
  * seat `prev` saw it, shows seat `seat` the same: nothing it shows was marked changed since (S->changed), and it is
  * masked to both seats, or shown to both with its `visible_if` and `back` reading neither a changed variable nor a
- * viewer that changed.  Then the budget its `visible_if` and `back` charged is charged again, as walking it would
- * (a bail where that runs out). */
+ * viewer that changed.  Then the budget its `visible_if` and `back` charged is charged again. */
 static inline int kept(rp_ctx *C, const rp_state *S, int32_t var, int32_t owner, int32_t seat, int32_t prev,
                        const int32_t *used)
 {
     const rp_seen_var *V = &RP_SEEN_VARS[var];
     if (S->changed[var]) return 0;
-    int masked_now = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != seat);
-    int masked_then = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != prev);
-    if (masked_now != masked_then) return 0;
+    int masked_now = masked_to(V, owner, seat);
+    if (masked_now != masked_to(V, owner, prev)) return 0;
     if (masked_now || !V->visible_if) return 1;
-    if (V->nreads < 0 || (V->by_viewer && seat != prev) || used[2] < 0 || used[3] < 0) return 0;
-    for (int32_t j = 0; j < V->nreads; j++)
-        if (S->changed[V->reads[j]]) return 0;
-    if (rp_spend(C, used[2], -1)) rp_built(C, used[3], -1);
+    if ((V->by_viewer && seat != prev) || used[2] < 0 || used[3] < 0 || !unchanged(S->changed, V, var)) return 0;
+    charged_again(C, used);
     return 1;
+}
+
+/* Whether entries of variable `var` are kept per seat: shown through a `visible_if` that reads the viewer and
+ * variables that can be listed. */
+static int kept_per_seat(int32_t var)
+{
+    const rp_seen_var *V = &RP_SEEN_VARS[var];
+    return V->visible_if && V->by_viewer && V->nreads >= 0 && V->visibility != SEEN_HIDDEN;
+}
+
+void rp_seat_views_free(rp_seat_views *V)
+{
+    if (!V) return;
+    free(V->slot); free(V->at); free(V->numbers); free(V->used); free(V->valid); free(V->stale); free(V->watched);
+    free(V);
+}
+
+rp_seat_views *rp_seat_views_new(const rp_model *M, const rp_layout *L)
+{
+    int64_t entries = rp_view_entries(M), n = M->players, nkept = 0, width = 0;
+    for (int32_t i = 0; i < M->nvars; i++)
+        if (kept_per_seat(i)) nkept += M->vars[i].per_player ? n : 1;
+    if (!nkept) return NULL;
+    rp_seat_views *V = calloc(1, sizeof *V);
+    if (!V) return NULL;
+    V->players = (int32_t)n;
+    V->nvars = M->nvars;
+    V->nkept = nkept;
+    V->slot = malloc((size_t)entries * sizeof *V->slot);
+    V->at = malloc((size_t)nkept * sizeof *V->at);
+    if (!V->slot || !V->at) { rp_seat_views_free(V); return NULL; }
+    int64_t k = 0, s = 0;
+    for (int32_t i = 0; i < M->nvars; i++)
+        for (int64_t q = 0; q < (M->vars[i].per_player ? n : 1); q++, k++) {
+            V->slot[k] = kept_per_seat(i) ? s : -1;
+            if (V->slot[k] < 0) continue;
+            V->at[s++] = width;
+            width += ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
+        }
+    V->width = width;
+    V->numbers = malloc((size_t)(n * width) * sizeof *V->numbers);
+    V->used = malloc((size_t)(n * nkept * RP_VIEW_USED) * sizeof *V->used);
+    V->valid = calloc((size_t)(n * nkept), 1);
+    V->stale = malloc((size_t)(n * M->nvars));
+    V->watched = malloc((size_t)M->nvars * sizeof *V->watched);
+    if (!V->numbers || !V->used || !V->valid || !V->stale || !V->watched) { rp_seat_views_free(V); return NULL; }
+    memset(V->stale, 0, (size_t)M->nvars);   /* the first seat's marks: which variables are watched, for now */
+    for (int32_t i = 0; i < M->nvars; i++) {
+        if (!kept_per_seat(i)) continue;
+        const rp_seen_var *S = &RP_SEEN_VARS[i];
+        V->stale[i] = 1;
+        for (int32_t j = 0; j < S->nreads; j++) V->stale[S->reads[j]] = 1;
+    }
+    for (int32_t i = 0; i < M->nvars; i++)
+        if (V->stale[i]) V->watched[V->nwatched++] = i;
+    memset(V->stale, 1, (size_t)(n * M->nvars));
+    return V;
+}
+
+/* Entry k (of variable `var`, `width` numbers at `out`, `used` its RP_VIEW_USED numbers) as seat `seat` was last
+ * shown it, copied back where the seat's kept numbers are still what it is shown now: 1, else 0 (nothing done). */
+static int copied_back(rp_ctx *C, const rp_seat_views *V, int64_t k, int32_t var, int32_t seat, int64_t width,
+                       float *out, int32_t *used)
+{
+    int64_t s = V->slot[k];
+    if (s < 0 || !V->valid[seat * V->nkept + s] || !unchanged(V->stale + seat * V->nvars, &RP_SEEN_VARS[var], var))
+        return 0;
+    const int32_t *was = V->used + (seat * V->nkept + s) * RP_VIEW_USED;
+    if (was[2] < 0 || was[3] < 0) return 0;
+    memcpy(out, V->numbers + seat * V->width + V->at[s], (size_t)width * sizeof(float));
+    memcpy(used, was, RP_VIEW_USED * sizeof *used);
+    charged_again(C, used);
+    return 1;
+}
+
+/* Entry k as written now for seat `seat` kept as what the seat was last shown (where entry k is kept per seat). */
+static void keep_for_seat(rp_seat_views *V, int64_t k, int32_t seat, int64_t width, const float *out,
+                          const int32_t *used)
+{
+    int64_t s = V->slot[k];
+    if (s < 0) return;
+    memcpy(V->numbers + seat * V->width + V->at[s], out, (size_t)width * sizeof(float));
+    memcpy(V->used + (seat * V->nkept + s) * RP_VIEW_USED, used, RP_VIEW_USED * sizeof *used);
+    V->valid[seat * V->nkept + s] = 1;
+}
+
+/* Entry k (variable `var`, seat `owner`'s or -1) of the row at `out`: left as it is where `kept`, else copied back
+ * from what `views` kept for the seat, else written (and kept for the seat). */
+static inline __attribute__((always_inline)) void row_entry(rp_ctx *C, const rp_state *S, const rp_layout *L,
+                                                            rp_seat_views *views, int64_t k, int32_t var, rv value,
+                                                            int32_t seat, int32_t owner, int32_t prev, int64_t width,
+                                                            float *out, int32_t *used)
+{
+    if (prev >= 0 && kept(C, S, var, owner, seat, prev, used)) return;
+    int per_seat = views && views->slot[k] >= 0 && !masked_to(&RP_SEEN_VARS[var], owner, seat);
+    if (per_seat && copied_back(C, views, k, var, seat, width, out, used)) return;
+    entry_at(C, L, var, value, seat, owner, out, used);
+    if (per_seat && !C->err) keep_for_seat(views, k, seat, width, out, used);
 }
 
 /* The vector itself (rp_observe_row checked the seat and says what `prev` is). */
 static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
-                       int32_t *used)
+                       int32_t *used, rp_seat_views *views)
 {
     const rp_model *M = S->M;
     int64_t n = M->players, at = 2 * n + 2 + M->nphases + L->nstages + 2, k = 0;
@@ -374,9 +528,9 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
     for (int32_t i = 0; i < M->nvars && !C->err; i++) {
         int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
         rv value = S->vars[i];
-        if (!M->vars[i].per_player) {   /* prev >= 0: `used` is not NULL */
-            int32_t *u = used ? used + RP_VIEW_USED * k : NULL;
-            if (prev < 0 || !kept(C, S, i, -1, seat, prev, u)) entry_at(C, L, i, value, seat, -1, out + at, u);
+        if (!M->vars[i].per_player) {
+            if (used) row_entry(C, S, L, views, k, i, value, seat, -1, prev, width, out + at, used + RP_VIEW_USED * k);
+            else entry_at(C, L, i, value, seat, -1, out + at, NULL);
             k++;
             at += width;
             continue;
@@ -386,8 +540,9 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
             return;
         }
         for (int32_t q = 0; q < n && !C->err; q++) {
-            int32_t *u = used ? used + RP_VIEW_USED * k : NULL;
-            if (prev < 0 || !kept(C, S, i, q, seat, prev, u)) entry_at(C, L, i, value.u.l->items[q], seat, q, out + at, u);
+            rv item = value.u.l->items[q];
+            if (used) row_entry(C, S, L, views, k, i, item, seat, q, prev, width, out + at, used + RP_VIEW_USED * k);
+            else entry_at(C, L, i, item, seat, q, out + at, NULL);
             k++;
             at += width;
         }

@@ -457,9 +457,9 @@ rp_seat_views *rp_seat_views_new(const rp_model *M, const rp_layout *L)
     memset(V->stale, 0, (size_t)M->nvars);   /* the first seat's marks: which variables are watched, for now */
     for (int32_t i = 0; i < M->nvars; i++) {
         if (!kept_per_seat(i)) continue;
-        const rp_seen_var *S = &RP_SEEN_VARS[i];
+        const rp_seen_var *seen = &RP_SEEN_VARS[i];
         V->stale[i] = 1;
-        for (int32_t j = 0; j < S->nreads; j++) V->stale[S->reads[j]] = 1;
+        for (int32_t j = 0; j < seen->nreads; j++) V->stale[seen->reads[j]] = 1;
     }
     for (int32_t i = 0; i < M->nvars; i++)
         if (V->stale[i]) V->watched[V->nwatched++] = i;
@@ -494,23 +494,35 @@ static void keep_for_seat(rp_seat_views *V, int64_t k, int32_t seat, int64_t wid
     V->valid[seat * V->nkept + s] = 1;
 }
 
-/* Entry k (variable `var`, seat `owner`'s or -1) of the row at `out`: left as it is where `kept`, else copied back
- * from what `views` kept for the seat, else written (and kept for the seat). */
-static inline __attribute__((always_inline)) void row_entry(rp_ctx *C, const rp_state *S, const rp_layout *L,
-                                                            rp_seat_views *views, int64_t k, int32_t var, rv value,
-                                                            int32_t seat, int32_t owner, int32_t prev, int64_t width,
-                                                            float *out, int32_t *used)
+/* Entry k (variable `var`, seat `owner`'s or -1, kept per seat, `used` its RP_VIEW_USED numbers) of the row at
+ * `out`: copied back from what `views` kept for the seat, else written and kept for the seat.  Not inlined: the
+ * loop over every entry stays as small as without `views`. */
+static __attribute__((noinline)) void seat_entry(rp_ctx *C, const rp_layout *L, rp_seat_views *views, int64_t k,
+                                                 int32_t var, rv value, int32_t seat, int32_t owner, int64_t width,
+                                                 float *out, int32_t *used)
 {
-    if (prev >= 0 && kept(C, S, var, owner, seat, prev, used)) return;
-    int per_seat = views && views->slot[k] >= 0 && !masked_to(&RP_SEEN_VARS[var], owner, seat);
-    if (per_seat && copied_back(C, views, k, var, seat, width, out, used)) return;
+    if (copied_back(C, views, k, var, seat, width, out, used)) return;
     entry_at(C, L, var, value, seat, owner, out, used);
-    if (per_seat && !C->err) keep_for_seat(views, k, seat, width, out, used);
+    if (!C->err) keep_for_seat(views, k, seat, width, out, used);
 }
 
-/* The vector itself (rp_observe_row checked the seat and says what `prev` is). */
-static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
-                       int32_t *used, rp_seat_views *views)
+/* Entry k (variable `var`, seat `owner`'s or -1) of the row at `out` that `kept` does not keep: copied back from what
+ * `views` (NULL: none) kept for the seat, else written (and kept for the seat). */
+static inline __attribute__((always_inline)) void written(rp_ctx *C, const rp_layout *L, rp_seat_views *views,
+                                                          int64_t k, int32_t var, rv value, int32_t seat,
+                                                          int32_t owner, int64_t width, float *out, int32_t *used)
+{
+    if (views && views->slot[k] >= 0 && !masked_to(&RP_SEEN_VARS[var], owner, seat))
+        seat_entry(C, L, views, k, var, value, seat, owner, width, out, used);
+    else
+        entry_at(C, L, var, value, seat, owner, out, used);
+}
+
+/* The vector itself (rp_observe_row checked the seat and says what `prev` is).  Made twice, with `views` and
+ * without: a row without is written by the loop it had before there were any. */
+static inline __attribute__((always_inline)) void view_of(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
+                                                          int32_t prev, float *out, int32_t *used,
+                                                          rp_seat_views *views)
 {
     const rp_model *M = S->M;
     int64_t n = M->players, at = 2 * n + 2 + M->nphases + L->nstages + 2, k = 0;
@@ -528,9 +540,9 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
     for (int32_t i = 0; i < M->nvars && !C->err; i++) {
         int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
         rv value = S->vars[i];
-        if (!M->vars[i].per_player) {
-            if (used) row_entry(C, S, L, views, k, i, value, seat, -1, prev, width, out + at, used + RP_VIEW_USED * k);
-            else entry_at(C, L, i, value, seat, -1, out + at, NULL);
+        if (!M->vars[i].per_player) {   /* prev >= 0: `used` is not NULL */
+            int32_t *u = used ? used + RP_VIEW_USED * k : NULL;
+            if (prev < 0 || !kept(C, S, i, -1, seat, prev, u)) written(C, L, views, k, i, value, seat, -1, width, out + at, u);
             k++;
             at += width;
             continue;
@@ -540,13 +552,19 @@ static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat,
             return;
         }
         for (int32_t q = 0; q < n && !C->err; q++) {
-            rv item = value.u.l->items[q];
-            if (used) row_entry(C, S, L, views, k, i, item, seat, q, prev, width, out + at, used + RP_VIEW_USED * k);
-            else entry_at(C, L, i, item, seat, q, out + at, NULL);
+            int32_t *u = used ? used + RP_VIEW_USED * k : NULL;
+            if (prev < 0 || !kept(C, S, i, q, seat, prev, u)) written(C, L, views, k, i, value.u.l->items[q], seat, q, width, out + at, u);
             k++;
             at += width;
         }
     }
+}
+
+static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
+                       int32_t *used, rp_seat_views *views)
+{
+    if (views) view_of(C, S, L, seat, prev, out, used, views);
+    else view_of(C, S, L, seat, prev, out, used, NULL);
 }
 
 /* S's action mask into `mask` (nactions numbers): a 1 for each legal move when `masked`, else all 0s.  `was` NULL:

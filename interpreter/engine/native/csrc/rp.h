@@ -192,6 +192,7 @@ typedef struct rp_text { const char *bytes; int64_t nbytes, nchars; } rp_text;
 
 int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes);   /* -1 (and a bail) on failure */
 rp_text rp_text_of(int64_t id);
+int64_t rp_ascii_char(int64_t id, int64_t k);   /* character k of an ASCII text, or -1 (rp_value.c) */
 int64_t rp_text_compare(int64_t a, int64_t b);                     /* <0, 0, >0 in code point order */
 extern int64_t RP_EMPTY_TEXT;   /* the id of "" */
 /* A text that is only measured (an announce's, not kept): the checks and charges that making it by `+`,

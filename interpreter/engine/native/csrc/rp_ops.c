@@ -283,6 +283,10 @@ static rv text_part(rp_ctx *C, int64_t id, int64_t from, int64_t to)
 /* ------------------------------------------------------------------ reading parts of values */
 rv rp_index(rp_ctx *C, rv obj, rv key, int32_t where)
 {
+    if (obj.t == T_STR && key.t == T_INT) {   /* a character of an ASCII text, the short way */
+        int64_t id = rp_ascii_char(obj.u.i, key.u.i);
+        if (id >= 0) return rv_str(id);
+    }
     if (obj.t == T_LIST || obj.t == T_STR) {
         if (key.t != T_INT) { rp_bail(C, RP_BAIL_RULE, "index type", where); return rv_null(); }
         rp_text t = obj.t == T_STR ? rp_text_of(obj.u.i) : (rp_text){0};

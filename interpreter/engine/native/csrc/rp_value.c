@@ -299,6 +299,15 @@ int rp_texts_init(const unsigned char *blob, const int64_t *ends, int64_t n)
     return ok;
 }
 
+/* Character k of text `id` where the text is ASCII, 0 <= k < its length and that character's text has an id: that
+ * id, read from the tables (no hash, no call); else -1, and the caller takes rp_index's long way. */
+int64_t rp_ascii_char(int64_t id, int64_t k)
+{
+    const rp_text *t = &chunks[id >> CHUNK_BITS][id & (CHUNK - 1)];
+    if (t->nchars != t->nbytes || k < 0 || k >= t->nbytes) return -1;
+    return __atomic_load_n(&one_byte[(unsigned char)t->bytes[k]], __ATOMIC_ACQUIRE) - 1;
+}
+
 int64_t rp_intern(rp_ctx *C, const char *bytes, int64_t nbytes)
 {
     int64_t id;

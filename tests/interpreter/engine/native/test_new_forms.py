@@ -383,3 +383,41 @@ def test_from_values_not_among_places_fail_as_on_the_python_engine(tmp_path, wro
         native = outcome(lambda: playout(ng, [0, 0], [agent_seed(seed, 0), agent_seed(seed, 1)], seed))
         assert native == outcome(lambda: play_game(game, ["random"], seed))
         assert native[0] == "error", native
+
+
+# A character of an ASCII text is read from the texts' tables (rp_ascii_char); a negative index, a text with a
+# character past ASCII, and a character no text has been yet (digits made by str()) take rp_index's long way.
+TEXT_CHARS = """\
+ruleplay: 1
+game: text-characters
+players: 2
+state:
+  t: {init: '"sea-map"'}
+  got: {init: "[]"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [read, grow]}
+actions:
+  read:
+    params:
+      k: {of: "range(-40, 40)", where: "k >= -len(t) and k < len(t)"}
+    effects: |
+      append t[k] to got
+      n += 1
+  grow:
+    params:
+      z: {of: "range(3)"}
+    effects: |
+      t = t + (if z == 0 then "é" else if z == 1 then str(n * 7) else "Q")
+      n += 1
+end:
+  - when: n >= 30
+scoring:
+  score: "len(got)"
+"""
+
+
+def test_characters_of_texts_are_read_natively_as_the_python_engine_reads_them(tmp_path):
+    played = _played_in_lockstep(tmp_path, TEXT_CHARS, games=12, steps=40)
+    assert played["read"] and played["grow"], played

@@ -341,7 +341,7 @@ def test_pairs_walked_as_they_are_made_play_as_the_python_engine_plays_them(tmp_
 # (rp_engine.c `universe_index`): a value in the box, twice, in any order; a place equal to one of them but
 # written with a float (the Python engine makes that step); a place in the box that is not among them and one
 # outside it (an error of the rules, as the Python engine raises it).
-PAIRS = """\
+PLACES = """\
 ruleplay: 1
 game: pair-params
 players: 2
@@ -365,18 +365,18 @@ end:
 scoring:
   score: "placed"
 """
-PAIRS_FROM = '"if n == 9 then [[2.0, 3], [0, 2]] else [[n % 4 - 1, 3], [2, 3], [-1, 4], [0, 2], [2, 3]]"'
+PLACES_FROM = '"if n == 9 then [[2.0, 3], [0, 2]] else [[n % 4 - 1, 3], [2, 3], [-1, 4], [0, 2], [2, 3]]"'
 
 
 def test_from_values_among_places_are_found_as_the_python_engine_finds_them(tmp_path):
-    played = _played_in_lockstep(tmp_path, PAIRS.replace("FROM", PAIRS_FROM), games=8, steps=25)
+    played = _played_in_lockstep(tmp_path, PLACES.replace("FROM", PLACES_FROM), games=8, steps=25)
     assert played["put"] >= 8 * 20, played
 
 
 @pytest.mark.parametrize("wrong", ["[1, 2]", "[3, 2]", "[1, 2, 3]", "[1, true]"])
 def test_from_values_not_among_places_fail_as_on_the_python_engine(tmp_path, wrong):
     path = tmp_path / "game.yaml"
-    path.write_text(PAIRS.replace("FROM", f'"if n == 5 then [{wrong}] else [[0, 2]]"'), encoding="utf-8")
+    path.write_text(PLACES.replace("FROM", f'"if n == 5 then [{wrong}] else [[0, 2]]"'), encoding="utf-8")
     game = load_game(path)
     ng = native_of(game)
     for seed in range(2):

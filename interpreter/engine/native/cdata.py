@@ -15,6 +15,8 @@ import math
 import struct
 from typing import Any
 
+from ruleplay.dsl.builtins import BUILTINS
+
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -79,6 +81,7 @@ def float_literal(value: float) -> str:
 
 # Tags of the encoded constants (rp_api.c's `decode`).
 _NULL, _FALSE, _TRUE, _INT, _FLOAT, _TEXT, _LIST, _MAP, _MISSING = range(9)
+BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}  # the runtime's numbering of the builtins
 MISSING = object()  # a component without the property: read as an error, not as a value
 
 

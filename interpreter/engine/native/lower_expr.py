@@ -20,16 +20,16 @@ import re
 from typing import Any, Callable
 
 from ruleplay.dsl import ast as A
-from ruleplay.dsl.builtins import BUILTINS, Builtin
+from ruleplay.dsl.builtins import Builtin
 from ruleplay.dsl.checks import Checks
 from ruleplay.dsl.scope import Callable_, Scope
 
-from .cdata import Constants, NotLowered, Texts, float_literal, int_literal
+from .cdata import BUILTIN_IDS, Constants, NotLowered, Texts, float_literal, int_literal
 from . import lower_bounds
-from .cfunc import ERR_CHECK, CFunc, Val, view_count, view_items
+from .cfunc import ERR_CHECK, CFunc, Val
+from .lower_reads import LEN_UNMADE, ReadLowering
 from .lower_tables import SITE_TABLE_MAX, Locals, Source, TableLowering
 
-BUILTIN_IDS = {name: k for k, name in enumerate(BUILTINS)}
 # Builtins over static data whose call sites keep the results they meet (rp.h `rp_site_call`; the runtime's
 # `memoizable` is the same list).
 KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "dirs", "dir_vec", "perimeter", "line_of",
@@ -37,13 +37,13 @@ KEPT_BUILTINS = frozenset({"cells", "cell", "xy", "step", "ray", "neighbors", "d
                            "distance"})
 FLOW_INTS = {"seat", "players", "round", "turn", "start"}
 VIEW_SEARCHES = ("count", "index_of")  # builtins of a state list and a value written as one walk (`_search_view`)
-LEN_UNMADE = ("flatten", "unique")  # builtins whose list a len() of the call only measures (`_len_unmade`)
 FOLDS = ("len", "sum", "max", "min")  # builtins of a comprehension written as one loop (`_fold`)
 ORDER_OPS = {"<": "OP_LT", "<=": "OP_LE", ">": "OP_GT", ">=": "OP_GE"}
 ARITH_OPS = {"+": "OP_ADD", "-": "OP_SUB", "*": "OP_MUL", "/": "OP_DIV", "//": "OP_FLOORDIV", "%": "OP_MOD"}
 INT_OPS = {"+": "rp_iadd", "-": "rp_isub", "*": "rp_imul"}
 
-class ExprLowering(TableLowering, Checks):
+
+class ExprLowering(ReadLowering, TableLowering, Checks):
     """Lowers expressions into the current function (`self.f`); the effects half is `lower_effects`."""
 
     def __init__(self, texts: Texts, constants: Constants, var_index: dict[str, int], phase_index: dict[str, int],
@@ -448,35 +448,6 @@ class ExprLowering(TableLowering, Checks):
         return self.lower(node.body, scope.with_locals(node.name), {**lv, node.name: value})
 
     # ------------------------------------------------------------ parts of values
-    def _e_Attr(self, node: A.Attr, scope: Scope, lv: Locals) -> Val:
-        found = self.props.get(node.name)
-        if found is not None and found[1] == "scalar":  # the copy of a scalar is the scalar
-            return self._prop(node, found[0], scope, lv)
-        obj = self.lower(node.obj, scope, lv)
-        return self.f.assign_owned(f"rp_field(C, {obj.rv}, {self.text(node.name)}, {self.where(node.pos)})")
-
-    def _read(self, node: A.Expr, scope: Scope, lv: Locals, items_kept: bool = False) -> Val:
-        """`node` for a reader that keeps nothing of its value (`in`'s right side, `len`; with `items_kept`, a
-        loop in an expression, which may keep its items): a component's property read where it lies and charged
-        as its copy (`rp_prop_try`), as no one sees the copy Python makes; with `items_kept`, only a property no
-        value of which holds a list or map, so a kept item is a scalar, which Python shares too.  Anything else
-        (a map's field, a name no property has, ...) lowered as `lower` lowers it."""
-        found = self.props.get(node.name) if isinstance(node, A.Attr) else None
-        if found is None or (items_kept and found[1] == "nested"):
-            return self.lower(node, scope, lv)
-        return self._prop(node, found[0], scope, lv)  # type: ignore[arg-type]
-
-    def _prop(self, node: A.Attr, row: int, scope: Scope, lv: Locals) -> Val:
-        """`OBJ.name` read where it lies when OBJ is a component with the property (its `row`), charged as its
-        copy; anything else through `rp_field`, whose value the function holds until the read is made again."""
-        obj = self.lower(node.obj, scope, lv)
-        f = self.f
-        out, held = f.borrowed(), f.local()
-        f.fast(f"rp_prop_try(C, &{out}, {obj.rv}, {row})",
-               f"rv_set(&{held}, rp_field(C, {obj.rv}, {self.text(node.name)}, {self.where(node.pos)})); "
-               f"{out} = {held};")
-        return Val(out)
-
     def _e_Index(self, node: A.Index, scope: Scope, lv: Locals) -> Val:
         obj = self.lower(node.obj, scope, lv)
         key = self.lower(node.index, scope, lv)
@@ -698,27 +669,6 @@ class ExprLowering(TableLowering, Checks):
         if at is not None:
             return f"rp_site_at(C, {self.site_slots(at[1])}, {at[0]}, {hashed})"
         return f"rp_site_call(C, {hashed})"
-
-    def _len_unmade(self, call: A.Call, scope: Scope, lv: Locals) -> Val:
-        """`len(flatten(xs))` or `len(unique(xs))` without the list made, charged as the call is charged
-        (`rp_len_of_call`)."""
-        f = self.f
-        xs = self.lower(call.args[0], scope, lv)
-        out = f.integer()
-        f.emit(f"{out} = rp_len_of_call(C, {BUILTIN_IDS[call.func]}, {xs.rv}, {self.where(call.pos)});")
-        f.check()
-        return Val(out, "int")
-
-    def _search_view(self, fn: str, xs: Val, value: Val, slow: str) -> str:
-        """`count`, `index_of` or `in` (`fn`) of a state list, in one walk where its items lie, charged as the
-        builtin's call or `rp_in_fast` charges it (rp.h `rp_count_view_try`); anything off its common case goes
-        to `slow`, the runtime's C int.  A pure function's view is read once (`CFunc.view`); one running effects
-        reads where the list lies at the call, as nothing changes while the call runs."""
-        f = self.f
-        items, n = f.view(xs.var) if f.pure else (f"({view_items(xs.var)})", f"({view_count(xs.var)})")
-        out = f.integer()
-        f.fast(f"rp_{fn}_view_try(&{out}, C, {xs.rv}, {items}, {n}, {value.rv})", f"{out} = {slow};")
-        return out
 
     def enter(self, call: str, w: int) -> None:
         """The call statement `call` of a user function or procedure, charged as Python charges a call; its

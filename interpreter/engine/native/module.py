@@ -27,6 +27,7 @@ from .call_depth import calls_fit
 from .cfunc import CFunc, Val
 from .lower_effects import Lowering
 from .lower_observe import seen_table
+from .param_tables import all_ints, int_table, pair_table
 
 GENERATOR_VERSION = "1"
 MAX_PARAMS = 64  # parameters of one action the runtime binds (rp_engine.c)
@@ -390,17 +391,17 @@ class _ModuleWriter:
         names = tuple(p.name for p in a.params)
         # A move's parameters are always values of their `of:` (rp_decode, the listings): where those are all
         # ints, every site of the action reads them as C ints.
-        of_ints = frozenset(p.name for p in a.params if _all_ints(p.universe))
+        of_ints = frozenset(p.name for p in a.params if all_ints(p.universe))
         params = []
         for i, p in enumerate(a.params):
             k = self.constants.index(p.universe)
             src = self.site((), "rv", names[:i], p.source_code, of_ints) if p.source_code is not None else "NULL"
             where = self.site((), "int", names[:i + 1], p.where_code, of_ints) if p.where_code is not None else "NULL"
             seen = self.site(p.path + ("seen_by",), "rv", names, ints=of_ints) if p.seen_by is not None else "NULL"
-            lo, n, ints = _int_table(p.universe)
+            lo, n, ints = int_table(p.universe)
             tn, texts = self._text_table(p.universe)
             hashed = not ints and texts == "NULL"  # found by rp_hash_value: a table made at set-up
-            x0, y0, w, h, pairs = _pair_table(p.universe)
+            x0, y0, w, h, pairs = pair_table(p.universe)
             params.append((k, hashed, f"{{{len(p.universe)}, NULL, {src}, {where}, {seen}, {int_literal(lo)}, "
                                       f"{int_literal(n)}, {self._ints(ints) if ints else 'NULL'}, {int_literal(tn)}, "
                                       f"{texts}, {int_literal(x0)}, {int_literal(y0)}, {int_literal(w)}, "
@@ -524,7 +525,7 @@ class _ModuleWriter:
         """The C int value `k` stands for among a parameter's `of:` values when every one is an int (not a
         boolean) of 64 bits, else None: a run of ints as a sum (the compiler then knows its bounds), others by
         a table."""
-        if not _all_ints(universe):
+        if not all_ints(universe):
             return None
         if universe == list(range(universe[0], universe[0] + len(universe))):
             return f"{int_literal(universe[0])} + {k}" if universe[0] else k
@@ -662,41 +663,6 @@ def _inlined(text: str, step_inline: bool) -> str:
         assert text.startswith("static ")
         return "RP_STEP_INLINE " + text[len("static "):]
     return text
-
-
-def _int_table(universe: list) -> tuple[int, int, list[int]]:
-    """(lo, n, k by value - lo) for a set of ints (not booleans) within a span of a few times its size."""
-    if not universe or any(type(v) is not int for v in universe):
-        return 0, 0, []
-    lo, hi = min(universe), max(universe)
-    if hi - lo + 1 > 4 * len(universe) + 64 or lo < -(1 << 62) or hi > 1 << 62:
-        return 0, 0, []
-    table = [-1] * (hi - lo + 1)
-    for k, v in enumerate(universe):
-        table[v - lo] = k
-    return lo, hi - lo + 1, table
-
-
-def _pair_table(universe: list) -> tuple[int, int, int, int, list[int]]:
-    """(x0, y0, w, h, k by (x - x0) * h + (y - y0)) for a set of lists of two ints (not booleans), a board's
-    places written [x, y], within a box of a few times its size: the first of equal values keeps its place."""
-    if not universe or any(type(v) is not list or len(v) != 2 or type(v[0]) is not int or type(v[1]) is not int
-                           for v in universe):
-        return 0, 0, 0, 0, []
-    xs, ys = [v[0] for v in universe], [v[1] for v in universe]
-    x0, y0 = min(xs), min(ys)
-    w, h = max(xs) - x0 + 1, max(ys) - y0 + 1
-    if w * h > 4 * len(universe) + 64:
-        return 0, 0, 0, 0, []
-    table = [-1] * (w * h)
-    for k, (x, y) in reversed(list(enumerate(universe))):
-        table[(x - x0) * h + (y - y0)] = k
-    return x0, y0, w, h, table
-
-
-def _all_ints(universe: list) -> bool:
-    """Whether a parameter's `of:` values are all ints (not booleans) of 64 bits, and there are some."""
-    return bool(universe) and all(type(v) is int and -(1 << 63) <= v < 1 << 63 for v in universe)
 
 
 def _params(f: CFunc, params: tuple[str, ...], ints: frozenset[str] = frozenset()) -> dict[str, Val]:

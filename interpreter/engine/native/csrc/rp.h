@@ -320,16 +320,9 @@ static inline int rp_count_view_try(int64_t *out, rp_ctx *C, rv v, const rv *ite
 }
 static inline int rp_in_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)
 {
-    if (!rp_search_view_ok(C, v, n, value)) return 0;   /* `value in xs`: charged as rp_in_fast charges it */
-    int64_t found = 0;
-    uint32_t odd = 0;
-    for (const rv *x = items, *end = items + n; x < end; x++) {
-        odd |= RP_ODD_TAGS >> x->t;
-        found |= (x->t == value.t) & (x->u.i == value.u.i);
-    }
-    if (RP_UNLIKELY(odd & 1)) return 0;
-    C->b->iterations -= n;
-    *out = found;
+    int64_t found;   /* `value in xs`: the same walk and charge as count (rp_in_fast charges it so) */
+    if (!rp_count_view_try(&found, C, v, items, n, value)) return 0;
+    *out = found != 0;
     return 1;
 }
 static inline int rp_index_of_view_try(int64_t *out, rp_ctx *C, rv v, const rv *items, int64_t n, rv value)

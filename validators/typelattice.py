@@ -126,6 +126,15 @@ def is_only(t: Type, kinds: frozenset[str] | set[str]) -> bool:
     return t.known and t.kinds <= kinds
 
 
+def may_hold_text(t: Type) -> bool:
+    """Whether a value of `t` may be or hold a text anywhere (itself, list items, map keys or values, nested):
+    false only for null, bools, numbers and lists of those.  `any` and `never` may (`never` is no value only
+    where the inference is complete; when unsure, a text is assumed)."""
+    if t.kind == "list":
+        return t.item is None or may_hold_text(t.item)
+    return t.kind not in ("null", "bool", "int", "number")
+
+
 def value_type(value: Any, component_ids: dict | None = None, depth: int = 0) -> Type:
     """The type of a known value (a constant, a component property)."""
     if value is None:

@@ -658,18 +658,17 @@ def _changed_lets(block: A.Block) -> dict[str, str]:
     return {n: c for n, c in out.items() if n in lets}
 
 
-def variable_types(model: Any, parsed: dict[tuple, A.Node | None]) -> tuple[dict[str, Type], frozenset[str]]:
-    """Each state variable's type: declared, or inferred to a fixpoint over all assignments.
-
-    Every pass widens the types in place as it meets `init`s and assignments;
-    a pass that widens nothing proves the types hold every value ever stored.
-    """
+def variable_types(model: Any, parsed: dict[tuple, A.Node | None],
+                   trust_declared: bool = True) -> tuple[dict[str, Type], frozenset[str]]:
+    """Each state variable's type: declared (unless not `trust_declared`), or inferred to a fixpoint over all
+    assignments.  Every pass widens the types in place as it meets `init`s and assignments; a pass that widens
+    nothing proves the types hold every value ever stored."""
     state = model.data.get("state") or {}
+    declared = frozenset(n for n, spec in state.items() if "type" in spec and trust_declared)
     types: dict[str, Type] = {}
     for name, spec in state.items():
-        entry = DECLARED.get(spec.get("type"), NEVER) if "type" in spec else NEVER
-        types[name] = list_of(entry) if "type" in spec and spec.get("per_player") else entry
-    declared = frozenset(n for n, spec in state.items() if "type" in spec)
+        entry = DECLARED.get(spec.get("type"), NEVER) if name in declared else NEVER
+        types[name] = list_of(entry) if name in declared and spec.get("per_player") else entry
     for _ in range(_MAX_PASSES):
         checker = _Checker(model, types, None, parsed, declared)
         checker.run()

@@ -424,3 +424,23 @@ def test_the_inferred_types_are_kept_for_each_name_where_it_is_read():
     bound = {name: str(t) for (pos, name), t in found.bound.items() if pos.line == 34}
     assert bound == {"line": "list of int", "c": "int"}
     assert str(found.names[A.Pos(file, 34, 26)]) == "int"  # the `c` of board[c]
+
+
+def test_a_type_may_hold_a_text_unless_it_is_made_of_null_flags_and_numbers():
+    from ruleplay.validators.typelattice import (ANY, BOOL, INT, MAP, NEVER, NULL, NUMBER, STRING, component,
+                                                 list_of, may_hold_text)
+
+    for t in (NULL, BOOL, INT, NUMBER, list_of(INT), list_of(list_of(BOOL))):
+        assert not may_hold_text(t), t
+    for t in (ANY, NEVER, STRING, MAP, component(None), list_of(ANY), list_of(list_of(STRING)), list_of(MAP)):
+        assert may_hold_text(t), t
+
+
+def test_the_stored_types_ignore_a_declared_type(tmp_path):
+    """Nothing checks a `type:` at run time: what a variable may hold is what is stored in it."""
+    from ruleplay.engine.textless import stored_types
+
+    model = load_model(ruleset(tmp_path, "declared = 3\ncount = 2"))
+    types = stored_types(model)
+    assert str(types["declared"]) == "int" and str(types["count"]) == "int"  # `type: string` is not what it holds
+    assert str(types["score"]) == "list of int" and str(types["loose"]) == "any"  # a procedure stores anything

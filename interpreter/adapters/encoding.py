@@ -24,7 +24,9 @@ game's C components (in declaration order) occurs anywhere in it (list items,
 map keys and values, nested), then its first L items one atom each, where L
 is the length of that variable's list in the initial state of seed 0 (0 for a
 value that is not a list; at most MAX_CELLS): boards, tracks and per-slot
-tables keep their positions, growing zones are counted by component.
+tables keep their positions, growing zones are counted by component.  C is 0
+for a variable that never shows a text (`engine.textless`: its values are
+null, flags, numbers and lists of those), whose counts would always be 0.
 
 An atom is 4 numbers `[known, hidden, number, symbol]`:
 null `[0, 0, 0, 0]`; a masked value `[0, 1, n, 0]` with n its list length
@@ -44,6 +46,7 @@ from typing import Any
 from ..engine.game import Game
 from ..engine.native.backend import NativeGame
 from ..engine.native.observe import ViewWriter
+from ..engine.textless import textless_vars
 
 MAX_CELLS = 1024  # items of one list kept by position; the rest count only by component
 LIMIT = 1e30  # numbers are clipped to what a float32 holds with room to spare
@@ -81,6 +84,9 @@ class Encoding:
             entries = initial[name] if decl.per_player else [initial[name]]
             self.cells[name] = min(MAX_CELLS, max((len(e) if isinstance(e, list) else 0 for e in entries),
                                                   default=0))
+        # Component counts only where a component id can occur: the rest would be zeros in every state.
+        textless = textless_vars(model)
+        self.counted = {name: bool(self.components) and name not in textless for name in model.vars}
         self.blocks = self._layout(model.vars)
         self.size = sum(b.width for b in self.blocks)
 
@@ -89,7 +95,7 @@ class Encoding:
         widths = [("viewer", n), ("to move", n + 2), ("phase", len(self.phases)),
                   ("stage", len(self.stages) + 1), ("round", 1)]
         for name, decl in decls.items():
-            width = ATOM + len(self.components) + ATOM * self.cells[name]
+            width = ATOM + self._counts(name) + ATOM * self.cells[name]
             widths += [(f"{name}[{seat}]", width) for seat in range(n)] if decl.per_player else [(name, width)]
         blocks, start = [], 0
         for name, width in widths:
@@ -100,7 +106,8 @@ class Encoding:
     def native_writer(self, ng: NativeGame) -> ViewWriter:
         """A writer of this layout's vectors straight from the native states of `ng` (the same game)."""
         cells = [self.cells[name] for name in self.per_player]
-        return ViewWriter(ng, self.size, cells, self.stages, self.symbols)
+        counted = [self.counted[name] for name in self.per_player]
+        return ViewWriter(ng, self.size, cells, counted, self.stages, self.symbols)
 
     def encode(self, seen: dict) -> list[float]:
         """The vector of an observation made by `State.observe(player)`."""
@@ -126,17 +133,21 @@ class Encoding:
         masked = self.maskable[name] and _masked(value)
         self._atom(out, at, value, masked)
         at += ATOM
-        if not masked:
+        if not masked and self.counted[name]:
             for text in _strings(value):
                 k = self.components.get(text)
                 if k is not None:
                     out[at + k] += 1.0
-        at += len(self.components)
+        at += self._counts(name)
         cells = self.cells[name]
         if isinstance(value, list):
             for i, item in enumerate(value[:cells]):
                 self._atom(out, at + ATOM * i, item)
         return at + ATOM * cells
+
+    def _counts(self, name: str) -> int:
+        """The width of variable `name`'s entries' component counts: C, or 0 where it holds no text."""
+        return len(self.components) if self.counted[name] else 0
 
     def _atom(self, out: list[float], at: int, value: Any, masked: bool = False) -> None:
         if value is None:

@@ -9,6 +9,7 @@ import sys
 import pytest
 from ruleplay import load_game
 from ruleplay.adapters.encoding import ATOM, Encoding
+from ruleplay.engine.textless import textless_vars
 
 
 def _playout(game, seed):
@@ -108,3 +109,86 @@ def test_a_map_of_the_rules_shaped_like_a_mask_is_encoded_as_the_map_it_is(make_
         assert mine[blocks[name].start:blocks[name].start + ATOM] == [1.0, 0.0, 1.0, 0.0]  # a map of one key
     at = blocks["mine[0]"].start
     assert mine[at:at + ATOM] == [1.0, 0.0, 1.0, 0.0] and theirs[at:at + ATOM] == [0.0, 1.0, 1.0, 0.0]
+
+
+COUNTED = """\
+ruleplay: 1
+game: counted
+players: 2
+components:
+  card:
+    items: [{id: a}, {id: b}]
+state:
+  score: {init: "0"}
+  flags: {init: "[false, false]"}
+  marks: {init: "[1, 2]"}
+  claimed: {type: int, init: "0", description: the claim is wrong once `go` stores a card in it}
+  faces: {init: "[0, 0]", visible_if: "index == viewer", back: '"a"'}
+  hidden_flags: {init: "[true]", visible_if: "false"}
+  hands: {per_player: true, init: "[p]"}
+flow:
+  phases:
+    - {name: play, actions: [go]}
+actions:
+  go:
+    effects: |
+      marks[0] = "b"
+      claimed = "a"
+      end_game
+end:
+  - when: "false"
+"""
+
+
+def test_entries_that_can_hold_no_text_have_no_component_counts(make_game):
+    """The counts are left out where the inferred types (init joined with every assignment) hold no text: a `type:`
+    is not trusted (nothing checks it), nor a variable whose hidden items show a `back`."""
+    game = make_game(COUNTED)
+    encoding = Encoding(game)
+    widths = {b.name: b.width for b in encoding.blocks}
+    assert textless_vars(game.model) == {"score", "flags", "hidden_flags", "hands"}
+    c = len(game.model.component_ids)
+    assert widths == {"viewer": 2, "to move": 4, "phase": 1, "stage": 1, "round": 1, "score": ATOM,
+                      "flags": ATOM + 2 * ATOM, "marks": ATOM + c + 2 * ATOM, "claimed": ATOM + c,
+                      "faces": ATOM + c + 2 * ATOM, "hidden_flags": ATOM + ATOM, "hands[0]": ATOM + ATOM,
+                      "hands[1]": ATOM + ATOM}
+    state = game.new_state().apply("go")
+    vector = encoding.encode(state.observe(1))
+    at = {b.name: b.start for b in encoding.blocks}
+    b = ATOM + game.model.component_ids.index("b")
+    assert vector[at["marks"] + b] == 1.0 and vector[at["claimed"] + ATOM + 0] == 1.0
+    assert vector[at["faces"] + ATOM + 0] == 1.0  # seat 1 sees face 0's back, "a"
+
+
+def _texts(value):
+    """Every text inside a value (items, map keys and values, nested): what the counts of an entry counted."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _texts(item)
+
+
+def _masked(value) -> bool:
+    return type(value) is dict and len(value) == 1 and "hidden" in value
+
+
+def test_entries_without_counts_never_show_a_text(config):
+    """In every state of random games, no entry left without component counts shows a seat a text: the counts the
+    layout had for it (one a component, of every text in it) were always zeros."""
+    game = load_game(*config)
+    textless = textless_vars(game.model)
+    for seed in (0, 1):
+        for state in _playout(game, seed):
+            for seat in range(game.model.players):
+                seen = state.observe(seat)["state"]
+                for name in textless:
+                    entries = seen[name] if game.model.vars[name].per_player else [seen[name]]
+                    for entry in entries:
+                        if game.model.vars[name].visibility != "public" and _masked(entry):
+                            continue  # a masked entry was never counted
+                        assert list(_texts(entry)) == [], (name, seed, len(state.history), seat, entry)

@@ -413,3 +413,53 @@ def test_entries_kept_per_seat_answer_as_single_games(tmp_path):
     ours = vector_env(game, num_envs=3, backend="native")
     assert ours.games.encoding.size * 4 > 4096
     _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=90)
+
+
+# Entries without component counts (adapters/encoding.py: variables whose values hold no text) sit between entries with
+# them, in rows written over and over, kept where unchanged and kept per seat: `flags`, `lit` and `pad` hold no text;
+# `marks` is given a card on some moves, `hands` holds cards, and `pile`'s hidden items show a card as their `back`.
+COUNTED_ENTRIES = """\
+ruleplay: 1
+game: counted-entries
+players: 3
+components:
+  card:
+    items: [{id: a}, {id: b}, {id: c}]
+state:
+  flags: {init: "repeat(false, 6)"}
+  marks: {init: "range(6)"}
+  lit: {per_player: true, init: "repeat(false, 4)", visible_if: "index % 3 == viewer or item"}
+  hands: {per_player: true, init: "[]", visibility: owner}
+  pile: {init: "range(6)", visible_if: "index % 3 == viewer", back: '"a"'}
+  pad: {init: "range(300)"}
+  n: {init: "0"}
+flow:
+  phases:
+    - {name: play, order: alternate, actions: [go]}
+actions:
+  go:
+    params:
+      k: {of: "range(6)"}
+    effects: |
+      n += 1
+      flags[k] = not flags[k]
+      if k == 0 { marks[n % 6] = "b" }
+      if k == 1 { marks[n % 6] = n }
+      if k == 2 { append "c" to hands[current] }
+      if k == 3 { lit[current][n % 4] = not lit[current][n % 4] }
+      if k == 4 { hands[current] = [] }
+end:
+  - when: n >= 40
+scoring:
+  score: "n"
+"""
+
+
+def test_entries_without_component_counts_answer_as_single_games(tmp_path):
+    from ruleplay.engine.textless import textless_vars
+
+    game = _native_game(tmp_path, COUNTED_ENTRIES)
+    assert textless_vars(game.model) == {"flags", "lit", "pad", "n"}
+    ours = vector_env(game, num_envs=3, backend="native")
+    assert ours.games.encoding.size * 4 > 4096
+    _play_alike(ours, lambda: TurnEnv(game, backend="python"), steps=90)

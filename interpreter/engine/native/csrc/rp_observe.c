@@ -65,17 +65,19 @@ static inline __attribute__((always_inline)) void atom(float *out, rv v, const r
     }
 }
 
-/* An entry's component counts as they are written: where they go, and whether any was counted (a row written over
- * and over clears an entry's counts only where its last write counted one: most entries never count any). */
+/* An entry's component counts as they are written: where they go, how many (the game's components, or 0 for a
+ * variable whose entries have none: layout->counted), and whether any was counted (a row written over and over
+ * clears an entry's counts only where its last write counted one: most entries never count any). */
 typedef struct tally {
     float *counts;
+    int64_t n;
     int32_t any;
 } tally;
 
 static void count_text(tally *t, int64_t id)
 {
     const rp_model *M = &RP_MODEL;
-    if (id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) {
+    if (t->n && id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) {
         t->counts[M->component_of_text[id]] += 1.0f;
         t->any = 1;
     }
@@ -100,11 +102,23 @@ static int count_components(rp_ctx *C, tally *counts, rv v, int32_t depth)
     return 1;
 }
 
-/* count_components where the game has components: without any a vector holds no counts, and a value is not
- * walked (Python's encoding walks it for nothing). */
+/* count_components where the entry has counts: without any (a game without components, a variable that holds no
+ * text) a value is not walked, as Python's encoding does not walk it. */
 static inline int counted(rp_ctx *C, tally *counts, rv v, int32_t depth)
 {
-    return RP_MODEL.ncomponents == 0 || count_components(C, counts, v, depth);
+    return counts->n == 0 || count_components(C, counts, v, depth);
+}
+
+/* The numbers the component counts of each entry of variable `var` take in a vector of layout L. */
+static inline int64_t count_width(const rp_model *M, const rp_layout *L, int32_t var)
+{
+    return L->counted[var] ? M->ncomponents : 0;
+}
+
+/* The numbers each entry of variable `var` takes in a vector of layout L: its atom, its counts, its items. */
+static inline int64_t entry_width(const rp_model *M, const rp_layout *L, int32_t var)
+{
+    return ATOM + count_width(M, L, var) + ATOM * (int64_t)L->cells[var];
 }
 
 /* What `observe` leaves of a value the viewer may not see, {"hidden": true or a length}: read from `v`,
@@ -134,7 +148,7 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
     atom(out, v, L);
     if (v.t != T_LIST) return counted(C, counts, v, 0);
     /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
-    float *items = out + ATOM + RP_MODEL.ncomponents;
+    float *items = out + ATOM + counts->n;
     const rp_list *l = v.u.l;
     *written = l->len < cells ? l->len : cells;
     for (int64_t i = 0; i < l->len; i++) {
@@ -187,7 +201,7 @@ static int entry(rp_ctx *C, const rp_layout *L, int32_t var, rv value, int32_t v
     /* A list, item by item: the list's atom and length stay; each item is counted and kept as it is seen. */
     const rp_list *l = value.u.l;
     atom(out, value, L);
-    float *items = out + ATOM + RP_MODEL.ncomponents;
+    float *items = out + ATOM + counts->n;
     *written = l->len < cells ? l->len : cells;
     int ok = 1;
     for (int64_t i = 0; ok && i < l->len; i++) {
@@ -234,7 +248,7 @@ static int64_t layout_size(const rp_model *M, const rp_layout *L)
 {
     int64_t n = M->players, size = 2 * n + 2 + M->nphases + L->nstages + 2;
     for (int32_t i = 0; i < M->nvars; i++)
-        size += (ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i]) * (M->vars[i].per_player ? n : 1);
+        size += entry_width(M, L, i) * (M->vars[i].per_player ? n : 1);
     return size;
 }
 
@@ -317,11 +331,10 @@ int rp_observe(rp_state *S, const rp_layout *L, int32_t seat, float *out, rp_err
     return 0;
 }
 
-/* What an entry's last write left at `out` (`used` its RP_VIEW_USED numbers), cleared: its atom, its counts where
- * it counted one, its items. */
-static inline __attribute__((always_inline)) void clear_entry(float *out, const int32_t *used)
+/* What an entry's last write left at `out` (`used` its RP_VIEW_USED numbers, `counts` the numbers its counts take),
+ * cleared: its atom, its counts where it counted one, its items. */
+static inline __attribute__((always_inline)) void clear_entry(float *out, const int32_t *used, int64_t counts)
 {
-    int64_t counts = RP_MODEL.ncomponents;
     _Static_assert(ATOM == 4, "an atom alone is cleared by four stores");
     if (!used[0] && !used[1]) {   /* an atom alone (a masked entry, an empty list, a scalar): no call */
         out[0] = out[1] = out[2] = out[3] = 0.0f;
@@ -337,8 +350,8 @@ static inline __attribute__((always_inline)) void clear_entry(float *out, const 
 static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
                                                            int32_t viewer, int32_t owner, float *out, int32_t *used)
 {
-    int64_t written;
-    if (used) clear_entry(out, used);
+    int64_t written, counts = count_width(&RP_MODEL, L, var);
+    if (used) clear_entry(out, used, counts);
     const rp_seen_var *V = &RP_SEEN_VARS[var];
     int masked = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer);
     if (masked || (value.t == T_LIST && value.u.l->len == 0)) {
@@ -354,7 +367,7 @@ static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_l
         if (used) used[0] = used[1] = used[2] = used[3] = 0;
         return;
     }
-    tally counted = {out + ATOM, 0};
+    tally counted = {out + ATOM, counts, 0};
     int charges = used && V->visible_if;   /* nothing else in an entry charges (nor is `kept` asked) */
     int64_t iterations = charges ? C->b->iterations : 0, copies = charges ? C->b->copies : 0;
     entry(C, L, var, value, viewer, owner, out, &counted, &written);
@@ -445,7 +458,7 @@ rp_seat_views *rp_seat_views_new(const rp_model *M, const rp_layout *L)
             V->slot[k] = kept_per_seat(i) ? s : -1;
             if (V->slot[k] < 0) continue;
             V->at[s++] = width;
-            width += ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
+            width += entry_width(M, L, i);
         }
     V->width = width;
     V->numbers = malloc((size_t)(n * width) * sizeof *V->numbers);
@@ -538,7 +551,7 @@ static inline __attribute__((always_inline)) void view_of(rp_ctx *C, rp_state *S
     head += L->nstages + 1;
     out[head] = (float)clipped((double)S->flow.round);
     for (int32_t i = 0; i < M->nvars && !C->err; i++) {
-        int64_t width = ATOM + M->ncomponents + ATOM * (int64_t)L->cells[i];
+        int64_t width = entry_width(M, L, i);
         rv value = S->vars[i];
         if (!M->vars[i].per_player) {   /* prev >= 0: `used` is not NULL */
             int32_t *u = used ? used + RP_VIEW_USED * k : NULL;

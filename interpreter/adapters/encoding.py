@@ -106,8 +106,8 @@ class Encoding:
     def native_writer(self, ng: NativeGame) -> ViewWriter:
         """A writer of this layout's vectors straight from the native states of `ng` (the same game)."""
         cells = [self.cells[name] for name in self.per_player]
-        counted = [self.counted[name] for name in self.per_player]
-        return ViewWriter(ng, self.size, cells, counted, self.stages, self.symbols)
+        counts = [self._counts(name) for name in self.per_player]
+        return ViewWriter(ng, self.size, cells, counts, self.stages, self.symbols)
 
     def encode(self, seen: dict) -> list[float]:
         """The vector of an observation made by `State.observe(player)`."""

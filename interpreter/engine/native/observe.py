@@ -22,11 +22,11 @@ from .convert import encodable as _encodable
 class ViewWriter:
     """Writes one game's observation vectors natively; the layout's numbers come from the caller."""
 
-    def __init__(self, ng: NativeGame, size: int, cells: list[int], counted: list[bool], stages: dict[str, int],
+    def __init__(self, ng: NativeGame, size: int, cells: list[int], counts: list[int], stages: dict[str, int],
                  symbols: dict[str, int]):
-        """`size` numbers a vector; `cells[i]` items of variable i kept by position; `counted[i]` whether its
-        entries count the components; `stages` every stage name's place (sorted order); `symbols` each text's
-        number (from 1) in the vector."""
+        """`size` numbers a vector; `cells[i]` items of variable i kept by position; `counts[i]` the component
+        counts of each of its entries (the game's components, or 0); `stages` every stage name's place (sorted
+        order); `symbols` each text's number (from 1) in the vector."""
         self.ng = ng
         ffi, lib, model = ng.ffi, ng.lib, ng.game.model
         self.available = bool(lib.rp_views_lowered())
@@ -36,7 +36,7 @@ class ViewWriter:
         layout = self.layout = ffi.new("rp_layout *")
         layout.size = size
         layout.cells = self._ints(cells)
-        layout.counted = self._ints([int(c) for c in counted])
+        layout.counts = self._ints(counts)
         layout.phase_stages = self._ints(starts)
         layout.stage_slot = self._ints(slots)
         layout.nstages = len(stages)

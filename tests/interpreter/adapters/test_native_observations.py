@@ -79,6 +79,21 @@ def test_what_a_seat_may_not_see_never_reaches_its_vector(hidden):
     assert redrawn > 0  # the secrets did move: the test could see a leak
 
 
+def test_a_layout_whose_counts_are_not_one_per_component_is_refused():
+    """Each count is written at its component's place: a layout giving a variable's entries fewer counts than the
+    game has components (though of the right size in all) would have them written past the entry."""
+    game, encoding, writer = _native(("kuhn-poker", 2, None))
+    handle = NativeState.new(native_of(game), 0)
+    out = np.empty(encoding.size, np.float32)
+    assert writer.write(handle.native, 0, out)
+    hand = list(game.model.vars).index("hand")
+    assert writer.layout.counts[hand] == len(game.model.component_ids)
+    writer.layout.counts[hand] -= 1
+    writer.layout.cells[hand] += 1  # hand[0] and hand[1]: 2 counts fewer, 8 numbers of items more
+    writer.layout.size += 6
+    assert not writer.write(handle.native, 0, np.empty(encoding.size + 6, np.float32))
+
+
 def test_the_adapters_choose_their_backend():
     game = load_game("tic-tac-toe")
     encoding = Encoding(game)

@@ -74,7 +74,7 @@ int rp_view_lowered(int32_t var);
 typedef struct rp_layout {
     int64_t size;                   /* numbers in one vector */
     const int32_t *cells;           /* per state variable: its first items kept by position */
-    const int32_t *counted;         /* per state variable: 1 where its entries count the components, else 0 */
+    const int32_t *counts;          /* per state variable: its entries' component counts, the components or 0 */
     const int32_t *phase_stages;    /* per phase: where its stages start in stage_slot */
     const int32_t *stage_slot;      /* per stage of each phase: its place among every stage name, sorted */
     int32_t nstages;                /* the stage names of all phases */

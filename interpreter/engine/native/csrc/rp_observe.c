@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void atom(float *out, rv v, const r
 }
 
 /* An entry's component counts as they are written: where they go, how many (the game's components, or 0 for a
- * variable whose entries have none: layout->counted), and whether any was counted (a row written over and over
+ * variable whose entries have none: layout->counts), and whether any was counted (a row written over and over
  * clears an entry's counts only where its last write counted one: most entries never count any). */
 typedef struct tally {
     float *counts;
@@ -74,10 +74,11 @@ typedef struct tally {
     int32_t any;
 } tally;
 
+/* Only for an entry that has counts (t->n > 0): elsewhere nothing is counted, and no value walked. */
 static void count_text(tally *t, int64_t id)
 {
     const rp_model *M = &RP_MODEL;
-    if (t->n && id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) {
+    if (id >= 0 && id < M->ncomponent_texts && M->component_of_text[id] >= 0) {
         t->counts[M->component_of_text[id]] += 1.0f;
         t->any = 1;
     }
@@ -109,16 +110,10 @@ static inline int counted(rp_ctx *C, tally *counts, rv v, int32_t depth)
     return counts->n == 0 || count_components(C, counts, v, depth);
 }
 
-/* The numbers the component counts of each entry of variable `var` take in a vector of layout L. */
-static inline int64_t count_width(const rp_model *M, const rp_layout *L, int32_t var)
-{
-    return L->counted[var] ? M->ncomponents : 0;
-}
-
 /* The numbers each entry of variable `var` takes in a vector of layout L: its atom, its counts, its items. */
-static inline int64_t entry_width(const rp_model *M, const rp_layout *L, int32_t var)
+static inline int64_t entry_width(const rp_layout *L, int32_t var)
 {
-    return ATOM + count_width(M, L, var) + ATOM * (int64_t)L->cells[var];
+    return ATOM + L->counts[var] + ATOM * (int64_t)L->cells[var];
 }
 
 /* What `observe` leaves of a value the viewer may not see, {"hidden": true or a length}: read from `v`,
@@ -147,10 +142,14 @@ static int shown(rp_ctx *C, const rp_layout *L, int maskable, rv v, int64_t cell
     }
     atom(out, v, L);
     if (v.t != T_LIST) return counted(C, counts, v, 0);
-    /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
     float *items = out + ATOM + counts->n;
     const rp_list *l = v.u.l;
     *written = l->len < cells ? l->len : cells;
+    if (!counts->n) {   /* an entry without counts: its first `cells` items, nothing counted */
+        for (int64_t i = 0; i < *written; i++) atom(items + ATOM * i, l->items[i], L);
+        return 1;
+    }
+    /* a list's items in one pass: each counted, at any depth, and the first `cells` kept as atoms */
     for (int64_t i = 0; i < l->len; i++) {
         rv x = l->items[i];
         if (x.t == T_STR) count_text(counts, x.u.i);
@@ -243,12 +242,15 @@ static void marked_stale(rp_seat_views *V, const uint8_t *changed)
 static void write_view(rp_ctx *C, rp_state *S, const rp_layout *L, int32_t seat, int32_t prev, float *out,
                        int32_t *used, rp_seat_views *views);
 
-/* The numbers a vector of layout L holds for this module's game (encoding.py's Encoding.size). */
+/* The numbers a vector of layout L holds for this module's game (encoding.py's Encoding.size); -1 where a variable's
+ * counts are neither none nor one per component of the game (each is written at its component's place). */
 static int64_t layout_size(const rp_model *M, const rp_layout *L)
 {
     int64_t n = M->players, size = 2 * n + 2 + M->nphases + L->nstages + 2;
-    for (int32_t i = 0; i < M->nvars; i++)
-        size += entry_width(M, L, i) * (M->vars[i].per_player ? n : 1);
+    for (int32_t i = 0; i < M->nvars; i++) {
+        if (L->counts[i] != 0 && L->counts[i] != M->ncomponents) return -1;
+        size += entry_width(L, i) * (M->vars[i].per_player ? n : 1);
+    }
     return size;
 }
 
@@ -350,7 +352,7 @@ static inline __attribute__((always_inline)) void clear_entry(float *out, const 
 static inline __attribute__((always_inline)) void entry_at(rp_ctx *C, const rp_layout *L, int32_t var, rv value,
                                                            int32_t viewer, int32_t owner, float *out, int32_t *used)
 {
-    int64_t written, counts = count_width(&RP_MODEL, L, var);
+    int64_t written, counts = L->counts[var];
     if (used) clear_entry(out, used, counts);
     const rp_seen_var *V = &RP_SEEN_VARS[var];
     int masked = V->visibility == SEEN_HIDDEN || (V->visibility == SEEN_OWNER && owner != viewer);
@@ -458,7 +460,7 @@ rp_seat_views *rp_seat_views_new(const rp_model *M, const rp_layout *L)
             V->slot[k] = kept_per_seat(i) ? s : -1;
             if (V->slot[k] < 0) continue;
             V->at[s++] = width;
-            width += entry_width(M, L, i);
+            width += entry_width(L, i);
         }
     V->width = width;
     V->numbers = malloc((size_t)(n * width) * sizeof *V->numbers);
@@ -551,7 +553,7 @@ static inline __attribute__((always_inline)) void view_of(rp_ctx *C, rp_state *S
     head += L->nstages + 1;
     out[head] = (float)clipped((double)S->flow.round);
     for (int32_t i = 0; i < M->nvars && !C->err; i++) {
-        int64_t width = entry_width(M, L, i);
+        int64_t width = entry_width(L, i);
         rv value = S->vars[i];
         if (!M->vars[i].per_player) {   /* prev >= 0: `used` is not NULL */
             int32_t *u = used ? used + RP_VIEW_USED * k : NULL;

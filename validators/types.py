@@ -82,8 +82,12 @@ class _Checker:
     """
 
     def __init__(self, model: Any, var_types: dict[str, Type], lines: SourceLines | None,
-                 parsed: dict[tuple, A.Node | None], declared: frozenset[str] = frozenset()):
+                 parsed: dict[tuple, A.Node | None], declared: frozenset[str] = frozenset(),
+                 param_types: dict[tuple[str, str], dict[str, Type]] | None = None):
         self.model = model
+        # (functions|procedures, name) -> each parameter's type, widened at every call like `var_types`;
+        # None: every parameter may be anything
+        self.param_types = param_types
         self.declared = declared  # variables whose type is written in the ruleset, never widened
         self.parsed = parsed  # path -> syntax tree, shared by the passes so each text is parsed once
         self.var_types = var_types
@@ -160,8 +164,7 @@ class _Checker:
                 self.function_type(name)
                 self.function_types.setdefault(name, ANY)
         for name, spec in (d.get("procedures") or {}).items():
-            params = {n: ANY for n in (spec.get("params") or ())}
-            self.check_effects(("procedures", name, "effects"), params)
+            self.check_effects(("procedures", name, "effects"), self.params_env("procedures", name))
         for name, spec in (d.get("state") or {}).items():
             per = bool(spec.get("per_player", False))
             has_init = self._text(("state", name, "init")) is not None
@@ -239,14 +242,34 @@ class _Checker:
             calls[name] = [n.func for n in A.walk(node) if isinstance(n, A.Call) and n.func in functions]
         return [sorted(group, key=list(functions).index) for group in callees_first(calls)]
 
+    def params_env(self, kind: str, name: str) -> dict[str, Type]:
+        """The names a function's or procedure's body starts with: its parameters, `any` unless their calls'
+        arguments are gathered (`param_types`)."""
+        params = ((self.data.get(kind) or {}).get(name) or {}).get("params") or ()
+        if self.param_types is None:
+            return {n: ANY for n in params}
+        seen = self.param_types.get((kind, name), {})
+        return {n: seen.get(n, NEVER) for n in params}
+
+    def widen_params(self, kind: str, name: str, args: list[Type]) -> None:
+        """Record that a call passes `args` to function or procedure `name`."""
+        if self.param_types is None:
+            return
+        params = ((self.data.get(kind) or {}).get(name) or {}).get("params") or ()
+        seen = self.param_types.setdefault((kind, name), {})
+        for param, t in zip(params, args):
+            new = join(seen.get(param, NEVER), t)
+            if new != seen.get(param, NEVER):
+                seen[param] = new
+                self.grew = True
+
     def function_type(self, name: str) -> Type:
-        """The result type of a user function (its parameters may be anything)."""
+        """The result type of a user function (its parameters as `params_env` says)."""
         if name in self.function_types:
             return self.function_types[name]
         self.function_types[name] = ANY  # a recursive call sees `any`
-        spec = (self.data.get("functions") or {}).get(name) or {}
         saved = (self.path, self.changed_lets)
-        t = self.check_expr(("functions", name, "value"), {n: ANY for n in (spec.get("params") or ())})
+        t = self.check_expr(("functions", name, "value"), self.params_env("functions", name))
         self.path, self.changed_lets = saved
         self.function_types[name] = t
         return t
@@ -416,6 +439,8 @@ class _Checker:
             return NEVER
         if NEVER in (a, b):
             return NEVER  # no value reaches here (yet, while variable types are being inferred)
+        if _OPERANDS[op] == ((_NUM, _NUM),):  # what such an operator makes, when it works, is a number
+            return INT if a.kind == b.kind == "int" and op != "/" else NUMBER
         if not (a.known and b.known):
             return ANY
         if a.kinds <= NUMERIC and b.kinds <= NUMERIC:
@@ -463,6 +488,7 @@ class _Checker:
         name = node.func
         args = [self.expr(a, env) for a in node.args]
         if name in (self.data.get("functions") or {}):
+            self.widen_params("functions", name, args)
             return self.function_type(name)
         if name not in BUILTINS:
             return ANY
@@ -614,8 +640,7 @@ class _Checker:
         return None
 
     def _s_CallProc(self, node: A.CallProc, env: dict[str, Type]) -> None:
-        for a in node.args:
-            self.expr(a, env)
+        self.widen_params("procedures", node.name, [self.expr(a, env) for a in node.args])
 
     def _s_Log(self, node: A.Log, env: dict[str, Type]) -> None:
         self.expr(node.value, env)
@@ -659,18 +684,23 @@ def _changed_lets(block: A.Block) -> dict[str, str]:
 
 
 def variable_types(model: Any, parsed: dict[tuple, A.Node | None],
-                   trust_declared: bool = True) -> tuple[dict[str, Type], frozenset[str]]:
-    """Each state variable's type: declared (unless not `trust_declared`), or inferred to a fixpoint over all
-    assignments.  Every pass widens the types in place as it meets `init`s and assignments; a pass that widens
-    nothing proves the types hold every value ever stored."""
+                   at_run_time: bool = False) -> tuple[dict[str, Type], frozenset[str]]:
+    """Each state variable's type: declared, or inferred to a fixpoint over all assignments.  Every pass widens
+    the types in place as it meets `init`s and assignments; a pass that widens nothing proves the types hold
+    every value ever stored.
+
+    `at_run_time`: the values a variable can hold in play, for the engine rather than for reports: a `type:`
+    is not trusted (nothing checks it while playing), and each parameter of a function or procedure holds
+    what its calls pass, joined over every call to the same fixpoint, rather than anything."""
     state = model.data.get("state") or {}
-    declared = frozenset(n for n, spec in state.items() if "type" in spec and trust_declared)
+    declared = frozenset(n for n, spec in state.items() if "type" in spec and not at_run_time)
+    params: dict[tuple[str, str], dict[str, Type]] | None = {} if at_run_time else None
     types: dict[str, Type] = {}
     for name, spec in state.items():
         entry = DECLARED.get(spec.get("type"), NEVER) if name in declared else NEVER
         types[name] = list_of(entry) if name in declared and spec.get("per_player") else entry
     for _ in range(_MAX_PASSES):
-        checker = _Checker(model, types, None, parsed, declared)
+        checker = _Checker(model, types, None, parsed, declared, params)
         checker.run()
         if not checker.grew:
             return types, declared

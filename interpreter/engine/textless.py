@@ -21,10 +21,11 @@ from .model import GameModel
 
 def stored_types(model: GameModel) -> dict[str, Type]:
     """The type of every value each state variable may ever hold: its `init` joined with every assignment, to a
-    fixpoint (`any` where none is reached), whatever its `type:` says, which nothing checks at run time.  Only a
-    variable's own name is ever a statement's target (`let`s hold copies; loop names and parameters are
-    read-only), so these assignments are every way a value reaches it."""
-    return variable_types(model, {}, trust_declared=False)[0]
+    fixpoint (`any` where none is reached), whatever its `type:` says, which nothing checks at run time; a
+    function's or procedure's parameters hold what its calls pass.  Only a variable's own name is ever a
+    statement's target (`let`s hold copies; loop names and parameters are read-only), so these assignments are
+    every way a value reaches it."""
+    return variable_types(model, {}, at_run_time=True)[0]
 
 
 def textless_vars(model: GameModel) -> frozenset[str]:

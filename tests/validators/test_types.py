@@ -443,4 +443,20 @@ def test_the_stored_types_ignore_a_declared_type(tmp_path):
     model = load_model(ruleset(tmp_path, "declared = 3\ncount = 2"))
     types = stored_types(model)
     assert str(types["declared"]) == "int" and str(types["count"]) == "int"  # `type: string` is not what it holds
-    assert str(types["score"]) == "list of int" and str(types["loose"]) == "any"  # a procedure stores anything
+    assert str(types["score"]) == "list of int"
+    assert str(types["loose"]) == "int"  # `tidy` is never called: its `loose = x` stores nothing
+
+
+@pytest.mark.parametrize("effects, loose", [
+    ("call tidy(count)", "int"),
+    ('call tidy(label)', "any"),  # int joined with string
+    ("call tidy(ranked(card))", "int"),  # `ranked`'s c is what its call passes: a card, whose rank is an int
+    ("call tidy(table[label] - 1)", "number"),  # a map's value may be anything, but `-` makes a number
+    ('call tidy([1, count])', "any"),
+])
+def test_the_stored_types_pass_each_call_s_arguments_to_its_parameters(tmp_path, effects, loose):
+    """A parameter holds what its calls pass (joined over every call), not anything."""
+    from ruleplay.engine.textless import stored_types
+
+    model = load_model(ruleset(tmp_path, effects))
+    assert str(stored_types(model)["loose"]) == loose

@@ -439,7 +439,8 @@ class _Checker:
             return NEVER
         if NEVER in (a, b):
             return NEVER  # no value reaches here (yet, while variable types are being inferred)
-        if _OPERANDS[op] == ((_NUM, _NUM),):  # what such an operator makes, when it works, is a number
+        if all(pair == (_NUM, _NUM) for pair in _OPERANDS[op] if a.kinds & pair[0] and b.kinds & pair[1]):
+            # only numbers work here (`-`, or `+` with a number on one side): what it makes is a number
             return INT if a.kind == b.kind == "int" and op != "/" else NUMBER
         if not (a.known and b.known):
             return ANY

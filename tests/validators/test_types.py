@@ -453,6 +453,8 @@ def test_the_stored_types_ignore_a_declared_type(tmp_path):
     ("call tidy(ranked(card))", "int"),  # `ranked`'s c is what its call passes: a card, whose rank is an int
     ("call tidy(table[label] - 1)", "number"),  # a map's value may be anything, but `-` makes a number
     ('call tidy([1, count])', "any"),
+    ("call tidy(count + table[label])", "number"),  # `+` with a number on one side adds numbers
+    ("call tidy(names + table[label])", "any"),  # a list on one side: a list, of anything
 ])
 def test_the_stored_types_pass_each_call_s_arguments_to_its_parameters(tmp_path, effects, loose):
     """A parameter holds what its calls pass (joined over every call), not anything."""

@@ -18,7 +18,7 @@ from .citations import check_citations
 from .hook_statements import check_hook_statements
 from .implied import check_implied
 from .reachability import check_reachability
-from .types import check_types
+from .type_passes import check_types
 
 Check = Callable[..., Iterator[Diagnostic]]
 

@@ -14,15 +14,14 @@ cannot be sure about is `any`, and `any` never causes a report.
 
 State variable types come from `type:` when declared; otherwise from `init`
 joined with everything the effects ever assign to the variable, found by
-iterating the whole analysis to a fixpoint.  `let` variables that are
+iterating the whole analysis to a fixpoint (`type_passes`).  `let` variables that are
 changed after their declaration keep only their outer kind.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ruleplay.dsl import ast as A
 from ruleplay.dsl.builtins import BUILTINS
@@ -37,7 +36,6 @@ from .inferred import InferredTypes
 from .typelattice import (
     ANY,
     BOOL,
-    DECLARED,
     INT,
     NEVER,
     NULL,
@@ -67,13 +65,12 @@ _OPERANDS: dict[str, tuple[tuple[frozenset[str], frozenset[str]], ...]] = {
 }
 _INDEXABLE = ((_LIST, _INT), (_STR, _INT), (_MAP, _STR))
 _ITERABLE = frozenset({"list", "map", "string"})
-_MAX_PASSES = 30
 
 def _fits(pairs, a: Type, b: Type) -> bool:
     return any(a.kinds & left and b.kinds & right for left, right in pairs)
 
 
-class _Checker:
+class Checker:
     """One pass over the whole ruleset.
 
     A pass widens `var_types` in place whenever it meets a value stored in a
@@ -683,48 +680,3 @@ def _changed_lets(block: A.Block) -> dict[str, str]:
             out[name] = "whole"
     return {n: c for n, c in out.items() if n in lets}
 
-
-def variable_types(model: Any, parsed: dict[tuple, A.Node | None],
-                   at_run_time: bool = False) -> tuple[dict[str, Type], frozenset[str]]:
-    """Each state variable's type: declared, or inferred to a fixpoint over all assignments.  Every pass widens
-    the types in place as it meets `init`s and assignments; a pass that widens nothing proves the types hold
-    every value ever stored.
-
-    `at_run_time`: the values a variable can hold in play, for the engine rather than for reports: a `type:`
-    is not trusted (nothing checks it while playing), and each parameter of a function or procedure holds
-    what its calls pass, joined over every call to the same fixpoint, rather than anything."""
-    state = model.data.get("state") or {}
-    declared = frozenset(n for n, spec in state.items() if "type" in spec and not at_run_time)
-    params: dict[tuple[str, str], dict[str, Type]] | None = {} if at_run_time else None
-    types: dict[str, Type] = {}
-    for name, spec in state.items():
-        entry = DECLARED.get(spec.get("type"), NEVER) if name in declared else NEVER
-        types[name] = list_of(entry) if name in declared and spec.get("per_player") else entry
-    for _ in range(_MAX_PASSES):
-        checker = _Checker(model, types, None, parsed, declared, params)
-        checker.run()
-        if not checker.grew:
-            return types, declared
-    return {n: types[n] if n in declared else ANY for n in types}, declared  # assume nothing
-
-
-def inferred_types(model: Any) -> InferredTypes:
-    """The types of a ruleset's variables, functions, parameters and names, as the checker settles them."""
-    parsed: dict[tuple, A.Node | None] = {}
-    types, declared = variable_types(model, parsed)
-    checker = _Checker(model, types, None, parsed, declared)
-    checker.noted = InferredTypes(types)
-    checker.run()
-    checker.noted.functions = checker.function_types
-    return checker.noted
-
-
-def check_types(model: Any, ruleset_path: Path) -> Iterator[Diagnostic]:
-    lines = SourceLines()
-    for doc in model.source.documents():
-        lines.add(doc.file, doc.text)
-    parsed: dict[tuple, A.Node | None] = {}
-    types, declared = variable_types(model, parsed)
-    checker = _Checker(model, types, lines, parsed, declared)
-    checker.run()
-    yield from checker.found.values()

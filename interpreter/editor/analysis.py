@@ -29,7 +29,7 @@ from ruleplay.dsl.yamlload import MAX_FILE_BYTES, YamlProblem
 from ruleplay.engine.loader import builtin_games, load_model
 from ruleplay.engine.model import GameModel
 from ruleplay.validators.inferred import InferredTypes
-from ruleplay.validators.types import inferred_types
+from ruleplay.validators.type_passes import inferred_types
 
 from .index import Index, Span, build_index
 

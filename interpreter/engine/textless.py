@@ -14,7 +14,7 @@ the vector does not count).
 from __future__ import annotations
 
 from ruleplay.validators.typelattice import Type, may_hold_text
-from ruleplay.validators.types import variable_types
+from ruleplay.validators.type_passes import variable_types
 
 from .model import GameModel
 

@@ -12,7 +12,7 @@ from ruleplay import RulesetError
 from ruleplay.dsl.builtins import BUILTINS
 from ruleplay.engine.loader import builtin_games, load_model
 from ruleplay.validators.signatures import accepts
-from ruleplay.validators.types import check_types
+from ruleplay.validators.type_passes import check_types
 
 TYPE_CODES = {"RP222", "RP223", "RP224", "RP225"}
 
@@ -412,7 +412,7 @@ def test_functions_that_call_each_other_are_typed_as_any_inside_their_cycle(tmp_
 
 def test_the_inferred_types_are_kept_for_each_name_where_it_is_read():
     from ruleplay.dsl import ast as A
-    from ruleplay.validators.types import inferred_types
+    from ruleplay.validators.type_passes import inferred_types
 
     model = load_model("tic-tac-toe")
     found = inferred_types(model)

@@ -239,10 +239,14 @@ class Checker:
             calls[name] = [n.func for n in A.walk(node) if isinstance(n, A.Call) and n.func in functions]
         return [sorted(group, key=list(functions).index) for group in callees_first(calls)]
 
+    def _params(self, kind: str, name: str) -> list[str]:
+        """The parameter names of function or procedure `name` (`kind`: functions or procedures)."""
+        return ((self.data.get(kind) or {}).get(name) or {}).get("params") or []
+
     def params_env(self, kind: str, name: str) -> dict[str, Type]:
         """The names a function's or procedure's body starts with: its parameters, `any` unless their calls'
         arguments are gathered (`param_types`)."""
-        params = ((self.data.get(kind) or {}).get(name) or {}).get("params") or ()
+        params = self._params(kind, name)
         if self.param_types is None:
             return {n: ANY for n in params}
         seen = self.param_types.get((kind, name), {})
@@ -252,9 +256,8 @@ class Checker:
         """Record that a call passes `args` to function or procedure `name`."""
         if self.param_types is None:
             return
-        params = ((self.data.get(kind) or {}).get(name) or {}).get("params") or ()
         seen = self.param_types.setdefault((kind, name), {})
-        for param, t in zip(params, args):
+        for param, t in zip(self._params(kind, name), args):
             new = join(seen.get(param, NEVER), t)
             if new != seen.get(param, NEVER):
                 seen[param] = new

@@ -84,9 +84,10 @@ class Encoding:
             entries = initial[name] if decl.per_player else [initial[name]]
             self.cells[name] = min(MAX_CELLS, max((len(e) if isinstance(e, list) else 0 for e in entries),
                                                   default=0))
-        # Component counts only where a component id can occur: the rest would be zeros in every state.
+        # Each variable's entries' component counts: C, or none where no component id can occur (they would be
+        # zeros in every state).
         textless = textless_vars(model)
-        self.counted = {name: bool(self.components) and name not in textless for name in model.vars}
+        self.counts = {name: 0 if name in textless else len(self.components) for name in model.vars}
         self.blocks = self._layout(model.vars)
         self.size = sum(b.width for b in self.blocks)
 
@@ -95,7 +96,7 @@ class Encoding:
         widths = [("viewer", n), ("to move", n + 2), ("phase", len(self.phases)),
                   ("stage", len(self.stages) + 1), ("round", 1)]
         for name, decl in decls.items():
-            width = ATOM + self._counts(name) + ATOM * self.cells[name]
+            width = ATOM + self.counts[name] + ATOM * self.cells[name]
             widths += [(f"{name}[{seat}]", width) for seat in range(n)] if decl.per_player else [(name, width)]
         blocks, start = [], 0
         for name, width in widths:
@@ -106,7 +107,7 @@ class Encoding:
     def native_writer(self, ng: NativeGame) -> ViewWriter:
         """A writer of this layout's vectors straight from the native states of `ng` (the same game)."""
         cells = [self.cells[name] for name in self.per_player]
-        counts = [self._counts(name) for name in self.per_player]
+        counts = [self.counts[name] for name in self.per_player]
         return ViewWriter(ng, self.size, cells, counts, self.stages, self.symbols)
 
     def encode(self, seen: dict) -> list[float]:
@@ -133,21 +134,17 @@ class Encoding:
         masked = self.maskable[name] and _masked(value)
         self._atom(out, at, value, masked)
         at += ATOM
-        if not masked and self.counted[name]:
+        if not masked and self.counts[name]:
             for text in _strings(value):
                 k = self.components.get(text)
                 if k is not None:
                     out[at + k] += 1.0
-        at += self._counts(name)
+        at += self.counts[name]
         cells = self.cells[name]
         if isinstance(value, list):
             for i, item in enumerate(value[:cells]):
                 self._atom(out, at + ATOM * i, item)
         return at + ATOM * cells
-
-    def _counts(self, name: str) -> int:
-        """The width of variable `name`'s entries' component counts: C, or 0 where it holds no text."""
-        return len(self.components) if self.counted[name] else 0
 
     def _atom(self, out: list[float], at: int, value: Any, masked: bool = False) -> None:
         if value is None:
